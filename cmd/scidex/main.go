@@ -1,0 +1,65 @@
+// Command scidex is the SciDEX substrate: one server with one GraphQL API over
+// PostgreSQL. Subcommands:
+//
+//	scidex serve     run the server (on an embedded PostgreSQL unless DATABASE_URL is set)
+//	scidex migrate   apply the database migrations and seed the schema registry
+//	scidex token     mint a development token for an actor
+//
+// Every flag also reads an environment variable; `scidex <command> -h` lists them.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage()
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var err error
+	switch args[0] {
+	case "serve":
+		err = serve(ctx, args[1:])
+	case "migrate":
+		err = migrateCmd(ctx, args[1:])
+	case "token":
+		err = tokenCmd(args[1:])
+	default:
+		fmt.Fprintf(os.Stderr, "scidex: unknown command %q\n\n", args[0])
+		usage()
+		return 2
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return 2
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "scidex %s: %v\n", args[0], err)
+		return 1
+	}
+	return 0
+}
+
+func usage() {
+	fmt.Fprint(os.Stderr, `scidex: the SciDEX substrate
+
+Usage:
+  scidex serve     run the server (embedded PostgreSQL unless DATABASE_URL is set)
+  scidex migrate   apply migrations and seed the schema registry, then exit
+  scidex token     print a development token: scidex token --sub alice --kind human --permissions contributor
+
+Run "scidex <command> -h" for a command's flags; every flag also reads an environment variable.
+`)
+}

@@ -1,0 +1,59 @@
+package auth
+
+import (
+	"errors"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// tokenClaims is the JSON shape of a substrate token: the registered claims
+// plus the substrate's own.
+type tokenClaims struct {
+	jwt.RegisteredClaims
+	ActorKind       string       `json:"actor_kind,omitempty"`
+	Permissions     []Permission `json:"permissions,omitempty"`
+	SessionID       string       `json:"session_id,omitempty"`
+	ParentSessionID string       `json:"parent_session_id,omitempty"`
+	DelegationChain []string     `json:"delegation_chain,omitempty"`
+}
+
+// checkSubstrateClaims validates the claims the jwt library does not know
+// about. It runs only after the signature and the registered claims passed.
+func (c *tokenClaims) checkSubstrateClaims() *VerifyError {
+	if c.Subject == "" {
+		return verifyErr(reasonNoSubject, errors.New("sub claim is missing or empty"))
+	}
+	if c.ActorKind == "" {
+		return verifyErr(reasonNoKind, errors.New("actor_kind claim is missing or empty"))
+	}
+	if !ValidKind(c.ActorKind) {
+		return verifyErr(reasonKind, errors.New("actor_kind claim is not one of human, ai_local, ai_external, ai_swarm"))
+	}
+	if err := validatePermissions(c.Permissions); err != nil {
+		return verifyErr(reasonPermission, err)
+	}
+	for _, d := range c.DelegationChain {
+		if d == "" {
+			return verifyErr(reasonDelegation, errors.New("delegation_chain holds an empty actor id"))
+		}
+	}
+	return nil
+}
+
+// principal converts verified claims into a Principal.
+func (c *tokenClaims) principal() *Principal {
+	p := &Principal{
+		Actor: Actor{
+			ID:          c.Subject,
+			Kind:        c.ActorKind,
+			Permissions: c.Permissions,
+		},
+		SessionID:       c.SessionID,
+		ParentSessionID: c.ParentSessionID,
+		DelegationChain: c.DelegationChain,
+	}
+	if c.ExpiresAt != nil {
+		p.ExpiresAt = c.ExpiresAt.Time
+	}
+	return p
+}

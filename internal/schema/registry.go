@@ -1,0 +1,123 @@
+package schema
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/scidex/substrate/internal/dbsqlc"
+)
+
+// ErrUnknownType is returned for a type with no schema in the registry.
+var ErrUnknownType = errors.New("unknown artifact type")
+
+// recheck is how long a cached latest version is trusted before the registry asks
+// the database whether another process registered a newer one.
+const recheck = 5 * time.Second
+
+// Registry caches compiled schema versions loaded from the schemas table.
+type Registry struct {
+	q  *dbsqlc.Queries
+	mu sync.RWMutex
+	// latest maps a type to its newest compiled version and when that was checked.
+	latest map[string]latestEntry
+	// versions caches every compiled version by "type@version".
+	versions map[string]*Type
+	now      func() time.Time
+}
+
+type latestEntry struct {
+	t       *Type
+	checked time.Time
+}
+
+// NewRegistry returns a registry reading through q.
+func NewRegistry(q *dbsqlc.Queries) *Registry {
+	return &Registry{q: q, latest: map[string]latestEntry{}, versions: map[string]*Type{}, now: time.Now}
+}
+
+// Get returns the newest version of a type's schema.
+func (r *Registry) Get(ctx context.Context, typ string) (*Type, error) {
+	r.mu.RLock()
+	e, ok := r.latest[typ]
+	r.mu.RUnlock()
+	if ok && r.now().Sub(e.checked) < recheck {
+		return e.t, nil
+	}
+	v, err := r.q.SchemaLatestVersion(ctx, typ)
+	if err != nil {
+		return nil, fmt.Errorf("schema %s: latest version: %w", typ, err)
+	}
+	if v == 0 {
+		return nil, fmt.Errorf("%w %q", ErrUnknownType, typ)
+	}
+	t, err := r.GetVersion(ctx, typ, int(v))
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	r.latest[typ] = latestEntry{t: t, checked: r.now()}
+	r.mu.Unlock()
+	return t, nil
+}
+
+// GetVersion returns one version of a type's schema.
+func (r *Registry) GetVersion(ctx context.Context, typ string, version int) (*Type, error) {
+	key := fmt.Sprintf("%s@%d", typ, version)
+	r.mu.RLock()
+	t, ok := r.versions[key]
+	r.mu.RUnlock()
+	if ok {
+		return t, nil
+	}
+	row, err := r.q.SchemaGet(ctx, typ, int32(version))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("%w %q version %d", ErrUnknownType, typ, version)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("schema %s version %d: %w", typ, version, err)
+	}
+	t, err = Compile(row.Document, int(row.Version), row.ContentHash)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	r.versions[key] = t
+	r.mu.Unlock()
+	return t, nil
+}
+
+// List returns the newest version of every registered type, sorted by name.
+func (r *Registry) List(ctx context.Context) ([]*Type, error) {
+	rows, err := r.q.SchemaListLatest(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list schemas: %w", err)
+	}
+	out := make([]*Type, 0, len(rows))
+	for _, row := range rows {
+		t, err := r.GetVersion(ctx, row.Type, int(row.Version))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
+	return out, nil
+}
+
+// Forget drops the cached latest version of typ so the next Get reads the database;
+// the write path calls it after registering a new version.
+func (r *Registry) Forget(typ string) {
+	r.mu.Lock()
+	delete(r.latest, typ)
+	r.mu.Unlock()
+}
+
+// Raw returns a document as stored, for the GraphQL `document` field.
+func (t *Type) RawDocument() json.RawMessage { return t.Raw }

@@ -1,0 +1,113 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/scidex/substrate/internal/auth"
+	"github.com/scidex/substrate/internal/problem"
+	"github.com/scidex/substrate/internal/request"
+)
+
+// withRequest gives a GraphQL request its id, its size limit and its identity.
+// A token that does not verify ends the request with 401; no token makes the
+// request anonymous, which authorizeOperation then allows or refuses.
+func (s *Server) withRequest(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rid := request.NewID()
+		w.Header().Set("X-Request-Id", rid)
+		if r.ContentLength > s.opts.MaxBodyBytes {
+			writeError(w, http.StatusRequestEntityTooLarge, problem.ValidationFailed, rid,
+				"the request body is larger than the limit of "+strconv.FormatInt(s.opts.MaxBodyBytes, 10)+" bytes")
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes)
+		now := s.opts.Now()
+		rc := &request.Context{RequestID: rid, Now: now.UTC(), Anonymous: true,
+			Actor: auth.Actor{ID: "anonymous", Kind: "anonymous"}}
+		if s.opts.AnonymousRead {
+			rc.Actor.Permissions = []auth.Permission{auth.PermViewer}
+		}
+		token := auth.TokenFromRequest(r)
+		if token != "" {
+			if r.Header.Get("Authorization") == "" && !sameOrigin(r) {
+				// A cookie rides along on cross-site requests; only a same-origin page may use it.
+				writeError(w, http.StatusForbidden, problem.Unauthenticated, rid, "the scidex_jwt cookie is only accepted from this server's own origin")
+				return
+			}
+			p, err := s.opts.Verifier.Verify(r.Context(), token)
+			if err != nil {
+				s.log.Info("token refused", "request_id", rid, "reason", auth.Reason(err), "cause", causeOf(err))
+				w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+				writeError(w, http.StatusUnauthorized, problem.Unauthenticated, rid, "unauthenticated: "+auth.Reason(err))
+				return
+			}
+			rc = request.FromPrincipal(p, rid, now)
+		}
+		next.ServeHTTP(w, r.WithContext(request.With(r.Context(), rc)))
+	})
+}
+
+// authorizeOperation refuses operations an anonymous request may not run:
+// every mutation and subscription, and queries unless anonymous reads are on.
+// Introspection alone needs no token, so GraphiQL can show the schema at once.
+func (s *Server) authorizeOperation(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+	rc := request.From(ctx)
+	if rc == nil || !rc.Anonymous {
+		return next(ctx)
+	}
+	op := graphql.GetOperationContext(ctx)
+	allowed := op.Operation != nil && op.Operation.Operation == ast.Query && (s.opts.AnonymousRead || introspectionOnly(op))
+	if allowed {
+		return next(ctx)
+	}
+	err := &gqlerror.Error{Message: "unauthenticated: this operation needs a token (Authorization: Bearer <jwt>; mint one with `scidex token`)",
+		Extensions: map[string]any{"code": string(problem.Unauthenticated), "requestId": rc.RequestID}}
+	return graphql.OneShot(&graphql.Response{Errors: gqlerror.List{err}})
+}
+
+func introspectionOnly(op *graphql.OperationContext) bool {
+	for _, sel := range op.Operation.SelectionSet {
+		f, ok := sel.(*ast.Field)
+		if !ok || (f.Name != "__schema" && f.Name != "__type" && f.Name != "__typename") {
+			return false
+		}
+	}
+	return true
+}
+
+// sameOrigin reports whether a browser request comes from a page of this server
+// (or from no page at all, as with curl).
+func sameOrigin(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return r.Header.Get("Sec-Fetch-Site") == "" || r.Header.Get("Sec-Fetch-Site") == "same-origin"
+	}
+	u, err := url.Parse(origin)
+	return err == nil && strings.EqualFold(u.Host, r.Host)
+}
+
+func writeError(w http.ResponseWriter, status int, code problem.Code, rid, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"errors": []map[string]any{{
+		"message": msg, "extensions": map[string]any{"code": string(code), "requestId": rid},
+	}}})
+}
+
+func causeOf(err error) string {
+	var ve *auth.VerifyError
+	if errors.As(err, &ve) && ve.Cause() != nil {
+		return ve.Cause().Error()
+	}
+	return ""
+}

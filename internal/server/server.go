@@ -1,0 +1,119 @@
+// Package server is the HTTP face of the substrate: GraphQL over HTTP (and, in
+// later steps, websockets) on /graphql, GraphiQL, health and readiness. It turns
+// each request into a request.Context (who, when, which request) before any
+// resolver runs, and keeps internal errors away from clients.
+package server
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/scidex/substrate/graph"
+	"github.com/scidex/substrate/internal/auth"
+	"github.com/scidex/substrate/internal/graphiql"
+	"github.com/scidex/substrate/internal/store"
+	"github.com/scidex/substrate/resolvers"
+)
+
+// Opts configures the HTTP server.
+type Opts struct {
+	Store    *store.Store
+	Verifier *auth.Verifier
+	Logger   *slog.Logger
+	// AnonymousRead lets requests without a token read (as a viewer).
+	AnonymousRead bool
+	// Introspection enables __schema/__type queries; they need no token.
+	Introspection bool
+	// MaxBodyBytes caps a request body.
+	MaxBodyBytes int64
+	// MaxDepth caps how deep a query's selections nest (introspection excluded).
+	MaxDepth int
+	// MaxComplexity caps a query's cost; list fields cost their page size times
+	// their items' cost.
+	MaxComplexity int
+	// ParserTokenLimit caps the number of tokens in a query document.
+	ParserTokenLimit int
+	// ReadyFunc reports whether the server can serve (database reachable, migrated).
+	ReadyFunc func(ctx context.Context) error
+	// Now is the clock; tests may freeze it.
+	Now func() time.Time
+}
+
+// Defaults for the limits.
+const (
+	DefaultMaxBodyBytes     = 2 << 20
+	DefaultMaxDepth         = 12
+	DefaultMaxComplexity    = 20000
+	DefaultParserTokenLimit = 15000
+)
+
+// Server is the substrate's http.Handler.
+type Server struct {
+	opts Opts
+	log  *slog.Logger
+	mux  *http.ServeMux
+	gql  *handler.Server
+}
+
+// New builds the handler.
+func New(opts Opts) *Server {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.MaxBodyBytes == 0 {
+		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if opts.MaxDepth == 0 {
+		opts.MaxDepth = DefaultMaxDepth
+	}
+	if opts.MaxComplexity == 0 {
+		opts.MaxComplexity = DefaultMaxComplexity
+	}
+	if opts.ParserTokenLimit == 0 {
+		opts.ParserTokenLimit = DefaultParserTokenLimit
+	}
+	s := &Server{opts: opts, log: opts.Logger, mux: http.NewServeMux()}
+	s.gql = s.graphQL()
+	s.mux.Handle("/graphql", s.withRequest(s.gql))
+	graphiql.Mount(s.mux, "/graphiql", graphiql.Options{Endpoint: "/graphql"})
+	s.mux.HandleFunc("GET /healthz", s.healthz)
+	s.mux.HandleFunc("GET /readyz", s.readyz)
+	s.mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/graphiql/", http.StatusFound)
+	})
+	return s
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+func (s *Server) graphQL() *handler.Server {
+	cfg := graph.Config{Resolvers: &resolvers.Resolver{Store: s.opts.Store, Logger: s.log}, Complexity: resolvers.Complexity()}
+	srv := handler.New(graph.NewExecutableSchema(cfg))
+	srv.AddTransport(transport.Options{})
+	srv.AddTransport(transport.GET{})
+	srv.AddTransport(transport.POST{})
+	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	srv.SetParserTokenLimit(s.opts.ParserTokenLimit)
+	srv.SetErrorPresenter(resolvers.ErrorPresenter(s.log))
+	srv.SetRecoverFunc(resolvers.Recover(s.log))
+	if s.opts.Introspection {
+		srv.Use(extension.Introspection{})
+	}
+	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
+	srv.Use(depthLimit{max: s.opts.MaxDepth})
+	srv.Use(extension.FixedComplexityLimit(s.opts.MaxComplexity))
+	srv.AroundOperations(s.authorizeOperation)
+	srv.AroundOperations(resolvers.Middleware(s.opts.Store))
+	return srv
+}

@@ -1,0 +1,69 @@
+package store
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/scidex/substrate/internal/dbsqlc"
+	"github.com/scidex/substrate/internal/ref"
+)
+
+// Artifact is one version of an artifact with its envelope. For the current
+// version of a live artifact IsLatest is true.
+type Artifact struct {
+	PK             int64
+	Type           string
+	ID             string
+	Version        int
+	Title          string
+	Content        json.RawMessage
+	ContentHash    string
+	LifecycleState *string
+	SchemaVersion  int
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+	CreatedBy      string
+	UpdatedBy      string
+	IsLatest       bool
+	SupersededBy   *string
+	QualityScore   *float64
+	Provenance     json.RawMessage
+	// Current is true when this is the artifact's newest version (even if the
+	// artifact itself has been superseded).
+	Current bool
+}
+
+// Ref returns the pinned reference of this version.
+func (a *Artifact) Ref() ref.Ref { return ref.Ref{Type: a.Type, ID: a.ID, Hash: a.ContentHash} }
+
+// Unpinned returns "<type>:<id>".
+func (a *Artifact) Unpinned() ref.Ref { return ref.Ref{Type: a.Type, ID: a.ID} }
+
+func fromRow(r dbsqlc.Artifact) *Artifact {
+	return &Artifact{
+		PK: r.Pk, Type: r.Type, ID: r.ID, Version: int(r.Version), Title: r.Title, Content: r.Content,
+		ContentHash: r.ContentHash, LifecycleState: r.LifecycleState, SchemaVersion: int(r.SchemaVersion),
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, CreatedBy: r.CreatedBy, UpdatedBy: r.UpdatedBy,
+		IsLatest: r.IsLatest, SupersededBy: r.SupersededBy, QualityScore: r.QualityScore,
+		Provenance: r.Provenance, Current: true,
+	}
+}
+
+// atVersion returns the envelope of a carrying version v's mutable fields.
+func atVersion(a *Artifact, v dbsqlc.ArtifactVersion) *Artifact {
+	if int(v.Version) == a.Version {
+		return a
+	}
+	out := *a
+	out.Version = int(v.Version)
+	out.Title = v.Title
+	out.Content = v.Content
+	out.ContentHash = v.ContentHash
+	out.LifecycleState = v.LifecycleState
+	out.SchemaVersion = int(v.SchemaVersion)
+	out.UpdatedAt = v.CreatedAt
+	out.UpdatedBy = v.CreatedBy
+	out.IsLatest = false
+	out.Current = false
+	return &out
+}

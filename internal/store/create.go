@@ -1,0 +1,271 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/scidex/substrate/internal/canon"
+	"github.com/scidex/substrate/internal/dbsqlc"
+	"github.com/scidex/substrate/internal/problem"
+	"github.com/scidex/substrate/internal/ref"
+	"github.com/scidex/substrate/internal/request"
+	"github.com/scidex/substrate/internal/schema"
+)
+
+// MaxTitleLen bounds titles, in characters.
+const MaxTitleLen = 500
+
+// CreateParams is the input of createArtifact.
+type CreateParams struct {
+	Type           string          `json:"type"`
+	ID             string          `json:"id,omitempty"`
+	Title          string          `json:"title"`
+	Content        json.RawMessage `json:"content"`
+	LifecycleState *string         `json:"lifecycleState,omitempty"`
+	IdempotencyKey string          `json:"-"`
+}
+
+// WriteResult is what a single write returns. It is also what an idempotency key
+// stores, so a replay answers exactly what the first request answered.
+type WriteResult struct {
+	Ref         string   `json:"ref"`
+	ContentHash string   `json:"contentHash"`
+	RequestID   string   `json:"requestId"`
+	Warnings    []string `json:"warnings"`
+	// Replay is true when the result was stored by an earlier request with the
+	// same idempotency key and nothing was written now.
+	Replay bool `json:"-"`
+	// Artifact is the version written, loaded for the response.
+	Artifact *Artifact `json:"-"`
+}
+
+// CreateArtifact validates and stores a new artifact.
+func (s *Store) CreateArtifact(ctx context.Context, p CreateParams) (*WriteResult, error) {
+	res, replay, err := write(ctx, s, writeOp{Operation: "createArtifact", IdempotencyKey: p.IdempotencyKey, Input: p},
+		func(ctx context.Context, w *writer) (*WriteResult, error) { return s.create(ctx, w, p) })
+	if err != nil {
+		return nil, err
+	}
+	return s.finish(ctx, res, replay)
+}
+
+// finish loads the written version for the response.
+func (s *Store) finish(ctx context.Context, res *WriteResult, replay bool) (*WriteResult, error) {
+	res.Replay = replay
+	if res.Artifact == nil {
+		r, err := ref.Parse(res.Ref)
+		if err != nil {
+			return nil, fmt.Errorf("stored result has a bad ref %q: %w", res.Ref, err)
+		}
+		a, err := s.Get(ctx, r)
+		if err != nil {
+			return nil, fmt.Errorf("load %s: %w", res.Ref, err)
+		}
+		res.Artifact = a
+	}
+	return res, nil
+}
+
+func (s *Store) create(ctx context.Context, w *writer, p CreateParams) (*WriteResult, error) {
+	rc := w.rc
+	t, err := s.typeOf(ctx, p.Type)
+	if err != nil {
+		return nil, err
+	}
+	state, problems := s.checkCreate(t, rc, &p)
+	if len(problems) > 0 {
+		return nil, problem.Invalid(problems...)
+	}
+	content, err := compactJSON(p.Content)
+	if err != nil {
+		return nil, err
+	}
+	hash, err := canon.Hash(canon.Fields{Title: p.Title, Content: content, LifecycleState: state})
+	if err != nil {
+		return nil, fmt.Errorf("content hash: %w", err)
+	}
+	var hook *schemaWrite
+	if t.Name() == "schema" {
+		if hook, err = s.checkSchemaWrite(ctx, w, p.ID, content); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.runValidators(ctx, w, t, &ValidationInput{ID: p.ID, Title: p.Title, Content: content, State: state}); err != nil {
+		return nil, err
+	}
+
+	id := p.ID
+	if id == "" {
+		id = uuid.Must(uuid.NewV7()).String()
+		if t.Doc.IDStrategy == schema.IDStrategySlug {
+			id = slugify(p.Title)
+		}
+	}
+	prov, _ := json.Marshal([]ProvenanceStep{newStep(rc, "createArtifact")})
+	var pk int64
+	for attempt := 0; ; attempt++ {
+		pk, err = w.q.ArtifactInsert(ctx, dbsqlc.ArtifactInsertParams{
+			Type: t.Name(), ID: id, Title: p.Title, Content: content, ContentHash: hash, LifecycleState: state,
+			SchemaVersion: int32(t.Version), Now: rc.Now, ActorID: rc.Actor.ID, Provenance: prov,
+		})
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return nil, fmt.Errorf("insert artifact: %w", err)
+		}
+		// The (type, id) pair is taken.
+		if p.ID != "" || t.Doc.IDStrategy != schema.IDStrategySlug || attempt >= 5 {
+			r := ref.Ref{Type: t.Name(), ID: id}
+			return nil, problem.Invalid(problem.Field("id", "unique",
+				fmt.Sprintf("%s already exists; update it, or choose another id", r), id))
+		}
+		id = slugify(p.Title) + "-" + uuid.Must(uuid.NewV7()).String()[24:]
+	}
+	pinned := ref.Ref{Type: t.Name(), ID: id, Hash: hash}.String()
+	journalID, err := w.journal(ctx, pinned)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.q.ArtifactVersionInsert(ctx, dbsqlc.ArtifactVersionInsertParams{
+		ArtifactPk: pk, Version: 1, ContentHash: hash, Title: p.Title, Content: content, LifecycleState: state,
+		SchemaVersion: int32(t.Version), CreatedAt: rc.Now, CreatedBy: rc.Actor.ID, JournalID: journalID,
+	}); err != nil {
+		return nil, fmt.Errorf("insert version: %w", err)
+	}
+	if hook != nil {
+		if err := hook.apply(ctx, s, w); err != nil {
+			return nil, err
+		}
+	}
+	payload := map[string]any{"ref": pinned, "type": t.Name(), "id": id, "title": p.Title, "contentHash": hash, "version": 1}
+	if err := w.event(ctx, t.Name()+".created", pinned, payload, nil); err != nil {
+		return nil, err
+	}
+	return &WriteResult{Ref: pinned, ContentHash: hash, RequestID: rc.RequestID, Warnings: []string{}}, nil
+}
+
+// typeOf returns the schema of a type named in input, as a validation problem
+// when there is none.
+func (s *Store) typeOf(ctx context.Context, typ string) (*schema.Type, error) {
+	if !ref.ValidType(typ) {
+		return nil, problem.Invalid(problem.Field("type", "pattern", "a type name is lower-case letters, digits and '_', starting with a letter", typ))
+	}
+	t, err := s.registry.Get(ctx, typ)
+	if errors.Is(err, schema.ErrUnknownType) {
+		return nil, problem.Invalid(problem.Detail{Path: "type", Constraint: "known_type",
+			Message: fmt.Sprintf("unknown artifact type %q", typ), Value: mustJSON(typ),
+			Suggestion: "list the registered types with the `schemas` query, or register a new type by creating a `schema` artifact"})
+	}
+	return t, err
+}
+
+// checkCreate validates everything about a create that needs no database: id,
+// title, content and the initial lifecycle state. It returns the state to store.
+func (s *Store) checkCreate(t *schema.Type, rc *request.Context, p *CreateParams) (*string, []problem.Detail) {
+	var out []problem.Detail
+	if p.ID != "" {
+		if d := t.CheckID(p.ID); d != nil {
+			out = append(out, *d)
+		}
+	} else if t.Doc.IDStrategy == schema.IDStrategyClient {
+		out = append(out, problem.Field("id", "required", fmt.Sprintf("%s artifacts need a client-chosen id", t.Name()), nil))
+	}
+	out = append(out, checkTitle(p.Title)...)
+	if t.Doc.IDStrategy == schema.IDStrategySlug && p.ID == "" && slugify(p.Title) == "" && len(out) == 0 {
+		out = append(out, problem.Field("title", "slug", "the id is derived from the title, which has no letters or digits; give an id", p.Title))
+	}
+	out = append(out, t.ValidateContent(p.Content)...)
+	state, d := initialState(t, rc, p.LifecycleState)
+	if d != nil {
+		out = append(out, *d)
+	}
+	return state, out
+}
+
+func checkTitle(title string) []problem.Detail {
+	if strings.TrimSpace(title) == "" {
+		return []problem.Detail{problem.Field("title", "minLength", "must not be empty", title)}
+	}
+	if !utf8.ValidString(title) {
+		return []problem.Detail{problem.Field("title", "encoding", "must be valid UTF-8", nil)}
+	}
+	if n := utf8.RuneCountInString(title); n > MaxTitleLen {
+		return []problem.Detail{problem.Field("title", "maxLength", fmt.Sprintf("must be at most %d characters, got %d", MaxTitleLen, n), nil)}
+	}
+	if strings.ContainsAny(title, "\x00\r\n") {
+		return []problem.Detail{problem.Field("title", "pattern", "must be one line without control characters", title)}
+	}
+	return nil
+}
+
+// initialState picks the lifecycle state of a new artifact: the type's initial
+// state, or a requested one the type declares.
+func initialState(t *schema.Type, rc *request.Context, requested *string) (*string, *problem.Detail) {
+	lc := t.Doc.Lifecycle
+	if requested == nil {
+		return lc.Initial, nil
+	}
+	if len(lc.States) == 0 {
+		d := problem.Field("lifecycleState", "lifecycle", fmt.Sprintf("%s artifacts have no lifecycle", t.Name()), *requested)
+		return nil, &d
+	}
+	if !lc.HasState(*requested) {
+		d := problem.Field("lifecycleState", "enum", fmt.Sprintf("must be one of %s", strings.Join(lc.States, ", ")), *requested)
+		return nil, &d
+	}
+	if lc.Initial != nil && *requested != *lc.Initial && !transitionAllowed(t, *lc.Initial, *requested, rolesOf(rc, true)) {
+		d := problem.Field("lifecycleState", "transition",
+			fmt.Sprintf("a new %s starts as %q; your roles cannot create it as %q", t.Name(), *lc.Initial, *requested), *requested)
+		return nil, &d
+	}
+	return requested, nil
+}
+
+// compactJSON re-encodes content without insignificant whitespace; the database
+// keeps jsonb anyway, this keeps stored versions and hashes tidy.
+func compactJSON(raw json.RawMessage) (json.RawMessage, error) {
+	var v any
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return nil, problem.Invalid(problem.Field("content", "json", "is not valid JSON: "+err.Error(), nil))
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode content: %w", err)
+	}
+	return b, nil
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// slugify turns a title into an id: lower case, words joined by '-'.
+func slugify(title string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(title) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+			dash = false
+		case b.Len() > 0 && !dash:
+			b.WriteByte('-')
+			dash = true
+		}
+		if b.Len() >= 80 {
+			break
+		}
+	}
+	return strings.TrimRight(b.String(), "-")
+}

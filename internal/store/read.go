@@ -1,0 +1,65 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/scidex/substrate/internal/dbsqlc"
+	"github.com/scidex/substrate/internal/ref"
+)
+
+// Get returns the artifact a ref names: its current version, or for a pinned ref
+// that exact version. It returns ErrNotFound when there is none.
+func (s *Store) Get(ctx context.Context, r ref.Ref) (*Artifact, error) {
+	row, err := s.q.ArtifactGetByTypeID(ctx, r.Type, r.ID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("%s: %w", r, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get %s: %w", r, err)
+	}
+	a := fromRow(row)
+	if !r.IsPinned() || r.Hash == a.ContentHash {
+		return a, nil
+	}
+	v, err := s.q.ArtifactVersionGetByHash(ctx, a.PK, r.Hash)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("%s: no version with that hash: %w", r, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get %s: %w", r, err)
+	}
+	return atVersion(a, v), nil
+}
+
+// GetMany returns the current versions of many artifacts in one statement, keyed
+// by unpinned ref string. Absent artifacts are absent from the map.
+func (s *Store) GetMany(ctx context.Context, refs []ref.Ref) (map[string]*Artifact, error) {
+	types := make([]string, len(refs))
+	ids := make([]string, len(refs))
+	for i, r := range refs {
+		types[i], ids[i] = r.Type, r.ID
+	}
+	rows, err := s.q.ArtifactGetManyByTypeID(ctx, types, ids)
+	if err != nil {
+		return nil, fmt.Errorf("get %d artifacts: %w", len(refs), err)
+	}
+	out := make(map[string]*Artifact, len(rows))
+	for _, row := range rows {
+		a := fromRow(row)
+		out[a.Unpinned().String()] = a
+	}
+	return out, nil
+}
+
+// Actors returns what is recorded of many actors.
+func (s *Store) Actors(ctx context.Context, ids []string) ([]dbsqlc.ActorGetManyRow, error) {
+	rows, err := s.q.ActorGetMany(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("get %d actors: %w", len(ids), err)
+	}
+	return rows, nil
+}

@@ -1,0 +1,73 @@
+// Package store is the one write path of the substrate and the reads beneath the
+// GraphQL layer. Every mutation, whatever its transport, comes through here:
+// authorize, check idempotency, validate, then write the artifact, its version,
+// the journal row and the event in one transaction.
+package store
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/scidex/substrate/internal/dbsqlc"
+	"github.com/scidex/substrate/internal/schema"
+)
+
+// EventChannel is the NOTIFY channel that carries new event ids.
+const EventChannel = "scidex_events"
+
+// IdempotencyTTL is how long a stored result answers replays of its key.
+const IdempotencyTTL = 24 * time.Hour
+
+// ErrNotFound is returned by lookups that find nothing; callers never get (nil, nil).
+var ErrNotFound = errors.New("not found")
+
+// Opts configures a Store.
+type Opts struct {
+	Pool     *pgxpool.Pool
+	Registry *schema.Registry
+	Logger   *slog.Logger
+	// Limiter rate-limits writes per actor; nil means unlimited.
+	Limiter *Limiter
+	// ShadowValidators names validators that only log what they would refuse.
+	ShadowValidators []string
+}
+
+// Store reads and writes artifacts.
+type Store struct {
+	pool     *pgxpool.Pool
+	q        *dbsqlc.Queries
+	registry *schema.Registry
+	log      *slog.Logger
+	limiter  *Limiter
+	shadow   map[string]bool
+}
+
+// New returns a Store over opts.Pool.
+func New(opts Opts) *Store {
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	reg := opts.Registry
+	if reg == nil {
+		reg = schema.NewRegistry(dbsqlc.New(opts.Pool))
+	}
+	shadow := map[string]bool{}
+	for _, name := range opts.ShadowValidators {
+		shadow[name] = true
+	}
+	return &Store{pool: opts.Pool, q: dbsqlc.New(opts.Pool), registry: reg, log: log, limiter: opts.Limiter, shadow: shadow}
+}
+
+// Registry is the schema registry the store validates against.
+func (s *Store) Registry() *schema.Registry { return s.registry }
+
+// Pool is the connection pool, for readiness checks.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }

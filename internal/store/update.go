@@ -1,0 +1,266 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/scidex/substrate/internal/canon"
+	"github.com/scidex/substrate/internal/dbsqlc"
+	"github.com/scidex/substrate/internal/problem"
+	"github.com/scidex/substrate/internal/ref"
+	"github.com/scidex/substrate/internal/request"
+	"github.com/scidex/substrate/internal/schema"
+)
+
+// UpdateParams is the input of updateArtifact. Exactly one of Content (the whole
+// new content) and Patch (RFC 6902 operations on the current content) may be
+// given; with neither, content stays as it is.
+type UpdateParams struct {
+	Ref             string          `json:"ref"`
+	BaseContentHash string          `json:"baseContentHash"`
+	Content         json.RawMessage `json:"content,omitempty"`
+	Patch           json.RawMessage `json:"patch,omitempty"`
+	Title           *string         `json:"title,omitempty"`
+	LifecycleState  *string         `json:"lifecycleState,omitempty"`
+	IdempotencyKey  string          `json:"-"`
+}
+
+// UpdateArtifact writes a new version of a mutable artifact, if the caller's base
+// is still the current version.
+func (s *Store) UpdateArtifact(ctx context.Context, p UpdateParams) (*WriteResult, error) {
+	res, replay, err := write(ctx, s, writeOp{Operation: "updateArtifact", IdempotencyKey: p.IdempotencyKey, Input: p},
+		func(ctx context.Context, w *writer) (*WriteResult, error) { return s.update(ctx, w, p) })
+	if err != nil {
+		return nil, err
+	}
+	return s.finish(ctx, res, replay)
+}
+
+func (s *Store) update(ctx context.Context, w *writer, p UpdateParams) (*WriteResult, error) {
+	r, err := ref.Parse(p.Ref)
+	if err != nil {
+		return nil, problem.Invalid(problem.Field("ref", "ref", err.Error(), p.Ref))
+	}
+	if r.IsPinned() && p.BaseContentHash != "" && r.Hash != p.BaseContentHash {
+		return nil, problem.Invalid(problem.Field("ref", "ref", "a pinned ref must name the same version as baseContentHash; pass the unpinned ref", p.Ref))
+	}
+	if p.BaseContentHash == "" && r.IsPinned() {
+		p.BaseContentHash = r.Hash
+	}
+	row, err := w.q.ArtifactGetForUpdate(ctx, r.Type, r.ID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, problem.NotFoundRef(r.Unpinned().String())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", r.Unpinned(), err)
+	}
+	cur := fromRow(row)
+	t, err := s.registry.Get(ctx, cur.Type)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkMutable(t, cur); err != nil {
+		return nil, err
+	}
+	if p.Content != nil && p.Patch != nil {
+		return nil, problem.Invalid(problem.Field("patch", "oneOf", "give either content or patch, not both", nil))
+	}
+	if t.Doc.LockMode == "optimistic" && p.BaseContentHash == "" {
+		return nil, problem.Invalid(problem.Detail{Path: "baseContentHash", Constraint: "required",
+			Message:    "updates of " + t.Name() + " artifacts must name the contentHash they were based on",
+			Suggestion: "read the artifact and pass its contentHash: " + cur.ContentHash})
+	}
+	if p.BaseContentHash != "" && p.BaseContentHash != cur.ContentHash {
+		return nil, s.conflict(ctx, w, t, cur, p)
+	}
+
+	next, err := nextFields(cur, p)
+	if err != nil {
+		return nil, err
+	}
+	var problems []problem.Detail
+	problems = append(problems, checkTitle(next.Title)...)
+	problems = append(problems, t.ValidateContent(next.Content)...)
+	d, violation := checkTransition(t, w.rc, cur, next.LifecycleState)
+	if d != nil {
+		problems = append(problems, *d)
+	}
+	if len(problems) > 0 {
+		return nil, problem.Invalid(problems...)
+	}
+	if violation != nil {
+		return nil, violation
+	}
+	content, err := compactJSON(next.Content)
+	if err != nil {
+		return nil, err
+	}
+	hash, err := canon.Hash(canon.Fields{Title: next.Title, Content: content, LifecycleState: next.LifecycleState})
+	if err != nil {
+		return nil, fmt.Errorf("content hash: %w", err)
+	}
+	if hash == cur.ContentHash {
+		return &WriteResult{Ref: cur.Ref().String(), ContentHash: hash, RequestID: w.rc.RequestID,
+			Warnings: []string{"no change: the new content is identical to the current version"}}, nil
+	}
+	var hook *schemaWrite
+	if t.Name() == "schema" {
+		if hook, err = s.checkSchemaWrite(ctx, w, cur.ID, content); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.runValidators(ctx, w, t, &ValidationInput{ID: cur.ID, Title: next.Title, Content: content, State: next.LifecycleState, Prev: cur}); err != nil {
+		return nil, err
+	}
+	version := cur.Version + 1
+	pinned := ref.Ref{Type: cur.Type, ID: cur.ID, Hash: hash}.String()
+	journalID, err := w.journal(ctx, pinned)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.q.ArtifactUpdate(ctx, dbsqlc.ArtifactUpdateParams{
+		Version: int32(version), Title: next.Title, Content: content, ContentHash: hash, LifecycleState: next.LifecycleState,
+		SchemaVersion: int32(t.Version), Now: w.rc.Now, ActorID: w.rc.Actor.ID, Pk: cur.PK,
+	}); err != nil {
+		return nil, fmt.Errorf("update %s: %w", cur.Unpinned(), err)
+	}
+	if err := w.q.ArtifactVersionInsert(ctx, dbsqlc.ArtifactVersionInsertParams{
+		ArtifactPk: cur.PK, Version: int32(version), ContentHash: hash, Title: next.Title, Content: content,
+		LifecycleState: next.LifecycleState, SchemaVersion: int32(t.Version), CreatedAt: w.rc.Now,
+		CreatedBy: w.rc.Actor.ID, JournalID: journalID,
+	}); err != nil {
+		return nil, fmt.Errorf("insert version: %w", err)
+	}
+	if hook != nil {
+		if err := hook.apply(ctx, s, w); err != nil {
+			return nil, err
+		}
+	}
+	payload := map[string]any{"ref": pinned, "type": cur.Type, "id": cur.ID, "title": next.Title,
+		"contentHash": hash, "previousContentHash": cur.ContentHash, "version": version}
+	if next.LifecycleState != nil && (cur.LifecycleState == nil || *cur.LifecycleState != *next.LifecycleState) {
+		payload["lifecycleState"] = *next.LifecycleState
+	}
+	if err := w.event(ctx, cur.Type+".updated", pinned, payload, nil); err != nil {
+		return nil, err
+	}
+	return &WriteResult{Ref: pinned, ContentHash: hash, RequestID: w.rc.RequestID, Warnings: []string{}}, nil
+}
+
+// checkMutable refuses updates the type's mutability forbids.
+func checkMutable(t *schema.Type, cur *Artifact) error {
+	var hint string
+	switch t.Doc.Mutability {
+	case schema.MutableWithHistory:
+		if !cur.IsLatest {
+			hint = "it has been superseded by " + deref(cur.SupersededBy) + "; update that instead"
+		}
+	case schema.Immutable:
+		hint = "it is immutable: create a new artifact instead"
+	case schema.AppendOnly:
+		hint = "it is append-only: add a new artifact (a comment, a link, a signal) instead"
+	case schema.SupersededOnly:
+		hint = "it can only be superseded: create its replacement and call supersedeArtifact"
+	}
+	if hint == "" {
+		return nil
+	}
+	p := problem.New(problem.MutabilityViolation, "%s cannot be updated: %s", cur.Unpinned(), hint)
+	p.Refs = []string{cur.Unpinned().String()}
+	p.Extra = t.Doc.Mutability
+	return p
+}
+
+type fields struct {
+	Title          string
+	Content        json.RawMessage
+	LifecycleState *string
+}
+
+// nextFields applies the update's content, patch, title and state to cur.
+func nextFields(cur *Artifact, p UpdateParams) (fields, error) {
+	next := fields{Title: cur.Title, Content: cur.Content, LifecycleState: cur.LifecycleState}
+	if p.Title != nil {
+		next.Title = *p.Title
+	}
+	if p.LifecycleState != nil {
+		next.LifecycleState = p.LifecycleState
+	}
+	switch {
+	case p.Content != nil:
+		next.Content = p.Content
+	case p.Patch != nil:
+		out, err := applyPatch(cur.Content, p.Patch)
+		if err != nil {
+			return next, err
+		}
+		next.Content = out
+	}
+	return next, nil
+}
+
+// checkTransition checks a lifecycle change: an undeclared state is a validation
+// problem; a change no transition allows for the actor's roles (the creator also
+// holds "owner") is a LifecycleViolation listing what the actor may do instead.
+func checkTransition(t *schema.Type, rc *request.Context, cur *Artifact, to *string) (*problem.Detail, error) {
+	if to == nil || (cur.LifecycleState != nil && *cur.LifecycleState == *to) {
+		return nil, nil
+	}
+	lc := t.Doc.Lifecycle
+	if len(lc.States) == 0 {
+		d := problem.Field("lifecycleState", "lifecycle", t.Name()+" artifacts have no lifecycle", *to)
+		return &d, nil
+	}
+	if !lc.HasState(*to) {
+		d := problem.Field("lifecycleState", "enum", "must be one of "+strings.Join(lc.States, ", "), *to)
+		return &d, nil
+	}
+	from := deref(cur.LifecycleState)
+	roles := rolesOf(rc, cur.CreatedBy == rc.Actor.ID)
+	if transitionAllowed(t, from, *to, roles) {
+		return nil, nil
+	}
+	var allowed []string
+	for _, st := range lc.States {
+		if st != from && transitionAllowed(t, from, st, roles) {
+			allowed = append(allowed, st)
+		}
+	}
+	p := problem.New(problem.LifecycleViolation, "%s cannot move from %q to %q", cur.Unpinned(), from, *to)
+	if declared(t, from, *to) {
+		p.Message += ": your roles do not allow it"
+	} else {
+		p.Message += ": the " + t.Name() + " lifecycle has no such transition"
+	}
+	p.Refs = []string{cur.Unpinned().String()}
+	p.Extra = &LifecycleInfo{From: from, To: *to, Allowed: allowed}
+	return nil, p
+}
+
+// LifecycleInfo is the body of a LIFECYCLE_VIOLATION.
+type LifecycleInfo struct {
+	From, To string
+	// Allowed lists the states the actor may move the artifact to from From.
+	Allowed []string
+}
+
+func declared(t *schema.Type, from, to string) bool {
+	for _, tr := range t.Doc.Lifecycle.Transitions {
+		if (tr.From == from || tr.From == "*") && tr.To == to {
+			return true
+		}
+	}
+	return false
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

@@ -1,0 +1,201 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/scidex/substrate/internal/auth"
+	"github.com/scidex/substrate/internal/canon"
+	"github.com/scidex/substrate/internal/dbsqlc"
+	"github.com/scidex/substrate/internal/problem"
+	"github.com/scidex/substrate/internal/request"
+)
+
+// Source names this server as the origin of the events it writes.
+const Source = "scidex-substrate"
+
+// writeOp describes one mutation for the shared write transaction.
+type writeOp struct {
+	Operation      string
+	IdempotencyKey string
+	// Input is the request as the client sent it minus the idempotency key; its
+	// canonical hash tells a replay from a reuse of the key for another request.
+	Input any
+}
+
+// writer is what a mutation sees inside its transaction.
+type writer struct {
+	q   *dbsqlc.Queries
+	rc  *request.Context
+	op  writeOp
+	tx  pgx.Tx
+	evs int
+}
+
+// write runs fn in one transaction with the idempotency protocol around it:
+// a key seen before with the same request replays the stored result (replay is
+// true); with a different request it is refused; a key first seen here stores
+// fn's result in the same transaction as fn's writes.
+func write[R any](ctx context.Context, s *Store, op writeOp, fn func(ctx context.Context, w *writer) (R, error)) (result R, replay bool, err error) {
+	rc := request.From(ctx)
+	if rc == nil {
+		return result, false, errors.New("write outside a request context")
+	}
+	if rc.Anonymous || !rc.Actor.Has(auth.PermContributor) {
+		return result, false, problem.New(problem.PermissionDenied, "%s needs the contributor permission", op.Operation)
+	}
+	if ok, wait := s.limiter.Allow(rc.Actor.ID, rc.Now); !ok {
+		p := problem.New(problem.RateLimited, "too many writes from %s; retry in %s", rc.Actor.ID, wait.Round(1e6))
+		p.RetryAfter = wait
+		return result, false, p
+	}
+	var reqHash string
+	if op.IdempotencyKey != "" {
+		if len(op.IdempotencyKey) > 200 {
+			return result, false, problem.Invalid(problem.Field("input.idempotencyKey", "maxLength", "an idempotency key is at most 200 characters", nil))
+		}
+		in, err := json.Marshal(struct {
+			Op    string `json:"op"`
+			Input any    `json:"input"`
+		}{op.Operation, op.Input})
+		if err != nil {
+			return result, false, fmt.Errorf("%s: encode request for idempotency: %w", op.Operation, err)
+		}
+		if reqHash, err = canon.HashJSON(in); err != nil {
+			return result, false, fmt.Errorf("%s: hash request: %w", op.Operation, err)
+		}
+	}
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		w := &writer{q: s.q.WithTx(tx), rc: rc, op: op, tx: tx}
+		if op.IdempotencyKey != "" {
+			stored, claimed, err := w.claimKey(ctx, reqHash)
+			if err != nil {
+				return err
+			}
+			if !claimed {
+				replay = true
+				return json.Unmarshal(stored, &result)
+			}
+		}
+		if err := w.q.ActorUpsert(ctx, dbsqlc.ActorUpsertParams{ID: rc.Actor.ID, Kind: rc.Actor.Kind, Permissions: permStrings(rc.Actor.Permissions), SeenAt: rc.Now}); err != nil {
+			return fmt.Errorf("record actor: %w", err)
+		}
+		r, err := fn(ctx, w)
+		if err != nil {
+			return err
+		}
+		result = r
+		if op.IdempotencyKey != "" {
+			b, err := json.Marshal(r)
+			if err != nil {
+				return fmt.Errorf("encode result for idempotency: %w", err)
+			}
+			if err := w.q.IdempotencyStoreResult(ctx, b, rc.Actor.ID, op.IdempotencyKey); err != nil {
+				return fmt.Errorf("store idempotent result: %w", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		var zero R
+		if _, ok := problem.As(err); ok {
+			return zero, false, err
+		}
+		return zero, false, fmt.Errorf("%s: %w", op.Operation, err)
+	}
+	return result, replay, nil
+}
+
+// claimKey claims the idempotency key for this request, or returns the result
+// stored by the request that claimed it first. A concurrent request with the same
+// key waits on the key's row until the first one commits or rolls back.
+func (w *writer) claimKey(ctx context.Context, reqHash string) (stored json.RawMessage, claimed bool, err error) {
+	_, err = w.q.IdempotencyClaim(ctx, dbsqlc.IdempotencyClaimParams{
+		ActorID: w.rc.Actor.ID, Key: w.op.IdempotencyKey, Operation: w.op.Operation,
+		RequestHash: reqHash, Now: w.rc.Now, ExpiresAt: w.rc.Now.Add(IdempotencyTTL),
+	})
+	if err == nil {
+		return nil, true, nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return nil, false, fmt.Errorf("claim idempotency key: %w", err)
+	}
+	prev, err := w.q.IdempotencyGet(ctx, w.rc.Actor.ID, w.op.IdempotencyKey)
+	if err != nil {
+		return nil, false, fmt.Errorf("read idempotency key: %w", err)
+	}
+	if prev.RequestHash != reqHash || prev.Operation != w.op.Operation {
+		p := problem.New(problem.IdempotencyKeyReuse,
+			"idempotency key %q was used at %s for a different %s request; use a new key for a new request",
+			w.op.IdempotencyKey, prev.CreatedAt.Format("2006-01-02T15:04:05Z07:00"), prev.Operation)
+		p.Extra = w.op.IdempotencyKey
+		return nil, false, p
+	}
+	return prev.Result, false, nil
+}
+
+// journal records who made this write, on whose behalf, in which request.
+func (w *writer) journal(ctx context.Context, ref string) (int64, error) {
+	rc := w.rc
+	var key *string
+	if w.op.IdempotencyKey != "" {
+		key = &w.op.IdempotencyKey
+	}
+	id, err := w.q.JournalInsert(ctx, dbsqlc.JournalInsertParams{
+		OccurredAt: rc.Now, RequestID: rc.RequestID, Operation: w.op.Operation, Ref: ref,
+		ActorID: rc.Actor.ID, ActorKind: rc.Actor.Kind, Permissions: permStrings(rc.Actor.Permissions),
+		SessionID: nonEmpty(rc.SessionID), ParentSessionID: nonEmpty(rc.ParentSessionID),
+		DelegationChain: nonNil(rc.DelegationChain), IdempotencyKey: key,
+	})
+	if err != nil {
+		return 0, fmt.Errorf("write journal: %w", err)
+	}
+	return id, nil
+}
+
+// event writes an event row and queues its NOTIFY, both committed with the change.
+func (w *writer) event(ctx context.Context, eventType, ref string, payload any, audience []string) error {
+	b, err := json.Marshal(payload)
+	if err != nil {
+		return fmt.Errorf("encode %s event: %w", eventType, err)
+	}
+	id, err := w.q.EventInsert(ctx, dbsqlc.EventInsertParams{
+		EventType: eventType, OccurredAt: w.rc.Now, Source: Source, ActorID: w.rc.Actor.ID,
+		ActorKind: w.rc.Actor.Kind, Ref: nonEmpty(ref), Payload: b, SchemaVersion: 1, Audience: nonNil(audience),
+	})
+	if err != nil {
+		return fmt.Errorf("write %s event: %w", eventType, err)
+	}
+	w.evs++
+	if err := w.q.EventNotify(ctx, EventChannel, strconv.FormatInt(id, 10)); err != nil {
+		return fmt.Errorf("notify %s event: %w", eventType, err)
+	}
+	return nil
+}
+
+func permStrings(ps []auth.Permission) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = string(p)
+	}
+	return out
+}
+
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

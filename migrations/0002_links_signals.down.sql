@@ -1,0 +1,2 @@
+DROP TABLE signals;
+DROP TABLE links;

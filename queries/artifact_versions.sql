@@ -1,0 +1,23 @@
+-- name: ArtifactVersionInsert :exec
+INSERT INTO artifact_versions (
+    artifact_pk, version, content_hash, title, content, lifecycle_state, schema_version,
+    created_at, created_by, journal_id
+) VALUES (
+    @artifact_pk, @version, @content_hash, @title, @content, @lifecycle_state, @schema_version,
+    @created_at, @created_by, @journal_id
+);
+
+-- name: ArtifactVersionGetByHash :one
+-- The newest version of an artifact with the given content hash (content can return
+-- to an earlier state, so one hash may name several versions).
+SELECT * FROM artifact_versions
+WHERE artifact_pk = @artifact_pk AND content_hash = @content_hash
+ORDER BY version DESC
+LIMIT 1;
+
+-- name: ArtifactVersionList :many
+-- Versions of one artifact, newest first, before a version number.
+SELECT * FROM artifact_versions
+WHERE artifact_pk = @artifact_pk AND version < @before_version::integer
+ORDER BY version DESC
+LIMIT @lim::integer;

@@ -1,0 +1,12 @@
+-- name: JournalInsert :one
+INSERT INTO write_journal (
+    occurred_at, request_id, operation, ref, actor_id, actor_kind, permissions,
+    session_id, parent_session_id, delegation_chain, idempotency_key
+) VALUES (
+    @occurred_at, @request_id, @operation, @ref, @actor_id, @actor_kind, @permissions,
+    @session_id, @parent_session_id, @delegation_chain, @idempotency_key
+)
+RETURNING id;
+
+-- name: JournalListByRef :many
+SELECT * FROM write_journal WHERE ref LIKE @ref_prefix::text || '%' ORDER BY id;

@@ -1,0 +1,138 @@
+package resolvers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vikstrous/dataloadgen"
+
+	"github.com/scidex/substrate/graph/model"
+	"github.com/scidex/substrate/internal/dbsqlc"
+	"github.com/scidex/substrate/internal/store"
+)
+
+// loaderWait is how long a loader collects keys before fetching. Sibling fields
+// resolve concurrently within microseconds, so a short window batches them
+// without adding visible latency.
+const loaderWait = 500 * time.Microsecond
+
+// Loaders batch the nested reads of one request, so the number of statements does
+// not grow with the number of nodes returned.
+type Loaders struct {
+	s         *store.Store
+	actors    *dataloadgen.Loader[string, *model.Actor]
+	artifacts *dataloadgen.Loader[int64, *store.Artifact]
+	signals   *dataloadgen.Loader[int64, []store.SignalFigures]
+
+	mu    sync.Mutex
+	links map[string]*dataloadgen.Loader[int64, []store.Link]
+}
+
+type loadersKey struct{}
+
+// NewLoaders returns fresh loaders for one request.
+func NewLoaders(s *store.Store) *Loaders {
+	l := &Loaders{s: s, links: map[string]*dataloadgen.Loader[int64, []store.Link]{}}
+	l.actors = dataloadgen.NewMappedLoader(l.fetchActors, dataloadgen.WithWait(loaderWait))
+	l.artifacts = dataloadgen.NewMappedLoader(l.fetchArtifacts, dataloadgen.WithWait(loaderWait))
+	l.signals = dataloadgen.NewMappedLoader(s.SignalsFor, dataloadgen.WithWait(loaderWait))
+	return l
+}
+
+// Middleware gives every GraphQL operation its own loaders.
+func Middleware(s *store.Store) graphql.OperationMiddleware {
+	return func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+		return next(context.WithValue(ctx, loadersKey{}, NewLoaders(s)))
+	}
+}
+
+func (r *Resolver) loaders(ctx context.Context) *Loaders {
+	if l, ok := ctx.Value(loadersKey{}).(*Loaders); ok {
+		return l
+	}
+	// Outside an operation (tests calling resolvers directly): no batching, still correct.
+	return NewLoaders(r.Store)
+}
+
+func (l *Loaders) fetchActors(ctx context.Context, ids []string) (map[string]*model.Actor, error) {
+	rows, err := l.s.Actors(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*model.Actor, len(ids))
+	for _, r := range rows {
+		out[r.ID] = actorModel(r)
+	}
+	for _, id := range ids {
+		if out[id] == nil {
+			// An actor we never recorded (e.g. seeded data): still a valid Actor.
+			out[id] = &model.Actor{ID: id, Kind: "unknown", Permissions: []string{}}
+		}
+	}
+	return out, nil
+}
+
+func actorModel(r dbsqlc.ActorGetManyRow) *model.Actor {
+	kind := r.Kind
+	return &model.Actor{ID: r.ID, Kind: kind, Permissions: r.Permissions, Handle: r.Handle}
+}
+
+func (l *Loaders) fetchArtifacts(ctx context.Context, pks []int64) (map[int64]*store.Artifact, error) {
+	return l.s.GetManyByPK(ctx, pks)
+}
+
+// Links returns the links of one artifact for q, batched with every other
+// artifact asking the same q in this request.
+func (l *Loaders) Links(ctx context.Context, pk int64, q store.LinkQuery) ([]store.Link, error) {
+	l.mu.Lock()
+	ld, ok := l.links[linkKey(q)]
+	if !ok {
+		fetch := func(ctx context.Context, pks []int64) (map[int64][]store.Link, error) { return l.s.LinksFor(ctx, pks, q) }
+		ld = dataloadgen.NewMappedLoader(fetch, dataloadgen.WithWait(loaderWait))
+		l.links[linkKey(q)] = ld
+	}
+	l.mu.Unlock()
+	links, err := ld.Load(ctx, pk)
+	if err != nil && isMissing(err) {
+		return nil, nil
+	}
+	return links, err
+}
+
+// linkKey names a LinkQuery: requests asking the same question share a loader.
+func linkKey(q store.LinkQuery) string {
+	return fmt.Sprintf("%s|%s|%d|%d", q.Direction, strings.Join(q.Predicates, ","), q.Limit, q.AfterPK)
+}
+
+// Artifact returns the current version of an artifact by pk.
+func (l *Loaders) Artifact(ctx context.Context, pk int64) (*store.Artifact, error) {
+	a, err := l.artifacts.Load(ctx, pk)
+	if err != nil && isMissing(err) {
+		return nil, fmt.Errorf("artifact pk %d: %w", pk, store.ErrNotFound)
+	}
+	return a, err
+}
+
+// Actor returns an actor by id.
+func (l *Loaders) Actor(ctx context.Context, id string) (*model.Actor, error) {
+	return l.actors.Load(ctx, id)
+}
+
+// Signals returns the signal figures of an artifact.
+func (l *Loaders) Signals(ctx context.Context, pk int64) ([]store.SignalFigures, error) {
+	figs, err := l.signals.Load(ctx, pk)
+	if err != nil && isMissing(err) {
+		return nil, nil
+	}
+	return figs, err
+}
+
+// isMissing tells a mapped loader's "key not found" from a real failure.
+func isMissing(err error) bool {
+	return errors.Is(err, dataloadgen.ErrNotFound)
+}

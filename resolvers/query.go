@@ -1,0 +1,86 @@
+package resolvers
+
+import (
+	"context"
+	"errors"
+
+	"github.com/scidex/substrate/graph/model"
+	"github.com/scidex/substrate/internal/filter"
+	"github.com/scidex/substrate/internal/problem"
+	"github.com/scidex/substrate/internal/ref"
+	"github.com/scidex/substrate/internal/request"
+	"github.com/scidex/substrate/internal/schema"
+	"github.com/scidex/substrate/internal/store"
+)
+
+var orderFields = map[model.ArtifactOrderField]store.OrderField{
+	model.ArtifactOrderFieldCreatedAt:    store.OrderCreatedAt,
+	model.ArtifactOrderFieldUpdatedAt:    store.OrderUpdatedAt,
+	model.ArtifactOrderFieldTitle:        store.OrderTitle,
+	model.ArtifactOrderFieldQualityScore: store.OrderQualityScore,
+}
+
+// lookup reads the artifact a ref names; absent is (nil, nil) for the nullable
+// query fields, a malformed ref a VALIDATION_FAILED error naming it.
+func (r *Resolver) lookup(ctx context.Context, s, arg string) (model.Artifact, error) {
+	rf, err := ref.Parse(s)
+	if err != nil {
+		return nil, problem.Invalid(problem.Field(arg, "ref", err.Error(), s))
+	}
+	a, err := r.Store.Get(ctx, rf)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return model.NewArtifact(a), nil
+}
+
+func parseFilter(f model.JSON) (*filter.Expr, error) {
+	if len(f) == 0 {
+		return nil, nil
+	}
+	return filter.Parse("filter", []byte(f))
+}
+
+func (r *Resolver) schemaDoc(ctx context.Context, typ string, version *int) (*model.SchemaDoc, error) {
+	var (
+		t   *schema.Type
+		err error
+	)
+	if version != nil {
+		t, err = r.Store.Registry().GetVersion(ctx, typ, *version)
+	} else {
+		t, err = r.Store.Registry().Get(ctx, typ)
+	}
+	if errors.Is(err, schema.ErrUnknownType) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return schemaDocModel(t), nil
+}
+
+func schemaDocModel(t *schema.Type) *model.SchemaDoc {
+	gql := model.Typed[t.Name()]
+	if gql == "" {
+		gql = "GenericArtifact"
+	}
+	return &model.SchemaDoc{Type: t.Name(), Version: t.Version, Title: t.Doc.Title, Description: t.Doc.Description,
+		Mutability: string(t.Doc.Mutability), LockMode: t.Doc.LockMode, IDStrategy: t.Doc.IDStrategy,
+		GraphqlType: gql, ContentHash: t.Hash, Document: model.JSON(t.Raw)}
+}
+
+func me(ctx context.Context) *model.Actor {
+	rc := request.From(ctx)
+	if rc == nil {
+		return &model.Actor{ID: "anonymous", Kind: "anonymous", Permissions: []string{}}
+	}
+	perms := make([]string, len(rc.Actor.Permissions))
+	for i, p := range rc.Actor.Permissions {
+		perms[i] = string(p)
+	}
+	return &model.Actor{ID: rc.Actor.ID, Kind: rc.Actor.Kind, Permissions: perms}
+}

@@ -1,0 +1,79 @@
+package resolvers
+
+import (
+	"context"
+	"sort"
+
+	"github.com/scidex/substrate/graph/model"
+	"github.com/scidex/substrate/internal/store"
+)
+
+// artifactSignals aggregates an artifact's signals the way its type's schema
+// declares them now; stored signals never change when a declaration does.
+func (r *Resolver) artifactSignals(ctx context.Context, b *model.Base, kinds []string) (*model.SignalSummary, error) {
+	t, err := r.Store.Registry().Get(ctx, b.A.Type)
+	if err != nil {
+		return nil, err
+	}
+	figs, err := r.loaders(ctx).Signals(ctx, b.A.PK)
+	if err != nil {
+		return nil, err
+	}
+	byKey := map[[2]string]store.SignalFigures{}
+	for _, f := range figs {
+		byKey[[2]string{f.Kind, f.Dimension}] = f
+	}
+	want := map[string]bool{}
+	for _, k := range kinds {
+		want[k] = true
+	}
+	out := &model.SignalSummary{Kinds: []*model.SignalAggregate{}}
+	names := t.Doc.SignalKinds()
+	sort.Strings(names)
+	for _, kind := range names {
+		if len(want) > 0 && !want[kind] {
+			continue
+		}
+		rule := t.Doc.Signals[kind]
+		dims := rule.Dimensions
+		if len(dims) == 0 {
+			dims = []string{"default"}
+		}
+		for _, dim := range dims {
+			f, ok := byKey[[2]string{kind, dim}]
+			agg := &model.SignalAggregate{Kind: kind, Dimension: dim, Aggregation: rule.Aggregation}
+			if rule.Unit != "" {
+				u := rule.Unit
+				agg.Unit = &u
+			}
+			if ok {
+				switch rule.Aggregation {
+				case "replace":
+					agg.Value, agg.Count = ptr(f.LatestMean), int(f.Voters)
+				case "sum":
+					agg.Value, agg.Count = ptr(f.AllTotal), int(f.AllCount)
+					agg.QuadraticTotal = ptr(f.QuadraticTotal)
+				case "append":
+					agg.Value, agg.Count = ptr(f.LastValue), int(f.AllCount)
+				}
+			} else if rule.Aggregation == "sum" {
+				agg.Value, agg.QuadraticTotal = ptr(0.0), ptr(0.0)
+			}
+			out.Kinds = append(out.Kinds, agg)
+			if kind == "vote" {
+				if out.Vote == nil {
+					out.Vote = &model.VoteSummary{}
+				}
+				if ok {
+					out.Vote.Score += int(f.LatestTotal)
+					out.Vote.Up += int(f.LatestPositive)
+					out.Vote.Down += int(f.LatestNegative)
+					out.Vote.Count += int(f.Voters)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+func ptr[T any](v T) *T { return &v }
