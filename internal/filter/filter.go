@@ -171,6 +171,30 @@ func (p *parser) expr(at string, v any, depth int) *Expr {
 }
 
 func (p *parser) comparisons(at, key string, v any) []*Expr {
+	return p.comparisonsIn(at, key, v, key == "content")
+}
+
+func (p *parser) comparisonsIn(at, key string, v any, nested bool) []*Expr {
+	// Nested form: {"content": {"target_gene": "TREM2"}} is "content.target_gene",
+	// which also lets GraphQL literals (whose keys cannot contain dots) say it.
+	// Under the plain "content" key, nesting continues until a scalar or an object
+	// holding an operator; a dotted key always takes operators.
+	if obj, ok := v.(map[string]any); ok && nested && !hasOperator(obj) && len(obj) > 0 {
+		keys := make([]string, 0, len(obj))
+		for k := range obj {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var out []*Expr
+		for _, k := range keys {
+			out = append(out, p.comparisonsIn(at+"."+k, key+"."+k, obj[k], true)...)
+		}
+		return out
+	}
+	if key == "content" {
+		p.fail(at, "path", `name a content field: {"content": {"target_gene": "TREM2"}} or "content.target_gene"`, v)
+		return nil
+	}
 	path, err := ParsePath(key)
 	if err != nil {
 		p.fail(at, "path", err.Error(), key)
@@ -218,6 +242,15 @@ func (p *parser) comparison(at string, path Path, op Op, v any) []*Expr {
 	}
 	raw, _ := json.Marshal(v)
 	return []*Expr{{Cmp: &Comparison{Path: path, Op: op, Value: raw, at: at}, path: at}}
+}
+
+func hasOperator(obj map[string]any) bool {
+	for k := range obj {
+		if ops[Op(k)] {
+			return true
+		}
+	}
+	return false
 }
 
 // ParsePath reads an envelope field name or a "content.a.b[0]" path.

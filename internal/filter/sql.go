@@ -92,6 +92,10 @@ func (b *Builder) envelope(c *Comparison, col, kind string) string {
 }
 
 func (b *Builder) content(c *Comparison, col string) string {
+	if c.Op == OpEq && !hasIndex(c.Path.Content) {
+		// Containment lets the GIN index on content answer equality.
+		return col + " @> " + b.Arg(nest(c.Path.Content, c.Value)) + "::jsonb"
+	}
 	path := b.Arg(c.Path.Content)
 	at := col + " #> " + path + "::text[]"
 	switch c.Op {
@@ -120,11 +124,6 @@ func (b *Builder) content(c *Comparison, col string) string {
 			return "NOT coalesce(" + expr + ", false)"
 		}
 		return expr
-	case OpEq:
-		if !hasIndex(c.Path.Content) {
-			// Containment lets the GIN index on content answer equality.
-			return col + " @> " + b.Arg(nest(c.Path.Content, c.Value)) + "::jsonb"
-		}
 	case OpGt, OpGte, OpLt, OpLte:
 		// jsonb orders values of different JSON types against each other; compare
 		// only values of the same type as the operand.

@@ -1,9 +1,11 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -30,7 +32,21 @@ func (s *Server) withRequest(next http.Handler) http.Handler {
 				"the request body is larger than the limit of "+strconv.FormatInt(s.opts.MaxBodyBytes, 10)+" bytes")
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes)
+		if r.Body != nil && r.Method == http.MethodPost {
+			// Read the body here so an oversized one without Content-Length is also a 413.
+			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
+			var tooBig *http.MaxBytesError
+			if errors.As(err, &tooBig) {
+				writeError(w, http.StatusRequestEntityTooLarge, problem.ValidationFailed, rid,
+					"the request body is larger than the limit of "+strconv.FormatInt(s.opts.MaxBodyBytes, 10)+" bytes")
+				return
+			}
+			if err != nil {
+				writeError(w, http.StatusBadRequest, problem.ValidationFailed, rid, "could not read the request body")
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
 		now := s.opts.Now()
 		rc := &request.Context{RequestID: rid, Now: now.UTC(), Anonymous: true,
 			Actor: auth.Actor{ID: "anonymous", Kind: "anonymous"}}

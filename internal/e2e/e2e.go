@@ -1,0 +1,224 @@
+// Package e2e builds the real scidex binary and runs it as a separate process for
+// end-to-end tests: real flags, real signals, the real embedded PostgreSQL.
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// Binary builds ./cmd/scidex once per test process (with the race detector when
+// the tests run with it) and returns its path.
+func Binary(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "scidex-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "scidex")
+		args := []string{"build", "-o", binPath}
+		if raceEnabled {
+			args = append(args, "-race")
+		}
+		args = append(args, "github.com/scidex/substrate/cmd/scidex")
+		cmd := exec.Command("go", args...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// DataDir returns a fresh data directory the embedded cluster's unprivileged
+// user can reach (t.TempDir is 0700, which it cannot enter when tests run as root).
+func DataDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "scidex-e2e-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	return filepath.Join(dir, "data")
+}
+
+// Proc is a running `scidex serve`.
+type Proc struct {
+	Cmd     *exec.Cmd
+	URL     string
+	DataDir string
+	done    chan struct{}
+	waitErr error
+	mu      sync.Mutex
+	log     strings.Builder
+}
+
+// Opts configures Start.
+type Opts struct {
+	DataDir string
+	Env     []string // extra KEY=VALUE
+	Args    []string // extra flags
+}
+
+var listenRE = regexp.MustCompile(`msg=listening addr=(\S+)`)
+
+// Start runs `scidex serve` on a free port and waits until it is listening.
+func Start(t testing.TB, o Opts) *Proc {
+	t.Helper()
+	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", o.DataDir}, o.Args...)
+	cmd := exec.Command(Binary(t), args...)
+	cmd.Env = append(cleanEnv(), o.Env...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &Proc{Cmd: cmd, DataDir: o.DataDir, done: make(chan struct{})}
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			p.mu.Lock()
+			p.log.WriteString(line + "\n")
+			p.mu.Unlock()
+			if m := listenRE.FindStringSubmatch(line); m != nil {
+				select {
+				case addr <- m[1]:
+				default:
+				}
+			}
+		}
+	}()
+	go func() { p.waitErr = cmd.Wait(); close(p.done) }()
+	t.Cleanup(func() { p.Kill() })
+	select {
+	case a := <-addr:
+		p.URL = "http://" + a
+	case <-p.done:
+		t.Fatalf("scidex serve exited before listening: %v\n%s", p.waitErr, p.Log())
+	case <-time.After(90 * time.Second):
+		t.Fatalf("scidex serve did not listen within 90s\n%s", p.Log())
+	}
+	return p
+}
+
+// cleanEnv is the environment without settings that would point the binary at
+// another database or secret.
+func cleanEnv() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "DATABASE_URL=") || strings.HasPrefix(kv, "SCIDEX_") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// Log returns what the server logged so far.
+func (p *Proc) Log() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.log.String()
+}
+
+// Signal sends sig and waits for the process to exit, returning its error.
+func (p *Proc) Signal(t testing.TB, sig syscall.Signal, within time.Duration) error {
+	t.Helper()
+	_ = p.Cmd.Process.Signal(sig)
+	select {
+	case <-p.done:
+		return p.waitErr
+	case <-time.After(within):
+		t.Fatalf("scidex did not exit within %s of %s\n%s", within, sig, p.Log())
+		return nil
+	}
+}
+
+// Kill ends the process hard if it is still running.
+func (p *Proc) Kill() {
+	select {
+	case <-p.done:
+	default:
+		_ = p.Cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+// Token runs `scidex token` against the same data dir.
+func Token(t testing.TB, dataDir, sub, perms string) string {
+	t.Helper()
+	cmd := exec.Command(Binary(t), "token", "--data-dir", dataDir, "--sub", sub, "--permissions", perms)
+	cmd.Env = cleanEnv()
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("scidex token: %v", err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// GraphQL posts a query and decodes the response.
+func (p *Proc) GraphQL(t testing.TB, token, query string, vars map[string]any) (data map[string]any, errs []any) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, p.URL+"/graphql", strings.NewReader(string(body)))
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Data   map[string]any `json:"data"`
+		Errors []any          `json:"errors"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		t.Fatal(err)
+	}
+	return out.Data, out.Errors
+}
+
+// Command returns an exec.Cmd of the binary with a clean environment.
+func Command(t testing.TB, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(Binary(t), args...)
+	cmd.Env = cleanEnv()
+	return cmd
+}
