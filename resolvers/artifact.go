@@ -123,7 +123,9 @@ func (r *Resolver) artifactComments(ctx context.Context, b *model.Base, first *i
 	}
 	setPageInfo(conn.PageInfo, len(conn.Edges), func(i int) string { return conn.Edges[i].Cursor }, after != nil)
 	pk := b.A.PK
-	conn.CountFunc = func(ctx context.Context) (int, error) { return r.Store.CountLinks(ctx, pk, store.DirIn, []string{"comments_on"}) }
+	conn.CountFunc = func(ctx context.Context) (int, error) {
+		return r.Store.CountLinks(ctx, pk, store.DirIn, []string{"comments_on"})
+	}
 	return conn, nil
 }
 

@@ -92,7 +92,9 @@ func (l *Loaders) Links(ctx context.Context, pk int64, q store.LinkQuery) ([]sto
 	l.mu.Lock()
 	ld, ok := l.links[linkKey(q)]
 	if !ok {
-		fetch := func(ctx context.Context, pks []int64) (map[int64][]store.Link, error) { return l.s.LinksFor(ctx, pks, q) }
+		fetch := func(ctx context.Context, pks []int64) (map[int64][]store.Link, error) {
+			return l.s.LinksFor(ctx, pks, q)
+		}
 		ld = dataloadgen.NewMappedLoader(fetch, dataloadgen.WithWait(loaderWait))
 		l.links[linkKey(q)] = ld
 	}

@@ -103,15 +103,29 @@ var FastSettings = map[string]string{"fsync": "off", "full_page_writes": "off", 
 // its own, dropped when the test ends.
 func URL(t testing.TB) string {
 	t.Helper()
+	return newDatabase(t, true)
+}
+
+// EmptyURL returns a connection string for a fresh, empty database (for tests of
+// migrations themselves), dropped when the test ends.
+func EmptyURL(t testing.TB) string {
+	t.Helper()
+	return newDatabase(t, false)
+}
+
+func newDatabase(t testing.TB, migrated bool) string {
+	t.Helper()
 	base, err := server()
 	if err != nil {
 		t.Fatalf("dbtest: no database server: %v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	tmpl, err := template(ctx, base)
-	if err != nil {
-		t.Fatalf("dbtest: template: %v", err)
+	tmpl := "template0"
+	if migrated {
+		if tmpl, err = template(ctx, base); err != nil {
+			t.Fatalf("dbtest: template: %v", err)
+		}
 	}
 	name := fmt.Sprintf("t_%d_%d_%d", os.Getpid(), time.Now().UnixNano()%1e9, seq.Add(1))
 	admin, err := pgx.Connect(ctx, withDB(base, "postgres"))
