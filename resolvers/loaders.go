@@ -12,7 +12,6 @@ import (
 	"github.com/vikstrous/dataloadgen"
 
 	"github.com/scidex/substrate/graph/model"
-	"github.com/scidex/substrate/internal/dbsqlc"
 	"github.com/scidex/substrate/internal/store"
 )
 
@@ -77,9 +76,8 @@ func (l *Loaders) fetchActors(ctx context.Context, ids []string) (map[string]*mo
 	return out, nil
 }
 
-func actorModel(r dbsqlc.ActorGetManyRow) *model.Actor {
-	kind := r.Kind
-	return &model.Actor{ID: r.ID, Kind: kind, Permissions: r.Permissions, Handle: r.Handle}
+func actorModel(r store.Actor) *model.Actor {
+	return &model.Actor{ID: r.ID, Kind: r.Kind, Permissions: r.Permissions, Handle: r.Handle}
 }
 
 func (l *Loaders) fetchArtifacts(ctx context.Context, pks []int64) (map[int64]*store.Artifact, error) {

@@ -49,12 +49,12 @@ func (r *Resolver) artifactSignals(ctx context.Context, b *model.Base, kinds []s
 			if ok {
 				switch rule.Aggregation {
 				case "replace":
-					agg.Value, agg.Count = ptr(f.LatestMean), int(f.Voters)
+					agg.Value, agg.Count = ptr(f.LatestMean), f.Voters
 				case "sum":
-					agg.Value, agg.Count = ptr(f.AllTotal), int(f.AllCount)
+					agg.Value, agg.Count = ptr(f.AllTotal), f.AllCount
 					agg.QuadraticTotal = ptr(f.QuadraticTotal)
 				case "append":
-					agg.Value, agg.Count = ptr(f.LastValue), int(f.AllCount)
+					agg.Value, agg.Count = ptr(f.LastValue), f.AllCount
 				}
 			} else if rule.Aggregation == "sum" {
 				agg.Value, agg.QuadraticTotal = ptr(0.0), ptr(0.0)
@@ -66,9 +66,9 @@ func (r *Resolver) artifactSignals(ctx context.Context, b *model.Base, kinds []s
 				}
 				if ok {
 					out.Vote.Score += int(f.LatestTotal)
-					out.Vote.Up += int(f.LatestPositive)
-					out.Vote.Down += int(f.LatestNegative)
-					out.Vote.Count += int(f.Voters)
+					out.Vote.Up += f.LatestPositive
+					out.Vote.Down += f.LatestNegative
+					out.Vote.Count += f.Voters
 				}
 			}
 		}

@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"reflect"
 	"strings"
 	"sync"
@@ -22,71 +21,9 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/gorilla/websocket"
+
+	"github.com/scidex/substrate/internal/e2e"
 )
-
-// findChromium returns the Chromium to drive: $SCIDEX_CHROMIUM, else
-// /usr/bin/chromium (Debian's `apt-get install chromium`), else chromium on
-// $PATH. Without one the test is skipped, unless SCIDEX_REQUIRE_BROWSER=1
-// (CI), where a missing browser is a failure.
-func findChromium(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("SCIDEX_CHROMIUM"); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			t.Fatalf("SCIDEX_CHROMIUM=%s: %v", p, err)
-		}
-		return p
-	}
-	if _, err := os.Stat("/usr/bin/chromium"); err == nil {
-		return "/usr/bin/chromium"
-	}
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	const msg = "no Chromium: install it (apt-get install -y chromium) or set SCIDEX_CHROMIUM"
-	if os.Getenv("SCIDEX_REQUIRE_BROWSER") == "1" {
-		t.Fatal(msg + " (SCIDEX_REQUIRE_BROWSER=1)")
-	}
-	t.Skip(msg)
-	return ""
-}
-
-// newBrowser starts a headless Chromium with a fresh profile; it stops when
-// the test ends.
-func newBrowser(t *testing.T, exe string) context.Context {
-	t.Helper()
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(exe),
-		chromedp.Headless,
-		chromedp.NoSandbox, // as root in a container
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("disable-extensions", true),
-		chromedp.Flag("disable-default-apps", true),
-		chromedp.Flag("password-store", "basic"),
-		chromedp.Flag("use-mock-keychain", true),
-		chromedp.WindowSize(1280, 900),
-		chromedp.UserDataDir(t.TempDir()),
-	}
-	// The whole browser session gets one deadline, so that a hang fails
-	// the test instead of eating the go test timeout.
-	parent, cancelParent := context.WithTimeout(context.Background(), 3*time.Minute)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(parent, opts...)
-	ctx, cancelCtx := chromedp.NewContext(allocCtx, chromedp.WithLogf(t.Logf))
-	t.Cleanup(func() {
-		cancelCtx()
-		cancelAlloc() // waits for the browser process to exit
-		cancelParent()
-	})
-	return ctx
-}
 
 // fakeGraphQL stands in for the substrate's /graphql: it records what the
 // page sends and answers fixed responses. The real server is tested
@@ -284,7 +221,7 @@ document.addEventListener('securitypolicyviolation', function (e) {
 });`
 
 func TestBrowser(t *testing.T) {
-	exe := findChromium(t)
+	exe := e2e.FindChromium(t)
 
 	fake := newFakeGraphQL()
 	mux := http.NewServeMux()
@@ -294,7 +231,7 @@ func TestBrowser(t *testing.T) {
 	t.Cleanup(srv.Close)
 	origin, _ := url.Parse(srv.URL)
 
-	ctx := newBrowser(t, exe) // cleaned up before srv: t.Cleanup runs last-in first-out
+	ctx := e2e.NewBrowser(t, exe) // cleaned up before srv: t.Cleanup runs last-in first-out
 
 	var blog browserLog
 	if err := chromedp.Listen(ctx, blog.listen); err != nil {

@@ -99,8 +99,25 @@ func (s *Store) History(ctx context.Context, a *Artifact, limit, beforeVersion i
 	return out, nil
 }
 
-// SignalFigures are the raw aggregates of one kind and dimension on one artifact.
-type SignalFigures = dbsqlc.SignalAggregatesRow
+// SignalFigures are the raw aggregates of one kind and dimension on one
+// artifact, from which each declared aggregation is read.
+type SignalFigures struct {
+	Kind, Dimension string
+	// LastValue is the newest value given (append).
+	LastValue float64
+	// AllCount and AllTotal are over every value given (sum); QuadraticTotal is
+	// (Σ√v)² over each giver's total (quadratic funding).
+	AllCount       int
+	AllTotal       float64
+	QuadraticTotal float64
+	// Voters, LatestMean, LatestTotal, LatestPositive and LatestNegative are over
+	// each giver's latest value (replace).
+	Voters         int
+	LatestMean     float64
+	LatestTotal    float64
+	LatestPositive int
+	LatestNegative int
+}
 
 // SignalsFor returns the signal figures of many artifacts in one statement.
 func (s *Store) SignalsFor(ctx context.Context, pks []int64) (map[int64][]SignalFigures, error) {
@@ -110,7 +127,12 @@ func (s *Store) SignalsFor(ctx context.Context, pks []int64) (map[int64][]Signal
 	}
 	out := make(map[int64][]SignalFigures, len(pks))
 	for _, r := range rows {
-		out[r.ArtifactPk] = append(out[r.ArtifactPk], r)
+		out[r.ArtifactPk] = append(out[r.ArtifactPk], SignalFigures{
+			Kind: r.Kind, Dimension: r.Dimension, LastValue: r.LastValue,
+			AllCount: int(r.AllCount), AllTotal: r.AllTotal, QuadraticTotal: r.QuadraticTotal,
+			Voters: int(r.Voters), LatestMean: r.LatestMean, LatestTotal: r.LatestTotal,
+			LatestPositive: int(r.LatestPositive), LatestNegative: int(r.LatestNegative),
+		})
 	}
 	return out, nil
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/scidex/substrate/internal/dbsqlc"
 	"github.com/scidex/substrate/internal/ref"
 )
 
@@ -55,11 +54,23 @@ func (s *Store) GetMany(ctx context.Context, refs []ref.Ref) (map[string]*Artifa
 	return out, nil
 }
 
+// Actor is what the substrate records of an actor from its writes.
+type Actor struct {
+	ID          string
+	Kind        string
+	Permissions []string
+	Handle      *string
+}
+
 // Actors returns what is recorded of many actors.
-func (s *Store) Actors(ctx context.Context, ids []string) ([]dbsqlc.ActorGetManyRow, error) {
+func (s *Store) Actors(ctx context.Context, ids []string) ([]Actor, error) {
 	rows, err := s.q.ActorGetMany(ctx, ids)
 	if err != nil {
 		return nil, fmt.Errorf("get %d actors: %w", len(ids), err)
 	}
-	return rows, nil
+	out := make([]Actor, len(rows))
+	for i, r := range rows {
+		out[i] = Actor{ID: r.ID, Kind: r.Kind, Permissions: r.Permissions, Handle: r.Handle}
+	}
+	return out, nil
 }
