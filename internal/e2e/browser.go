@@ -73,4 +73,3 @@ func NewBrowser(t testing.TB, exe string) context.Context {
 	})
 	return ctx
 }
-
