@@ -2150,6 +2150,13 @@ func (ec *executionContext) marshalOArtifact2githubᚗcomᚋscidexᚋsubstrate�
 	return ec._Artifact(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOLink2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐLink(ctx context.Context, sel ast.SelectionSet, v *model.Link) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Link(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOLinkDirection2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐLinkDirection(ctx context.Context, v any) (*model.LinkDirection, error) {
 	if v == nil {
 		return nil, nil

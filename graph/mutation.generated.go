@@ -20,11 +20,87 @@ import (
 type MutationResolver interface {
 	CreateArtifact(ctx context.Context, input model.CreateArtifactInput) (model.CreateArtifactResult, error)
 	UpdateArtifact(ctx context.Context, input model.UpdateArtifactInput) (model.UpdateArtifactResult, error)
+	SupersedeArtifact(ctx context.Context, input model.SupersedeArtifactInput) (model.SupersedeArtifactResult, error)
+	AddComment(ctx context.Context, input model.AddCommentInput) (model.AddCommentResult, error)
+	AddLink(ctx context.Context, input model.AddLinkInput) (model.AddLinkResult, error)
+	AddSignal(ctx context.Context, input model.AddSignalInput) (model.AddSignalResult, error)
+	Cite(ctx context.Context, input model.CiteInput) (model.CiteResult, error)
+	Batch(ctx context.Context, input model.BatchInput) (*model.BatchResult, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
 
 // region    ***************************** args.gotpl *****************************
+
+func (ec *executionContext) field_Mutation_addComment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.AddCommentInput, error) {
+			return ec.unmarshalNAddCommentInput2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐAddCommentInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_addLink_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.AddLinkInput, error) {
+			return ec.unmarshalNAddLinkInput2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐAddLinkInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_addSignal_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.AddSignalInput, error) {
+			return ec.unmarshalNAddSignalInput2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐAddSignalInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_batch_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.BatchInput, error) {
+			return ec.unmarshalNBatchInput2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐBatchInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_cite_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CiteInput, error) {
+			return ec.unmarshalNCiteInput2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐCiteInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
 
 func (ec *executionContext) field_Mutation_createArtifact_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
@@ -32,6 +108,20 @@ func (ec *executionContext) field_Mutation_createArtifact_args(ctx context.Conte
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.CreateArtifactInput, error) {
 			return ec.unmarshalNCreateArtifactInput2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐCreateArtifactInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_supersedeArtifact_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.SupersedeArtifactInput, error) {
+			return ec.unmarshalNSupersedeArtifactInput2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐSupersedeArtifactInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -57,6 +147,98 @@ func (ec *executionContext) field_Mutation_updateArtifact_args(ctx context.Conte
 // endregion ***************************** args.gotpl *****************************
 
 // region    **************************** field.gotpl *****************************
+
+func (ec *executionContext) _BatchResult_committed(ctx context.Context, field graphql.CollectedField, obj *model.BatchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BatchResult_committed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Committed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BatchResult_committed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BatchResult", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _BatchResult_results(ctx context.Context, field graphql.CollectedField, obj *model.BatchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BatchResult_results(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Results, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.WriteResult) graphql.Marshaler {
+			return ec.marshalNWriteResult2ᚕgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐWriteResultᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BatchResult_results(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BatchResult", field, false, false, "WriteResult")
+}
+
+func (ec *executionContext) _BatchResult_requestId(ctx context.Context, field graphql.CollectedField, obj *model.BatchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BatchResult_requestId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RequestID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BatchResult_requestId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BatchResult", field, false, false, "String")
+}
+
+func (ec *executionContext) _BatchResult_idempotentReplay(ctx context.Context, field graphql.CollectedField, obj *model.BatchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BatchResult_idempotentReplay(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IdempotentReplay, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BatchResult_idempotentReplay(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BatchResult", field, false, false, "Boolean")
+}
 
 func (ec *executionContext) _Mutation_createArtifact(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
@@ -144,6 +326,293 @@ func (ec *executionContext) fieldContext_Mutation_updateArtifact(ctx context.Con
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_supersedeArtifact(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_supersedeArtifact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SupersedeArtifact(ctx, fc.Args["input"].(model.SupersedeArtifactInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.SupersedeArtifactResult) graphql.Marshaler {
+			return ec.marshalNSupersedeArtifactResult2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐSupersedeArtifactResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_supersedeArtifact(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type SupersedeArtifactResult does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_supersedeArtifact_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_addComment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_addComment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AddComment(ctx, fc.Args["input"].(model.AddCommentInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.AddCommentResult) graphql.Marshaler {
+			return ec.marshalNAddCommentResult2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐAddCommentResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_addComment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type AddCommentResult does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_addComment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_addLink(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_addLink(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AddLink(ctx, fc.Args["input"].(model.AddLinkInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.AddLinkResult) graphql.Marshaler {
+			return ec.marshalNAddLinkResult2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐAddLinkResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_addLink(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type AddLinkResult does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_addLink_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_addSignal(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_addSignal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AddSignal(ctx, fc.Args["input"].(model.AddSignalInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.AddSignalResult) graphql.Marshaler {
+			return ec.marshalNAddSignalResult2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐAddSignalResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_addSignal(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type AddSignalResult does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_addSignal_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_cite(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_cite(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().Cite(ctx, fc.Args["input"].(model.CiteInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.CiteResult) graphql.Marshaler {
+			return ec.marshalNCiteResult2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐCiteResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_cite(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type CiteResult does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_cite_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_batch(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_batch(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().Batch(ctx, fc.Args["input"].(model.BatchInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BatchResult) graphql.Marshaler {
+			return ec.marshalNBatchResult2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐBatchResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_batch(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BatchResult(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_batch_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NotCommitted_message(ctx context.Context, field graphql.CollectedField, obj *model.NotCommitted) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotCommitted_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotCommitted_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NotCommitted", field, false, false, "String")
 }
 
 func (ec *executionContext) _WriteSuccess_ref(ctx context.Context, field graphql.CollectedField, obj *model.WriteSuccess) (ret graphql.Marshaler) {
@@ -293,9 +762,402 @@ func (ec *executionContext) fieldContext_WriteSuccess_idempotentReplay(_ context
 	return graphql.NewScalarFieldContext("WriteSuccess", field, false, false, "Boolean")
 }
 
+func (ec *executionContext) _WriteSuccess_link(ctx context.Context, field graphql.CollectedField, obj *model.WriteSuccess) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WriteSuccess_link(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Link, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Link) graphql.Marshaler {
+			return ec.marshalOLink2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐLink(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WriteSuccess_link(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WriteSuccess",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Link(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 // endregion **************************** field.gotpl *****************************
 
 // region    **************************** input.gotpl *****************************
+
+func (ec *executionContext) unmarshalInputAddCommentInput(ctx context.Context, obj any) (model.AddCommentInput, error) {
+	var it model.AddCommentInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ref", "body", "threadParent", "kind", "idempotencyKey"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ref":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ref"))
+			data, err := ec.unmarshalNRef2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Ref = data
+		case "body":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("body"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Body = data
+		case "threadParent":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("threadParent"))
+			data, err := ec.unmarshalORef2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ThreadParent = data
+		case "kind":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("kind"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Kind = data
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalAddCommentInput unmarshals raw into the AddCommentInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalAddCommentInput(ctx context.Context, raw any) (model.AddCommentInput, error) {
+	var out model.AddCommentInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "AddCommentInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputAddLinkInput(ctx context.Context, obj any) (model.AddLinkInput, error) {
+	var it model.AddLinkInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"from", "predicate", "to", "evidence", "idempotencyKey"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "from":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("from"))
+			data, err := ec.unmarshalNRef2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.From = data
+		case "predicate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("predicate"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Predicate = data
+		case "to":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("to"))
+			data, err := ec.unmarshalNRef2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.To = data
+		case "evidence":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("evidence"))
+			data, err := ec.unmarshalORef2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Evidence = data
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalAddLinkInput unmarshals raw into the AddLinkInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalAddLinkInput(ctx context.Context, raw any) (model.AddLinkInput, error) {
+	var out model.AddLinkInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "AddLinkInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputAddSignalInput(ctx context.Context, obj any) (model.AddSignalInput, error) {
+	var it model.AddSignalInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ref", "kind", "dimension", "value", "weight", "reason", "metadata", "idempotencyKey"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ref":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ref"))
+			data, err := ec.unmarshalNRef2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Ref = data
+		case "kind":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("kind"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Kind = data
+		case "dimension":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dimension"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Dimension = data
+		case "value":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("value"))
+			data, err := ec.unmarshalNFloat2float64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Value = data
+		case "weight":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("weight"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Weight = data
+		case "reason":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reason"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Reason = data
+		case "metadata":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metadata"))
+			data, err := ec.unmarshalOJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Metadata = data
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalAddSignalInput unmarshals raw into the AddSignalInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalAddSignalInput(ctx context.Context, raw any) (model.AddSignalInput, error) {
+	var out model.AddSignalInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "AddSignalInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputBatchInput(ctx context.Context, obj any) (model.BatchInput, error) {
+	var it model.BatchInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["atomic"]; !present {
+		asMap["atomic"] = true
+	}
+
+	fieldsInOrder := [...]string{"writes", "atomic", "idempotencyKey"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "writes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("writes"))
+			data, err := ec.unmarshalNWriteInput2ᚕᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐWriteInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Writes = data
+		case "atomic":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("atomic"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Atomic = data
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalBatchInput unmarshals raw into the BatchInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalBatchInput(ctx context.Context, raw any) (model.BatchInput, error) {
+	var out model.BatchInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "BatchInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputCiteInput(ctx context.Context, obj any) (model.CiteInput, error) {
+	var it model.CiteInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ref", "pmid", "span", "claim", "idempotencyKey"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ref":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ref"))
+			data, err := ec.unmarshalNRef2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Ref = data
+		case "pmid":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pmid"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Pmid = data
+		case "span":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("span"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Span = data
+		case "claim":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("claim"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Claim = data
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCiteInput unmarshals raw into the CiteInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCiteInput(ctx context.Context, raw any) (model.CiteInput, error) {
+	var out model.CiteInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CiteInput", raw, &out)
+	return out, err
+}
 
 func (ec *executionContext) unmarshalInputCreateArtifactInput(ctx context.Context, obj any) (model.CreateArtifactInput, error) {
 	var it model.CreateArtifactInput
@@ -371,6 +1233,69 @@ func (ec *executionContext) unmarshalInputCreateArtifactInput(ctx context.Contex
 func UnmarshalCreateArtifactInput(ctx context.Context, raw any) (model.CreateArtifactInput, error) {
 	var out model.CreateArtifactInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateArtifactInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputSupersedeArtifactInput(ctx context.Context, obj any) (model.SupersedeArtifactInput, error) {
+	var it model.SupersedeArtifactInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ref", "replacement", "reason", "idempotencyKey"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ref":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ref"))
+			data, err := ec.unmarshalNRef2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Ref = data
+		case "replacement":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("replacement"))
+			data, err := ec.unmarshalORef2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Replacement = data
+		case "reason":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reason"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Reason = data
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalSupersedeArtifactInput unmarshals raw into the SupersedeArtifactInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalSupersedeArtifactInput(ctx context.Context, raw any) (model.SupersedeArtifactInput, error) {
+	var out model.SupersedeArtifactInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SupersedeArtifactInput", raw, &out)
 	return out, err
 }
 
@@ -458,9 +1383,334 @@ func UnmarshalUpdateArtifactInput(ctx context.Context, raw any) (model.UpdateArt
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputWriteInput(ctx context.Context, obj any) (model.WriteInput, error) {
+	var it model.WriteInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"alias", "createArtifact", "updateArtifact", "supersedeArtifact", "addComment", "addLink", "addSignal", "cite"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "alias":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("alias"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Alias = data
+		case "createArtifact":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createArtifact"))
+			data, err := ec.unmarshalOCreateArtifactInput2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐCreateArtifactInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreateArtifact = data
+		case "updateArtifact":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updateArtifact"))
+			data, err := ec.unmarshalOUpdateArtifactInput2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐUpdateArtifactInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdateArtifact = data
+		case "supersedeArtifact":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("supersedeArtifact"))
+			data, err := ec.unmarshalOSupersedeArtifactInput2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐSupersedeArtifactInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SupersedeArtifact = data
+		case "addComment":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("addComment"))
+			data, err := ec.unmarshalOAddCommentInput2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐAddCommentInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AddComment = data
+		case "addLink":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("addLink"))
+			data, err := ec.unmarshalOAddLinkInput2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐAddLinkInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AddLink = data
+		case "addSignal":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("addSignal"))
+			data, err := ec.unmarshalOAddSignalInput2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐAddSignalInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AddSignal = data
+		case "cite":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("cite"))
+			data, err := ec.unmarshalOCiteInput2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐCiteInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Cite = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalWriteInput unmarshals raw into the WriteInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalWriteInput(ctx context.Context, raw any) (model.WriteInput, error) {
+	var out model.WriteInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "WriteInput", raw, &out)
+	return out, err
+}
+
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
+
+func (ec *executionContext) _AddCommentResult(ctx context.Context, sel ast.SelectionSet, obj model.AddCommentResult) graphql.Marshaler {
+	switch obj := (obj).(type) {
+	case nil:
+		return graphql.Null
+	case model.ValidationFailed:
+		return ec._ValidationFailed(ctx, sel, &obj)
+	case *model.ValidationFailed:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._ValidationFailed(ctx, sel, obj)
+	case model.RateLimited:
+		return ec._RateLimited(ctx, sel, &obj)
+	case *model.RateLimited:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._RateLimited(ctx, sel, obj)
+	case model.PermissionDenied:
+		return ec._PermissionDenied(ctx, sel, &obj)
+	case *model.PermissionDenied:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._PermissionDenied(ctx, sel, obj)
+	case model.NotFound:
+		return ec._NotFound(ctx, sel, &obj)
+	case *model.NotFound:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._NotFound(ctx, sel, obj)
+	case model.IdempotencyKeyReuse:
+		return ec._IdempotencyKeyReuse(ctx, sel, &obj)
+	case *model.IdempotencyKeyReuse:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._IdempotencyKeyReuse(ctx, sel, obj)
+	case model.WriteSuccess:
+		return ec._WriteSuccess(ctx, sel, &obj)
+	case *model.WriteSuccess:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._WriteSuccess(ctx, sel, obj)
+	default:
+		if typedObj, ok := obj.(graphql.Marshaler); ok {
+			return typedObj
+		} else {
+			panic(fmt.Errorf("unexpected type %T; non-generated variants of AddCommentResult must implement graphql.Marshaler", obj))
+		}
+	}
+}
+
+func (ec *executionContext) _AddLinkResult(ctx context.Context, sel ast.SelectionSet, obj model.AddLinkResult) graphql.Marshaler {
+	switch obj := (obj).(type) {
+	case nil:
+		return graphql.Null
+	case model.ValidationFailed:
+		return ec._ValidationFailed(ctx, sel, &obj)
+	case *model.ValidationFailed:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._ValidationFailed(ctx, sel, obj)
+	case model.RateLimited:
+		return ec._RateLimited(ctx, sel, &obj)
+	case *model.RateLimited:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._RateLimited(ctx, sel, obj)
+	case model.PermissionDenied:
+		return ec._PermissionDenied(ctx, sel, &obj)
+	case *model.PermissionDenied:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._PermissionDenied(ctx, sel, obj)
+	case model.NotFound:
+		return ec._NotFound(ctx, sel, &obj)
+	case *model.NotFound:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._NotFound(ctx, sel, obj)
+	case model.LinkTargetMissing:
+		return ec._LinkTargetMissing(ctx, sel, &obj)
+	case *model.LinkTargetMissing:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._LinkTargetMissing(ctx, sel, obj)
+	case model.IdempotencyKeyReuse:
+		return ec._IdempotencyKeyReuse(ctx, sel, &obj)
+	case *model.IdempotencyKeyReuse:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._IdempotencyKeyReuse(ctx, sel, obj)
+	case model.WriteSuccess:
+		return ec._WriteSuccess(ctx, sel, &obj)
+	case *model.WriteSuccess:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._WriteSuccess(ctx, sel, obj)
+	default:
+		if typedObj, ok := obj.(graphql.Marshaler); ok {
+			return typedObj
+		} else {
+			panic(fmt.Errorf("unexpected type %T; non-generated variants of AddLinkResult must implement graphql.Marshaler", obj))
+		}
+	}
+}
+
+func (ec *executionContext) _AddSignalResult(ctx context.Context, sel ast.SelectionSet, obj model.AddSignalResult) graphql.Marshaler {
+	switch obj := (obj).(type) {
+	case nil:
+		return graphql.Null
+	case model.ValidationFailed:
+		return ec._ValidationFailed(ctx, sel, &obj)
+	case *model.ValidationFailed:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._ValidationFailed(ctx, sel, obj)
+	case model.RateLimited:
+		return ec._RateLimited(ctx, sel, &obj)
+	case *model.RateLimited:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._RateLimited(ctx, sel, obj)
+	case model.PermissionDenied:
+		return ec._PermissionDenied(ctx, sel, &obj)
+	case *model.PermissionDenied:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._PermissionDenied(ctx, sel, obj)
+	case model.NotFound:
+		return ec._NotFound(ctx, sel, &obj)
+	case *model.NotFound:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._NotFound(ctx, sel, obj)
+	case model.IdempotencyKeyReuse:
+		return ec._IdempotencyKeyReuse(ctx, sel, &obj)
+	case *model.IdempotencyKeyReuse:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._IdempotencyKeyReuse(ctx, sel, obj)
+	case model.WriteSuccess:
+		return ec._WriteSuccess(ctx, sel, &obj)
+	case *model.WriteSuccess:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._WriteSuccess(ctx, sel, obj)
+	default:
+		if typedObj, ok := obj.(graphql.Marshaler); ok {
+			return typedObj
+		} else {
+			panic(fmt.Errorf("unexpected type %T; non-generated variants of AddSignalResult must implement graphql.Marshaler", obj))
+		}
+	}
+}
+
+func (ec *executionContext) _CiteResult(ctx context.Context, sel ast.SelectionSet, obj model.CiteResult) graphql.Marshaler {
+	switch obj := (obj).(type) {
+	case nil:
+		return graphql.Null
+	case model.ValidationFailed:
+		return ec._ValidationFailed(ctx, sel, &obj)
+	case *model.ValidationFailed:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._ValidationFailed(ctx, sel, obj)
+	case model.RateLimited:
+		return ec._RateLimited(ctx, sel, &obj)
+	case *model.RateLimited:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._RateLimited(ctx, sel, obj)
+	case model.PermissionDenied:
+		return ec._PermissionDenied(ctx, sel, &obj)
+	case *model.PermissionDenied:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._PermissionDenied(ctx, sel, obj)
+	case model.NotFound:
+		return ec._NotFound(ctx, sel, &obj)
+	case *model.NotFound:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._NotFound(ctx, sel, obj)
+	case model.LinkTargetMissing:
+		return ec._LinkTargetMissing(ctx, sel, &obj)
+	case *model.LinkTargetMissing:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._LinkTargetMissing(ctx, sel, obj)
+	case model.IdempotencyKeyReuse:
+		return ec._IdempotencyKeyReuse(ctx, sel, &obj)
+	case *model.IdempotencyKeyReuse:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._IdempotencyKeyReuse(ctx, sel, obj)
+	case model.WriteSuccess:
+		return ec._WriteSuccess(ctx, sel, &obj)
+	case *model.WriteSuccess:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._WriteSuccess(ctx, sel, obj)
+	default:
+		if typedObj, ok := obj.(graphql.Marshaler); ok {
+			return typedObj
+		} else {
+			panic(fmt.Errorf("unexpected type %T; non-generated variants of CiteResult must implement graphql.Marshaler", obj))
+		}
+	}
+}
 
 func (ec *executionContext) _CreateArtifactResult(ctx context.Context, sel ast.SelectionSet, obj model.CreateArtifactResult) graphql.Marshaler {
 	switch obj := (obj).(type) {
@@ -506,6 +1756,61 @@ func (ec *executionContext) _CreateArtifactResult(ctx context.Context, sel ast.S
 			return typedObj
 		} else {
 			panic(fmt.Errorf("unexpected type %T; non-generated variants of CreateArtifactResult must implement graphql.Marshaler", obj))
+		}
+	}
+}
+
+func (ec *executionContext) _SupersedeArtifactResult(ctx context.Context, sel ast.SelectionSet, obj model.SupersedeArtifactResult) graphql.Marshaler {
+	switch obj := (obj).(type) {
+	case nil:
+		return graphql.Null
+	case model.ValidationFailed:
+		return ec._ValidationFailed(ctx, sel, &obj)
+	case *model.ValidationFailed:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._ValidationFailed(ctx, sel, obj)
+	case model.RateLimited:
+		return ec._RateLimited(ctx, sel, &obj)
+	case *model.RateLimited:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._RateLimited(ctx, sel, obj)
+	case model.PermissionDenied:
+		return ec._PermissionDenied(ctx, sel, &obj)
+	case *model.PermissionDenied:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._PermissionDenied(ctx, sel, obj)
+	case model.NotFound:
+		return ec._NotFound(ctx, sel, &obj)
+	case *model.NotFound:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._NotFound(ctx, sel, obj)
+	case model.IdempotencyKeyReuse:
+		return ec._IdempotencyKeyReuse(ctx, sel, &obj)
+	case *model.IdempotencyKeyReuse:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._IdempotencyKeyReuse(ctx, sel, obj)
+	case model.WriteSuccess:
+		return ec._WriteSuccess(ctx, sel, &obj)
+	case *model.WriteSuccess:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._WriteSuccess(ctx, sel, obj)
+	default:
+		if typedObj, ok := obj.(graphql.Marshaler); ok {
+			return typedObj
+		} else {
+			panic(fmt.Errorf("unexpected type %T; non-generated variants of SupersedeArtifactResult must implement graphql.Marshaler", obj))
 		}
 	}
 }
@@ -586,9 +1891,147 @@ func (ec *executionContext) _UpdateArtifactResult(ctx context.Context, sel ast.S
 	}
 }
 
+func (ec *executionContext) _WriteResult(ctx context.Context, sel ast.SelectionSet, obj model.WriteResult) graphql.Marshaler {
+	switch obj := (obj).(type) {
+	case nil:
+		return graphql.Null
+	case model.VersionConflict:
+		return ec._VersionConflict(ctx, sel, &obj)
+	case *model.VersionConflict:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._VersionConflict(ctx, sel, obj)
+	case model.ValidationFailed:
+		return ec._ValidationFailed(ctx, sel, &obj)
+	case *model.ValidationFailed:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._ValidationFailed(ctx, sel, obj)
+	case model.RateLimited:
+		return ec._RateLimited(ctx, sel, &obj)
+	case *model.RateLimited:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._RateLimited(ctx, sel, obj)
+	case model.PermissionDenied:
+		return ec._PermissionDenied(ctx, sel, &obj)
+	case *model.PermissionDenied:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._PermissionDenied(ctx, sel, obj)
+	case model.NotFound:
+		return ec._NotFound(ctx, sel, &obj)
+	case *model.NotFound:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._NotFound(ctx, sel, obj)
+	case model.MutabilityViolation:
+		return ec._MutabilityViolation(ctx, sel, &obj)
+	case *model.MutabilityViolation:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._MutabilityViolation(ctx, sel, obj)
+	case model.LinkTargetMissing:
+		return ec._LinkTargetMissing(ctx, sel, &obj)
+	case *model.LinkTargetMissing:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._LinkTargetMissing(ctx, sel, obj)
+	case model.LifecycleViolation:
+		return ec._LifecycleViolation(ctx, sel, &obj)
+	case *model.LifecycleViolation:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._LifecycleViolation(ctx, sel, obj)
+	case model.IdempotencyKeyReuse:
+		return ec._IdempotencyKeyReuse(ctx, sel, &obj)
+	case *model.IdempotencyKeyReuse:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._IdempotencyKeyReuse(ctx, sel, obj)
+	case model.WriteSuccess:
+		return ec._WriteSuccess(ctx, sel, &obj)
+	case *model.WriteSuccess:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._WriteSuccess(ctx, sel, obj)
+	case model.NotCommitted:
+		return ec._NotCommitted(ctx, sel, &obj)
+	case *model.NotCommitted:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._NotCommitted(ctx, sel, obj)
+	default:
+		if typedObj, ok := obj.(graphql.Marshaler); ok {
+			return typedObj
+		} else {
+			panic(fmt.Errorf("unexpected type %T; non-generated variants of WriteResult must implement graphql.Marshaler", obj))
+		}
+	}
+}
+
 // endregion ************************** interface.gotpl ***************************
 
 // region    **************************** object.gotpl ****************************
+
+var batchResultImplementors = []string{"BatchResult"}
+
+func (ec *executionContext) _BatchResult(ctx context.Context, sel ast.SelectionSet, obj *model.BatchResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, batchResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BatchResult")
+		case "committed":
+			out.Values[i] = ec._BatchResult_committed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "results":
+			out.Values[i] = ec._BatchResult_results(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "requestId":
+			out.Values[i] = ec._BatchResult_requestId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "idempotentReplay":
+			out.Values[i] = ec._BatchResult_idempotentReplay(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
 
 var mutationImplementors = []string{"Mutation"}
 
@@ -623,6 +2066,48 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "supersedeArtifact":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_supersedeArtifact(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "addComment":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_addComment(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "addLink":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_addLink(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "addSignal":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_addSignal(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cite":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_cite(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "batch":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_batch(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -640,7 +2125,40 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 	return out
 }
 
-var writeSuccessImplementors = []string{"WriteSuccess", "CreateArtifactResult", "UpdateArtifactResult"}
+var notCommittedImplementors = []string{"NotCommitted", "WriteResult"}
+
+func (ec *executionContext) _NotCommitted(ctx context.Context, sel ast.SelectionSet, obj *model.NotCommitted) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, notCommittedImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NotCommitted")
+		case "message":
+			out.Values[i] = ec._NotCommitted_message(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var writeSuccessImplementors = []string{"WriteSuccess", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult"}
 
 func (ec *executionContext) _WriteSuccess(ctx context.Context, sel ast.SelectionSet, obj *model.WriteSuccess) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, writeSuccessImplementors)
@@ -681,6 +2199,11 @@ func (ec *executionContext) _WriteSuccess(ctx context.Context, sel ast.Selection
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "link":
+			out.Values[i] = ec._WriteSuccess_link(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -702,6 +2225,71 @@ func (ec *executionContext) _WriteSuccess(ctx context.Context, sel ast.Selection
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) unmarshalNAddCommentInput2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐAddCommentInput(ctx context.Context, v any) (model.AddCommentInput, error) {
+	res, err := ec.unmarshalInputAddCommentInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAddCommentResult2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐAddCommentResult(ctx context.Context, sel ast.SelectionSet, v model.AddCommentResult) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AddCommentResult!")
+		return graphql.Null
+	}
+	return ec._AddCommentResult(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAddLinkInput2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐAddLinkInput(ctx context.Context, v any) (model.AddLinkInput, error) {
+	res, err := ec.unmarshalInputAddLinkInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAddLinkResult2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐAddLinkResult(ctx context.Context, sel ast.SelectionSet, v model.AddLinkResult) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AddLinkResult!")
+		return graphql.Null
+	}
+	return ec._AddLinkResult(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAddSignalInput2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐAddSignalInput(ctx context.Context, v any) (model.AddSignalInput, error) {
+	res, err := ec.unmarshalInputAddSignalInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAddSignalResult2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐAddSignalResult(ctx context.Context, sel ast.SelectionSet, v model.AddSignalResult) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AddSignalResult!")
+		return graphql.Null
+	}
+	return ec._AddSignalResult(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNBatchInput2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐBatchInput(ctx context.Context, v any) (model.BatchInput, error) {
+	res, err := ec.unmarshalInputBatchInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNBatchResult2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐBatchResult(ctx context.Context, sel ast.SelectionSet, v *model.BatchResult) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "BatchResult!")
+		return graphql.Null
+	}
+	return ec._BatchResult(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCiteInput2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐCiteInput(ctx context.Context, v any) (model.CiteInput, error) {
+	res, err := ec.unmarshalInputCiteInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCiteResult2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐCiteResult(ctx context.Context, sel ast.SelectionSet, v model.CiteResult) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CiteResult!")
+		return graphql.Null
+	}
+	return ec._CiteResult(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNCreateArtifactInput2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐCreateArtifactInput(ctx context.Context, v any) (model.CreateArtifactInput, error) {
 	res, err := ec.unmarshalInputCreateArtifactInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -715,6 +2303,19 @@ func (ec *executionContext) marshalNCreateArtifactResult2githubᚗcomᚋscidex�
 	return ec._CreateArtifactResult(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNSupersedeArtifactInput2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐSupersedeArtifactInput(ctx context.Context, v any) (model.SupersedeArtifactInput, error) {
+	res, err := ec.unmarshalInputSupersedeArtifactInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSupersedeArtifactResult2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐSupersedeArtifactResult(ctx context.Context, sel ast.SelectionSet, v model.SupersedeArtifactResult) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SupersedeArtifactResult!")
+		return graphql.Null
+	}
+	return ec._SupersedeArtifactResult(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNUpdateArtifactInput2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐUpdateArtifactInput(ctx context.Context, v any) (model.UpdateArtifactInput, error) {
 	res, err := ec.unmarshalInputUpdateArtifactInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -726,6 +2327,105 @@ func (ec *executionContext) marshalNUpdateArtifactResult2githubᚗcomᚋscidex�
 		return graphql.Null
 	}
 	return ec._UpdateArtifactResult(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNWriteInput2ᚕᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐWriteInputᚄ(ctx context.Context, v any) ([]*model.WriteInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.WriteInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNWriteInput2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐWriteInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNWriteInput2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐWriteInput(ctx context.Context, v any) (*model.WriteInput, error) {
+	res, err := ec.unmarshalInputWriteInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNWriteResult2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐWriteResult(ctx context.Context, sel ast.SelectionSet, v model.WriteResult) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "WriteResult!")
+		return graphql.Null
+	}
+	return ec._WriteResult(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNWriteResult2ᚕgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐWriteResultᚄ(ctx context.Context, sel ast.SelectionSet, v []model.WriteResult) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWriteResult2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐWriteResult(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOAddCommentInput2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐAddCommentInput(ctx context.Context, v any) (*model.AddCommentInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputAddCommentInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOAddLinkInput2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐAddLinkInput(ctx context.Context, v any) (*model.AddLinkInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputAddLinkInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOAddSignalInput2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐAddSignalInput(ctx context.Context, v any) (*model.AddSignalInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputAddSignalInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOCiteInput2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐCiteInput(ctx context.Context, v any) (*model.CiteInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputCiteInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOCreateArtifactInput2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐCreateArtifactInput(ctx context.Context, v any) (*model.CreateArtifactInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputCreateArtifactInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOSupersedeArtifactInput2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐSupersedeArtifactInput(ctx context.Context, v any) (*model.SupersedeArtifactInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputSupersedeArtifactInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOUpdateArtifactInput2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐUpdateArtifactInput(ctx context.Context, v any) (*model.UpdateArtifactInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputUpdateArtifactInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 // endregion ***************************** type.gotpl *****************************

@@ -1783,7 +1783,7 @@ func (ec *executionContext) _Problem(ctx context.Context, sel ast.SelectionSet, 
 
 // region    **************************** object.gotpl ****************************
 
-var idempotencyKeyReuseImplementors = []string{"IdempotencyKeyReuse", "CreateArtifactResult", "UpdateArtifactResult", "Problem"}
+var idempotencyKeyReuseImplementors = []string{"IdempotencyKeyReuse", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem"}
 
 func (ec *executionContext) _IdempotencyKeyReuse(ctx context.Context, sel ast.SelectionSet, obj *model.IdempotencyKeyReuse) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, idempotencyKeyReuseImplementors)
@@ -1841,7 +1841,7 @@ func (ec *executionContext) _IdempotencyKeyReuse(ctx context.Context, sel ast.Se
 	return out
 }
 
-var lifecycleViolationImplementors = []string{"LifecycleViolation", "UpdateArtifactResult", "Problem"}
+var lifecycleViolationImplementors = []string{"LifecycleViolation", "UpdateArtifactResult", "WriteResult", "Problem"}
 
 func (ec *executionContext) _LifecycleViolation(ctx context.Context, sel ast.SelectionSet, obj *model.LifecycleViolation) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, lifecycleViolationImplementors)
@@ -1914,7 +1914,7 @@ func (ec *executionContext) _LifecycleViolation(ctx context.Context, sel ast.Sel
 	return out
 }
 
-var linkTargetMissingImplementors = []string{"LinkTargetMissing", "Problem"}
+var linkTargetMissingImplementors = []string{"LinkTargetMissing", "AddLinkResult", "CiteResult", "WriteResult", "Problem"}
 
 func (ec *executionContext) _LinkTargetMissing(ctx context.Context, sel ast.SelectionSet, obj *model.LinkTargetMissing) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, linkTargetMissingImplementors)
@@ -2025,7 +2025,7 @@ func (ec *executionContext) _MergeHint(ctx context.Context, sel ast.SelectionSet
 	return out
 }
 
-var mutabilityViolationImplementors = []string{"MutabilityViolation", "UpdateArtifactResult", "Problem"}
+var mutabilityViolationImplementors = []string{"MutabilityViolation", "UpdateArtifactResult", "WriteResult", "Problem"}
 
 func (ec *executionContext) _MutabilityViolation(ctx context.Context, sel ast.SelectionSet, obj *model.MutabilityViolation) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, mutabilityViolationImplementors)
@@ -2088,7 +2088,7 @@ func (ec *executionContext) _MutabilityViolation(ctx context.Context, sel ast.Se
 	return out
 }
 
-var notFoundImplementors = []string{"NotFound", "UpdateArtifactResult", "Problem"}
+var notFoundImplementors = []string{"NotFound", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem"}
 
 func (ec *executionContext) _NotFound(ctx context.Context, sel ast.SelectionSet, obj *model.NotFound) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, notFoundImplementors)
@@ -2146,7 +2146,7 @@ func (ec *executionContext) _NotFound(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
-var permissionDeniedImplementors = []string{"PermissionDenied", "CreateArtifactResult", "UpdateArtifactResult", "Problem"}
+var permissionDeniedImplementors = []string{"PermissionDenied", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem"}
 
 func (ec *executionContext) _PermissionDenied(ctx context.Context, sel ast.SelectionSet, obj *model.PermissionDenied) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, permissionDeniedImplementors)
@@ -2199,7 +2199,7 @@ func (ec *executionContext) _PermissionDenied(ctx context.Context, sel ast.Selec
 	return out
 }
 
-var rateLimitedImplementors = []string{"RateLimited", "CreateArtifactResult", "UpdateArtifactResult", "Problem"}
+var rateLimitedImplementors = []string{"RateLimited", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem"}
 
 func (ec *executionContext) _RateLimited(ctx context.Context, sel ast.SelectionSet, obj *model.RateLimited) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, rateLimitedImplementors)
@@ -2252,7 +2252,7 @@ func (ec *executionContext) _RateLimited(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
-var validationFailedImplementors = []string{"ValidationFailed", "CreateArtifactResult", "UpdateArtifactResult", "Problem"}
+var validationFailedImplementors = []string{"ValidationFailed", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem"}
 
 func (ec *executionContext) _ValidationFailed(ctx context.Context, sel ast.SelectionSet, obj *model.ValidationFailed) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, validationFailedImplementors)
@@ -2363,7 +2363,7 @@ func (ec *executionContext) _ValidationProblem(ctx context.Context, sel ast.Sele
 	return out
 }
 
-var versionConflictImplementors = []string{"VersionConflict", "UpdateArtifactResult", "Problem"}
+var versionConflictImplementors = []string{"VersionConflict", "UpdateArtifactResult", "WriteResult", "Problem"}
 
 func (ec *executionContext) _VersionConflict(ctx context.Context, sel ast.SelectionSet, obj *model.VersionConflict) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, versionConflictImplementors)

@@ -21,6 +21,7 @@ type QueryResolver interface {
 	Node(ctx context.Context, id string) (model.Node, error)
 	Artifact(ctx context.Context, ref string) (model.Artifact, error)
 	Artifacts(ctx context.Context, typeArg string, filter model.JSON, orderBy *model.ArtifactOrder, first *int, after *string) (*model.ArtifactConnection, error)
+	Diff(ctx context.Context, from string, to string) (*model.ArtifactDiff, error)
 	Schema(ctx context.Context, typeArg string, version *int) (*model.SchemaDoc, error)
 	Schemas(ctx context.Context) ([]*model.SchemaDoc, error)
 	Me(ctx context.Context) (*model.Actor, error)
@@ -104,6 +105,28 @@ func (ec *executionContext) field_Query_artifacts_args(ctx context.Context, rawA
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_diff_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNRef2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNRef2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_node_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -143,6 +166,171 @@ func (ec *executionContext) field_Query_schema_args(ctx context.Context, rawArgs
 // endregion ***************************** args.gotpl *****************************
 
 // region    **************************** field.gotpl *****************************
+
+func (ec *executionContext) _ArtifactDiff_from(ctx context.Context, field graphql.CollectedField, obj *model.ArtifactDiff) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ArtifactDiff_from(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.From, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.Artifact) graphql.Marshaler {
+			return ec.marshalNArtifact2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐArtifact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ArtifactDiff_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ArtifactDiff",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ArtifactDiff_to(ctx context.Context, field graphql.CollectedField, obj *model.ArtifactDiff) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ArtifactDiff_to(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.To, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.Artifact) graphql.Marshaler {
+			return ec.marshalNArtifact2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐArtifact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ArtifactDiff_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ArtifactDiff",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ArtifactDiff_patch(ctx context.Context, field graphql.CollectedField, obj *model.ArtifactDiff) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ArtifactDiff_patch(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Patch, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ArtifactDiff_patch(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ArtifactDiff", field, false, false, "JSON")
+}
+
+func (ec *executionContext) _ArtifactDiff_textDiffs(ctx context.Context, field graphql.CollectedField, obj *model.ArtifactDiff) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ArtifactDiff_textDiffs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TextDiffs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.TextFieldDiff) graphql.Marshaler {
+			return ec.marshalNTextFieldDiff2ᚕᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐTextFieldDiffᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ArtifactDiff_textDiffs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ArtifactDiff",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TextFieldDiff(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DiffOp_op(ctx context.Context, field graphql.CollectedField, obj *model.DiffOp) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DiffOp_op(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Op, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.DiffOpKind) graphql.Marshaler {
+			return ec.marshalNDiffOpKind2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐDiffOpKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DiffOp_op(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DiffOp", field, false, false, "DiffOpKind")
+}
+
+func (ec *executionContext) _DiffOp_text(ctx context.Context, field graphql.CollectedField, obj *model.DiffOp) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DiffOp_text(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Text, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DiffOp_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DiffOp", field, false, false, "String")
+}
 
 func (ec *executionContext) _Query_node(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
@@ -270,6 +458,50 @@ func (ec *executionContext) fieldContext_Query_artifacts(ctx context.Context, fi
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_artifacts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_diff(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_diff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Diff(ctx, fc.Args["from"].(string), fc.Args["to"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ArtifactDiff) graphql.Marshaler {
+			return ec.marshalNArtifactDiff2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐArtifactDiff(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_diff(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ArtifactDiff(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_diff_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -690,6 +922,84 @@ func (ec *executionContext) fieldContext_SchemaDoc_document(_ context.Context, f
 	return graphql.NewScalarFieldContext("SchemaDoc", field, false, false, "JSON")
 }
 
+func (ec *executionContext) _TextFieldDiff_path(ctx context.Context, field graphql.CollectedField, obj *model.TextFieldDiff) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextFieldDiff_path(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Path, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextFieldDiff_path(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TextFieldDiff", field, false, false, "String")
+}
+
+func (ec *executionContext) _TextFieldDiff_ops(ctx context.Context, field graphql.CollectedField, obj *model.TextFieldDiff) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextFieldDiff_ops(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ops, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.DiffOp) graphql.Marshaler {
+			return ec.marshalNDiffOp2ᚕᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐDiffOpᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextFieldDiff_ops(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TextFieldDiff",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DiffOp(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TextFieldDiff_unified(ctx context.Context, field graphql.CollectedField, obj *model.TextFieldDiff) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextFieldDiff_unified(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Unified, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextFieldDiff_unified(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TextFieldDiff", field, false, false, "String")
+}
+
 // endregion **************************** field.gotpl *****************************
 
 // region    **************************** input.gotpl *****************************
@@ -758,6 +1068,92 @@ func UnmarshalArtifactOrder(ctx context.Context, raw any) (model.ArtifactOrder, 
 
 // region    **************************** object.gotpl ****************************
 
+var artifactDiffImplementors = []string{"ArtifactDiff"}
+
+func (ec *executionContext) _ArtifactDiff(ctx context.Context, sel ast.SelectionSet, obj *model.ArtifactDiff) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, artifactDiffImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ArtifactDiff")
+		case "from":
+			out.Values[i] = ec._ArtifactDiff_from(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "to":
+			out.Values[i] = ec._ArtifactDiff_to(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "patch":
+			out.Values[i] = ec._ArtifactDiff_patch(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "textDiffs":
+			out.Values[i] = ec._ArtifactDiff_textDiffs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var diffOpImplementors = []string{"DiffOp"}
+
+func (ec *executionContext) _DiffOp(ctx context.Context, sel ast.SelectionSet, obj *model.DiffOp) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, diffOpImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DiffOp")
+		case "op":
+			out.Values[i] = ec._DiffOp_op(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "text":
+			out.Values[i] = ec._DiffOp_text(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var queryImplementors = []string{"Query"}
 
 func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -794,6 +1190,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_artifacts(ctx, field)
+				})
+		case "diff":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_diff(ctx, field)
 				})
 		case "schema":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -922,9 +1324,60 @@ func (ec *executionContext) _SchemaDoc(ctx context.Context, sel ast.SelectionSet
 	return out
 }
 
+var textFieldDiffImplementors = []string{"TextFieldDiff"}
+
+func (ec *executionContext) _TextFieldDiff(ctx context.Context, sel ast.SelectionSet, obj *model.TextFieldDiff) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, textFieldDiffImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TextFieldDiff")
+		case "path":
+			out.Values[i] = ec._TextFieldDiff_path(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "ops":
+			out.Values[i] = ec._TextFieldDiff_ops(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unified":
+			out.Values[i] = ec._TextFieldDiff_unified(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 // endregion **************************** object.gotpl ****************************
 
 // region    ***************************** type.gotpl *****************************
+
+func (ec *executionContext) marshalNArtifactDiff2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐArtifactDiff(ctx context.Context, sel ast.SelectionSet, v *model.ArtifactDiff) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ArtifactDiff!")
+		return graphql.Null
+	}
+	return ec._ArtifactDiff(ctx, sel, v)
+}
 
 func (ec *executionContext) unmarshalNArtifactOrderField2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐArtifactOrderField(ctx context.Context, v any) (model.ArtifactOrderField, error) {
 	var res model.ArtifactOrderField
@@ -933,6 +1386,40 @@ func (ec *executionContext) unmarshalNArtifactOrderField2githubᚗcomᚋscidex�
 }
 
 func (ec *executionContext) marshalNArtifactOrderField2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐArtifactOrderField(ctx context.Context, sel ast.SelectionSet, v model.ArtifactOrderField) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNDiffOp2ᚕᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐDiffOpᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.DiffOp) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDiffOp2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐDiffOp(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNDiffOp2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐDiffOp(ctx context.Context, sel ast.SelectionSet, v *model.DiffOp) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DiffOp!")
+		return graphql.Null
+	}
+	return ec._DiffOp(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDiffOpKind2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐDiffOpKind(ctx context.Context, v any) (model.DiffOpKind, error) {
+	var res model.DiffOpKind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDiffOpKind2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐDiffOpKind(ctx context.Context, sel ast.SelectionSet, v model.DiffOpKind) graphql.Marshaler {
 	return v
 }
 
@@ -968,6 +1455,30 @@ func (ec *executionContext) marshalNSchemaDoc2ᚖgithubᚗcomᚋscidexᚋsubstra
 		return graphql.Null
 	}
 	return ec._SchemaDoc(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTextFieldDiff2ᚕᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐTextFieldDiffᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.TextFieldDiff) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTextFieldDiff2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐTextFieldDiff(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTextFieldDiff2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐTextFieldDiff(ctx context.Context, sel ast.SelectionSet, v *model.TextFieldDiff) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TextFieldDiff!")
+		return graphql.Null
+	}
+	return ec._TextFieldDiff(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOArtifactOrder2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐArtifactOrder(ctx context.Context, v any) (*model.ArtifactOrder, error) {

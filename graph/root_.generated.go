@@ -142,9 +142,23 @@ type ComplexityRoot struct {
 		TotalCount func(childComplexity int) int
 	}
 
+	ArtifactDiff struct {
+		From      func(childComplexity int) int
+		Patch     func(childComplexity int) int
+		TextDiffs func(childComplexity int) int
+		To        func(childComplexity int) int
+	}
+
 	ArtifactEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	BatchResult struct {
+		Committed        func(childComplexity int) int
+		IdempotentReplay func(childComplexity int) int
+		RequestID        func(childComplexity int) int
+		Results          func(childComplexity int) int
 	}
 
 	Comment struct {
@@ -241,6 +255,11 @@ type ComplexityRoot struct {
 		UpdatedAt      func(childComplexity int) int
 		UpdatedBy      func(childComplexity int) int
 		Verdict        func(childComplexity int) int
+	}
+
+	DiffOp struct {
+		Op   func(childComplexity int) int
+		Text func(childComplexity int) int
 	}
 
 	Experiment struct {
@@ -572,8 +591,18 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		CreateArtifact func(childComplexity int, input model.CreateArtifactInput) int
-		UpdateArtifact func(childComplexity int, input model.UpdateArtifactInput) int
+		AddComment        func(childComplexity int, input model.AddCommentInput) int
+		AddLink           func(childComplexity int, input model.AddLinkInput) int
+		AddSignal         func(childComplexity int, input model.AddSignalInput) int
+		Batch             func(childComplexity int, input model.BatchInput) int
+		Cite              func(childComplexity int, input model.CiteInput) int
+		CreateArtifact    func(childComplexity int, input model.CreateArtifactInput) int
+		SupersedeArtifact func(childComplexity int, input model.SupersedeArtifactInput) int
+		UpdateArtifact    func(childComplexity int, input model.UpdateArtifactInput) int
+	}
+
+	NotCommitted struct {
+		Message func(childComplexity int) int
 	}
 
 	NotFound struct {
@@ -649,6 +678,7 @@ type ComplexityRoot struct {
 	Query struct {
 		Artifact  func(childComplexity int, ref string) int
 		Artifacts func(childComplexity int, typeArg string, filter model.JSON, orderBy *model.ArtifactOrder, first *int, after *string) int
+		Diff      func(childComplexity int, from string, to string) int
 		Me        func(childComplexity int) int
 		Node      func(childComplexity int, id string) int
 		Schema    func(childComplexity int, typeArg string, version *int) int
@@ -797,6 +827,12 @@ type ComplexityRoot struct {
 		UpdatedAt         func(childComplexity int) int
 		UpdatedBy         func(childComplexity int) int
 		Warnings          func(childComplexity int) int
+	}
+
+	TextFieldDiff struct {
+		Ops     func(childComplexity int) int
+		Path    func(childComplexity int) int
+		Unified func(childComplexity int) int
 	}
 
 	Tool struct {
@@ -953,6 +989,7 @@ type ComplexityRoot struct {
 		Artifact         func(childComplexity int) int
 		ContentHash      func(childComplexity int) int
 		IdempotentReplay func(childComplexity int) int
+		Link             func(childComplexity int) int
 		Ref              func(childComplexity int) int
 		RequestID        func(childComplexity int) int
 		Warnings         func(childComplexity int) int
@@ -1473,6 +1510,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ArtifactConnection.TotalCount(childComplexity), true
 
+	case "ArtifactDiff.from":
+		if e.ComplexityRoot.ArtifactDiff.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ArtifactDiff.From(childComplexity), true
+	case "ArtifactDiff.patch":
+		if e.ComplexityRoot.ArtifactDiff.Patch == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ArtifactDiff.Patch(childComplexity), true
+	case "ArtifactDiff.textDiffs":
+		if e.ComplexityRoot.ArtifactDiff.TextDiffs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ArtifactDiff.TextDiffs(childComplexity), true
+	case "ArtifactDiff.to":
+		if e.ComplexityRoot.ArtifactDiff.To == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ArtifactDiff.To(childComplexity), true
+
 	case "ArtifactEdge.cursor":
 		if e.ComplexityRoot.ArtifactEdge.Cursor == nil {
 			break
@@ -1485,6 +1547,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ArtifactEdge.Node(childComplexity), true
+
+	case "BatchResult.committed":
+		if e.ComplexityRoot.BatchResult.Committed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BatchResult.Committed(childComplexity), true
+	case "BatchResult.idempotentReplay":
+		if e.ComplexityRoot.BatchResult.IdempotentReplay == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BatchResult.IdempotentReplay(childComplexity), true
+	case "BatchResult.requestId":
+		if e.ComplexityRoot.BatchResult.RequestID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BatchResult.RequestID(childComplexity), true
+	case "BatchResult.results":
+		if e.ComplexityRoot.BatchResult.Results == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BatchResult.Results(childComplexity), true
 
 	case "Comment.anchor":
 		if e.ComplexityRoot.Comment.Anchor == nil {
@@ -2070,6 +2157,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DebateSession.Verdict(childComplexity), true
+
+	case "DiffOp.op":
+		if e.ComplexityRoot.DiffOp.Op == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DiffOp.Op(childComplexity), true
+	case "DiffOp.text":
+		if e.ComplexityRoot.DiffOp.Text == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DiffOp.Text(childComplexity), true
 
 	case "Experiment.aim":
 		if e.ComplexityRoot.Experiment.Aim == nil {
@@ -3927,6 +4027,61 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MutabilityViolation.Retryable(childComplexity), true
 
+	case "Mutation.addComment":
+		if e.ComplexityRoot.Mutation.AddComment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_addComment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AddComment(childComplexity, args["input"].(model.AddCommentInput)), true
+	case "Mutation.addLink":
+		if e.ComplexityRoot.Mutation.AddLink == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_addLink_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AddLink(childComplexity, args["input"].(model.AddLinkInput)), true
+	case "Mutation.addSignal":
+		if e.ComplexityRoot.Mutation.AddSignal == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_addSignal_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AddSignal(childComplexity, args["input"].(model.AddSignalInput)), true
+	case "Mutation.batch":
+		if e.ComplexityRoot.Mutation.Batch == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_batch_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.Batch(childComplexity, args["input"].(model.BatchInput)), true
+	case "Mutation.cite":
+		if e.ComplexityRoot.Mutation.Cite == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_cite_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.Cite(childComplexity, args["input"].(model.CiteInput)), true
 	case "Mutation.createArtifact":
 		if e.ComplexityRoot.Mutation.CreateArtifact == nil {
 			break
@@ -3938,6 +4093,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateArtifact(childComplexity, args["input"].(model.CreateArtifactInput)), true
+	case "Mutation.supersedeArtifact":
+		if e.ComplexityRoot.Mutation.SupersedeArtifact == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_supersedeArtifact_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SupersedeArtifact(childComplexity, args["input"].(model.SupersedeArtifactInput)), true
 	case "Mutation.updateArtifact":
 		if e.ComplexityRoot.Mutation.UpdateArtifact == nil {
 			break
@@ -3949,6 +4115,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateArtifact(childComplexity, args["input"].(model.UpdateArtifactInput)), true
+
+	case "NotCommitted.message":
+		if e.ComplexityRoot.NotCommitted.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotCommitted.Message(childComplexity), true
 
 	case "NotFound.code":
 		if e.ComplexityRoot.NotFound.Code == nil {
@@ -4327,6 +4500,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Artifacts(childComplexity, args["type"].(string), args["filter"].(model.JSON), args["orderBy"].(*model.ArtifactOrder), args["first"].(*int), args["after"].(*string)), true
+	case "Query.diff":
+		if e.ComplexityRoot.Query.Diff == nil {
+			break
+		}
+
+		args, err := ec.field_Query_diff_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Diff(childComplexity, args["from"].(string), args["to"].(string)), true
 
 	case "Query.me":
 		if e.ComplexityRoot.Query.Me == nil {
@@ -5167,6 +5351,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SkillResult.Warnings(childComplexity), true
+
+	case "TextFieldDiff.ops":
+		if e.ComplexityRoot.TextFieldDiff.Ops == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextFieldDiff.Ops(childComplexity), true
+	case "TextFieldDiff.path":
+		if e.ComplexityRoot.TextFieldDiff.Path == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextFieldDiff.Path(childComplexity), true
+	case "TextFieldDiff.unified":
+		if e.ComplexityRoot.TextFieldDiff.Unified == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextFieldDiff.Unified(childComplexity), true
 
 	case "Tool.artifactId":
 		if e.ComplexityRoot.Tool.ArtifactID == nil {
@@ -6027,6 +6230,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.WriteSuccess.IdempotentReplay(childComplexity), true
+	case "WriteSuccess.link":
+		if e.ComplexityRoot.WriteSuccess.Link == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WriteSuccess.Link(childComplexity), true
 	case "WriteSuccess.ref":
 		if e.ComplexityRoot.WriteSuccess.Ref == nil {
 			break
@@ -6055,9 +6264,16 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalers := func() *graphql.InputUnmarshalerIndex {
 		return graphql.NewInputUnmarshalerIndex(
+			graphql.NewInputUnmarshaler("AddCommentInput", ec.unmarshalInputAddCommentInput),
+			graphql.NewInputUnmarshaler("AddLinkInput", ec.unmarshalInputAddLinkInput),
+			graphql.NewInputUnmarshaler("AddSignalInput", ec.unmarshalInputAddSignalInput),
 			graphql.NewInputUnmarshaler("ArtifactOrder", ec.unmarshalInputArtifactOrder),
+			graphql.NewInputUnmarshaler("BatchInput", ec.unmarshalInputBatchInput),
+			graphql.NewInputUnmarshaler("CiteInput", ec.unmarshalInputCiteInput),
 			graphql.NewInputUnmarshaler("CreateArtifactInput", ec.unmarshalInputCreateArtifactInput),
+			graphql.NewInputUnmarshaler("SupersedeArtifactInput", ec.unmarshalInputSupersedeArtifactInput),
 			graphql.NewInputUnmarshaler("UpdateArtifactInput", ec.unmarshalInputUpdateArtifactInput),
+			graphql.NewInputUnmarshaler("WriteInput", ec.unmarshalInputWriteInput),
 		)
 	}
 	first := true
@@ -6184,6 +6400,20 @@ func (ec *executionContext) childFields_ArtifactConnection(ctx context.Context, 
 	return nil, fmt.Errorf("no field named %q was found under type ArtifactConnection", field.Name)
 }
 
+func (ec *executionContext) childFields_ArtifactDiff(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "from":
+		return ec.fieldContext_ArtifactDiff_from(ctx, field)
+	case "to":
+		return ec.fieldContext_ArtifactDiff_to(ctx, field)
+	case "patch":
+		return ec.fieldContext_ArtifactDiff_patch(ctx, field)
+	case "textDiffs":
+		return ec.fieldContext_ArtifactDiff_textDiffs(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ArtifactDiff", field.Name)
+}
+
 func (ec *executionContext) childFields_ArtifactEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "cursor":
@@ -6192,6 +6422,30 @@ func (ec *executionContext) childFields_ArtifactEdge(ctx context.Context, field 
 		return ec.fieldContext_ArtifactEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ArtifactEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_BatchResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "committed":
+		return ec.fieldContext_BatchResult_committed(ctx, field)
+	case "results":
+		return ec.fieldContext_BatchResult_results(ctx, field)
+	case "requestId":
+		return ec.fieldContext_BatchResult_requestId(ctx, field)
+	case "idempotentReplay":
+		return ec.fieldContext_BatchResult_idempotentReplay(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BatchResult", field.Name)
+}
+
+func (ec *executionContext) childFields_DiffOp(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "op":
+		return ec.fieldContext_DiffOp_op(ctx, field)
+	case "text":
+		return ec.fieldContext_DiffOp_text(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DiffOp", field.Name)
 }
 
 func (ec *executionContext) childFields_Link(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6336,6 +6590,18 @@ func (ec *executionContext) childFields_SignalSummary(ctx context.Context, field
 		return ec.fieldContext_SignalSummary_vote(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SignalSummary", field.Name)
+}
+
+func (ec *executionContext) childFields_TextFieldDiff(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "path":
+		return ec.fieldContext_TextFieldDiff_path(ctx, field)
+	case "ops":
+		return ec.fieldContext_TextFieldDiff_ops(ctx, field)
+	case "unified":
+		return ec.fieldContext_TextFieldDiff_unified(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TextFieldDiff", field.Name)
 }
 
 func (ec *executionContext) childFields_ValidationProblem(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -31,3 +31,11 @@ WHERE pk = @pk;
 
 -- name: ArtifactGetManyByPK :many
 SELECT * FROM artifacts WHERE pk = ANY (@pks::bigint[]);
+
+-- name: ArtifactExistMany :many
+-- Which of many (type, id) pairs name an artifact.
+SELECT type, id FROM artifacts
+WHERE (type, id) IN (SELECT unnest(@types::text[]), unnest(@ids::text[]));
+
+-- name: ArtifactSupersede :exec
+UPDATE artifacts SET is_latest = false, superseded_by = @superseded_by WHERE pk = @pk;

@@ -1,6 +1,6 @@
 -- name: LinkInsert :one
-INSERT INTO links (from_pk, predicate, to_pk, to_hash, evidence, created_by, created_at)
-VALUES (@from_pk, @predicate, @to_pk, @to_hash, @evidence, @created_by, @created_at)
+INSERT INTO links (from_pk, predicate, to_pk, to_hash, evidence, created_by, created_at, metadata)
+VALUES (@from_pk, @predicate, @to_pk, @to_hash, @evidence, @created_by, @created_at, @metadata)
 ON CONFLICT ON CONSTRAINT links_edge_key DO NOTHING
 RETURNING pk;
 
@@ -42,3 +42,9 @@ CROSS JOIN LATERAL (
     ORDER BY links.pk
     LIMIT @lim::integer
 ) l;
+
+-- name: LinkGetByEdge :one
+SELECT * FROM links WHERE from_pk = @from_pk AND predicate = @predicate AND to_pk = @to_pk;
+
+-- name: LinkGetByPK :one
+SELECT * FROM links WHERE pk = @pk;

@@ -7,7 +7,6 @@ package resolvers
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/scidex/substrate/graph"
 	"github.com/scidex/substrate/graph/model"
@@ -16,10 +15,7 @@ import (
 
 // CreateArtifact is the resolver for the createArtifact field.
 func (r *mutationResolver) CreateArtifact(ctx context.Context, input model.CreateArtifactInput) (model.CreateArtifactResult, error) {
-	res, err := r.Store.CreateArtifact(ctx, store.CreateParams{
-		Type: input.Type, ID: deref(input.ID), Title: input.Title, Content: json.RawMessage(input.Content),
-		LifecycleState: input.LifecycleState, IdempotencyKey: deref(input.IdempotencyKey),
-	})
+	res, err := r.Store.CreateArtifact(ctx, createParams(input))
 	if err != nil {
 		return result[model.CreateArtifactResult](ctx, r.Resolver, err)
 	}
@@ -28,14 +24,64 @@ func (r *mutationResolver) CreateArtifact(ctx context.Context, input model.Creat
 
 // UpdateArtifact is the resolver for the updateArtifact field.
 func (r *mutationResolver) UpdateArtifact(ctx context.Context, input model.UpdateArtifactInput) (model.UpdateArtifactResult, error) {
-	res, err := r.Store.UpdateArtifact(ctx, store.UpdateParams{
-		Ref: input.Ref, BaseContentHash: input.BaseContentHash, Content: raw(input.Content), Patch: raw(input.Patch),
-		Title: input.Title, LifecycleState: input.LifecycleState, IdempotencyKey: deref(input.IdempotencyKey),
-	})
+	res, err := r.Store.UpdateArtifact(ctx, updateParams(input))
 	if err != nil {
 		return result[model.UpdateArtifactResult](ctx, r.Resolver, err)
 	}
 	return writeSuccess(res), nil
+}
+
+func (r *mutationResolver) SupersedeArtifact(ctx context.Context, input model.SupersedeArtifactInput) (model.SupersedeArtifactResult, error) {
+	res, err := r.Store.SupersedeArtifact(ctx, store.SupersedeParams{Ref: input.Ref, Replacement: input.Replacement,
+		Reason: input.Reason, IdempotencyKey: deref(input.IdempotencyKey)})
+	if err != nil {
+		return result[model.SupersedeArtifactResult](ctx, r.Resolver, err)
+	}
+	return writeSuccess(res), nil
+}
+
+func (r *mutationResolver) AddComment(ctx context.Context, input model.AddCommentInput) (model.AddCommentResult, error) {
+	res, err := r.Store.AddComment(ctx, commentParams(input))
+	if err != nil {
+		return result[model.AddCommentResult](ctx, r.Resolver, err)
+	}
+	return writeSuccess(res), nil
+}
+
+func (r *mutationResolver) AddLink(ctx context.Context, input model.AddLinkInput) (model.AddLinkResult, error) {
+	res, err := r.Store.AddLink(ctx, linkParams(input))
+	if err != nil {
+		return result[model.AddLinkResult](ctx, r.Resolver, err)
+	}
+	return writeSuccess(res), nil
+}
+
+func (r *mutationResolver) AddSignal(ctx context.Context, input model.AddSignalInput) (model.AddSignalResult, error) {
+	res, err := r.Store.AddSignal(ctx, signalParams(input))
+	if err != nil {
+		return result[model.AddSignalResult](ctx, r.Resolver, err)
+	}
+	return writeSuccess(res), nil
+}
+
+func (r *mutationResolver) Cite(ctx context.Context, input model.CiteInput) (model.CiteResult, error) {
+	res, err := r.Store.Cite(ctx, citeParams(input))
+	if err != nil {
+		return result[model.CiteResult](ctx, r.Resolver, err)
+	}
+	return writeSuccess(res), nil
+}
+
+func (r *mutationResolver) Batch(ctx context.Context, input model.BatchInput) (*model.BatchResult, error) {
+	p, err := batchParams(input)
+	if err != nil {
+		return nil, err
+	}
+	res, err := r.Store.Batch(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return r.batchResult(ctx, res), nil
 }
 
 func (r *Resolver) Mutation() graph.MutationResolver { return &mutationResolver{r} }

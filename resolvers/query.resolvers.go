@@ -54,6 +54,14 @@ func (r *queryResolver) Artifacts(ctx context.Context, typeArg string, filter mo
 	return conn, nil
 }
 
+func (r *queryResolver) Diff(ctx context.Context, from string, to string) (*model.ArtifactDiff, error) {
+	d, err := r.Store.Diff(ctx, from, to)
+	if err != nil {
+		return nil, err
+	}
+	return diffModel(d), nil
+}
+
 // Schema is the resolver for the schema field.
 func (r *queryResolver) Schema(ctx context.Context, typeArg string, version *int) (*model.SchemaDoc, error) {
 	return r.schemaDoc(ctx, typeArg, version)

@@ -10,6 +10,18 @@ import (
 	"time"
 )
 
+type AddCommentResult interface {
+	IsAddCommentResult()
+}
+
+type AddLinkResult interface {
+	IsAddLinkResult()
+}
+
+type AddSignalResult interface {
+	IsAddSignalResult()
+}
+
 // Every durable thing on SciDEX is an artifact: the same envelope whatever its type, with
 // type-specific data in `content`, validated by the type's schema. Each default type has a
 // typed subtype (Hypothesis, Paper, Tool…) exposing its content fields; types registered at
@@ -17,6 +29,10 @@ import (
 type Artifact interface {
 	IsNode()
 	IsArtifact()
+}
+
+type CiteResult interface {
+	IsCiteResult()
 }
 
 type CreateArtifactResult interface {
@@ -33,8 +49,16 @@ type Problem interface {
 	IsProblem()
 }
 
+type SupersedeArtifactResult interface {
+	IsSupersedeArtifactResult()
+}
+
 type UpdateArtifactResult interface {
 	IsUpdateArtifactResult()
+}
+
+type WriteResult interface {
+	IsWriteResult()
 }
 
 // Someone or something that acts on SciDEX: a person or an AI agent.
@@ -47,6 +71,48 @@ type Actor struct {
 	Handle      *string  `json:"handle,omitempty"`
 }
 
+type AddCommentInput struct {
+	// The artifact commented on.
+	Ref  string `json:"ref"`
+	Body string `json:"body"`
+	// The comment this one answers.
+	ThreadParent *string `json:"threadParent,omitempty"`
+	// comment, review, question, answer or objection.
+	Kind           *string `json:"kind,omitempty"`
+	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
+}
+
+type AddLinkInput struct {
+	From      string `json:"from"`
+	Predicate string `json:"predicate"`
+	To        string `json:"to"`
+	// Refs of the artifacts the link rests on (required for claims such as supports and contradicts).
+	Evidence       []string `json:"evidence,omitempty"`
+	IdempotencyKey *string  `json:"idempotencyKey,omitempty"`
+}
+
+type AddSignalInput struct {
+	Ref string `json:"ref"`
+	// vote, rank, fund, calibration… as the artifact's schema declares.
+	Kind string `json:"kind"`
+	// Needed when the kind has several dimensions.
+	Dimension      *string  `json:"dimension,omitempty"`
+	Value          float64  `json:"value"`
+	Weight         *float64 `json:"weight,omitempty"`
+	Reason         *string  `json:"reason,omitempty"`
+	Metadata       JSON     `json:"metadata,omitempty"`
+	IdempotencyKey *string  `json:"idempotencyKey,omitempty"`
+}
+
+type ArtifactDiff struct {
+	From Artifact `json:"from"`
+	To   Artifact `json:"to"`
+	// RFC 6902 operations turning from's content into to's.
+	Patch JSON `json:"patch"`
+	// Line diffs of the title and of the type's text fields (merge.text_fields) that differ.
+	TextDiffs []*TextFieldDiff `json:"textDiffs"`
+}
+
 type ArtifactEdge struct {
 	Cursor string   `json:"cursor"`
 	Node   Artifact `json:"node"`
@@ -55,6 +121,34 @@ type ArtifactEdge struct {
 type ArtifactOrder struct {
 	Field     ArtifactOrderField `json:"field"`
 	Direction OrderDirection     `json:"direction"`
+}
+
+type BatchInput struct {
+	Writes []*WriteInput `json:"writes"`
+	Atomic *bool         `json:"atomic,omitempty"`
+	// Stores the whole batch result; individual writes take no key of their own.
+	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
+}
+
+type BatchResult struct {
+	// Whether the batch's writes were committed (false when an atomic batch failed).
+	Committed bool `json:"committed"`
+	// One result per write, in order.
+	Results          []WriteResult `json:"results"`
+	RequestID        string        `json:"requestId"`
+	IdempotentReplay bool          `json:"idempotentReplay"`
+}
+
+type CiteInput struct {
+	// The citing artifact.
+	Ref string `json:"ref"`
+	// The PubMed id, with or without the PMID: prefix.
+	Pmid string `json:"pmid"`
+	// The passage that cites.
+	Span *string `json:"span,omitempty"`
+	// The claim the citation supports.
+	Claim          *string `json:"claim,omitempty"`
+	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
 }
 
 type CreateArtifactInput struct {
@@ -70,6 +164,11 @@ type CreateArtifactInput struct {
 	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
 }
 
+type DiffOp struct {
+	Op   DiffOpKind `json:"op"`
+	Text string     `json:"text"`
+}
+
 // This idempotency key was used for a different request. Nothing was written.
 type IdempotencyKeyReuse struct {
 	Code           ErrorCode `json:"code"`
@@ -83,6 +182,18 @@ type IdempotencyKeyReuse struct {
 func (IdempotencyKeyReuse) IsCreateArtifactResult() {}
 
 func (IdempotencyKeyReuse) IsUpdateArtifactResult() {}
+
+func (IdempotencyKeyReuse) IsSupersedeArtifactResult() {}
+
+func (IdempotencyKeyReuse) IsAddCommentResult() {}
+
+func (IdempotencyKeyReuse) IsAddLinkResult() {}
+
+func (IdempotencyKeyReuse) IsAddSignalResult() {}
+
+func (IdempotencyKeyReuse) IsCiteResult() {}
+
+func (IdempotencyKeyReuse) IsWriteResult() {}
 
 func (IdempotencyKeyReuse) IsProblem() {}
 
@@ -101,6 +212,8 @@ type LifecycleViolation struct {
 }
 
 func (LifecycleViolation) IsUpdateArtifactResult() {}
+
+func (LifecycleViolation) IsWriteResult() {}
 
 func (LifecycleViolation) IsProblem() {}
 
@@ -123,6 +236,12 @@ type LinkTargetMissing struct {
 	RetryAfterMs *int      `json:"retryAfterMs,omitempty"`
 	Missing      []string  `json:"missing"`
 }
+
+func (LinkTargetMissing) IsAddLinkResult() {}
+
+func (LinkTargetMissing) IsCiteResult() {}
+
+func (LinkTargetMissing) IsWriteResult() {}
 
 func (LinkTargetMissing) IsProblem() {}
 
@@ -153,10 +272,19 @@ type MutabilityViolation struct {
 
 func (MutabilityViolation) IsUpdateArtifactResult() {}
 
+func (MutabilityViolation) IsWriteResult() {}
+
 func (MutabilityViolation) IsProblem() {}
 
 type Mutation struct {
 }
+
+// A write of an atomic batch that was rolled back, or not attempted, because another write failed.
+type NotCommitted struct {
+	Message string `json:"message"`
+}
+
+func (NotCommitted) IsWriteResult() {}
 
 // No artifact at that ref.
 type NotFound struct {
@@ -169,6 +297,18 @@ type NotFound struct {
 }
 
 func (NotFound) IsUpdateArtifactResult() {}
+
+func (NotFound) IsSupersedeArtifactResult() {}
+
+func (NotFound) IsAddCommentResult() {}
+
+func (NotFound) IsAddLinkResult() {}
+
+func (NotFound) IsAddSignalResult() {}
+
+func (NotFound) IsCiteResult() {}
+
+func (NotFound) IsWriteResult() {}
 
 func (NotFound) IsProblem() {}
 
@@ -192,6 +332,18 @@ func (PermissionDenied) IsCreateArtifactResult() {}
 
 func (PermissionDenied) IsUpdateArtifactResult() {}
 
+func (PermissionDenied) IsSupersedeArtifactResult() {}
+
+func (PermissionDenied) IsAddCommentResult() {}
+
+func (PermissionDenied) IsAddLinkResult() {}
+
+func (PermissionDenied) IsAddSignalResult() {}
+
+func (PermissionDenied) IsCiteResult() {}
+
+func (PermissionDenied) IsWriteResult() {}
+
 func (PermissionDenied) IsProblem() {}
 
 type Query struct {
@@ -209,6 +361,18 @@ type RateLimited struct {
 func (RateLimited) IsCreateArtifactResult() {}
 
 func (RateLimited) IsUpdateArtifactResult() {}
+
+func (RateLimited) IsSupersedeArtifactResult() {}
+
+func (RateLimited) IsAddCommentResult() {}
+
+func (RateLimited) IsAddLinkResult() {}
+
+func (RateLimited) IsAddSignalResult() {}
+
+func (RateLimited) IsCiteResult() {}
+
+func (RateLimited) IsWriteResult() {}
 
 func (RateLimited) IsProblem() {}
 
@@ -253,6 +417,22 @@ type SignalSummary struct {
 	Vote *VoteSummary `json:"vote,omitempty"`
 }
 
+type SupersedeArtifactInput struct {
+	Ref string `json:"ref"`
+	// The artifact that replaces it (same type, already created).
+	Replacement    *string `json:"replacement,omitempty"`
+	Reason         string  `json:"reason"`
+	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
+}
+
+type TextFieldDiff struct {
+	// title, or a JSON pointer into content (/mechanism).
+	Path string    `json:"path"`
+	Ops  []*DiffOp `json:"ops"`
+	// The same as a unified diff body (' ', '+' and '-' lines).
+	Unified string `json:"unified"`
+}
+
 type UpdateArtifactInput struct {
 	Ref string `json:"ref"`
 	// The contentHash of the version your change is based on.
@@ -280,6 +460,18 @@ type ValidationFailed struct {
 func (ValidationFailed) IsCreateArtifactResult() {}
 
 func (ValidationFailed) IsUpdateArtifactResult() {}
+
+func (ValidationFailed) IsSupersedeArtifactResult() {}
+
+func (ValidationFailed) IsAddCommentResult() {}
+
+func (ValidationFailed) IsAddLinkResult() {}
+
+func (ValidationFailed) IsAddSignalResult() {}
+
+func (ValidationFailed) IsCiteResult() {}
+
+func (ValidationFailed) IsWriteResult() {}
 
 func (ValidationFailed) IsProblem() {}
 
@@ -317,6 +509,8 @@ type VersionConflict struct {
 
 func (VersionConflict) IsUpdateArtifactResult() {}
 
+func (VersionConflict) IsWriteResult() {}
+
 func (VersionConflict) IsProblem() {}
 
 type VoteSummary struct {
@@ -325,6 +519,19 @@ type VoteSummary struct {
 	Up    int `json:"up"`
 	Down  int `json:"down"`
 	Count int `json:"count"`
+}
+
+// One write of a batch: set exactly one operation.
+type WriteInput struct {
+	// A name later writes can use for this write's ref: "$alias".
+	Alias             *string                 `json:"alias,omitempty"`
+	CreateArtifact    *CreateArtifactInput    `json:"createArtifact,omitempty"`
+	UpdateArtifact    *UpdateArtifactInput    `json:"updateArtifact,omitempty"`
+	SupersedeArtifact *SupersedeArtifactInput `json:"supersedeArtifact,omitempty"`
+	AddComment        *AddCommentInput        `json:"addComment,omitempty"`
+	AddLink           *AddLinkInput           `json:"addLink,omitempty"`
+	AddSignal         *AddSignalInput         `json:"addSignal,omitempty"`
+	Cite              *CiteInput              `json:"cite,omitempty"`
 }
 
 // A write that happened (or, with idempotentReplay, had happened).
@@ -338,11 +545,25 @@ type WriteSuccess struct {
 	Warnings []string `json:"warnings"`
 	// True when this result was stored by an earlier request with the same idempotency key.
 	IdempotentReplay bool `json:"idempotentReplay"`
+	// The link written by addLink or cite.
+	Link *Link `json:"link,omitempty"`
 }
 
 func (WriteSuccess) IsCreateArtifactResult() {}
 
 func (WriteSuccess) IsUpdateArtifactResult() {}
+
+func (WriteSuccess) IsSupersedeArtifactResult() {}
+
+func (WriteSuccess) IsAddCommentResult() {}
+
+func (WriteSuccess) IsAddLinkResult() {}
+
+func (WriteSuccess) IsAddSignalResult() {}
+
+func (WriteSuccess) IsCiteResult() {}
+
+func (WriteSuccess) IsWriteResult() {}
 
 type AckStatus string
 
@@ -518,6 +739,63 @@ func (e *ArtifactOrderField) UnmarshalJSON(b []byte) error {
 }
 
 func (e ArtifactOrderField) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type DiffOpKind string
+
+const (
+	DiffOpKindEqual  DiffOpKind = "EQUAL"
+	DiffOpKindInsert DiffOpKind = "INSERT"
+	DiffOpKindDelete DiffOpKind = "DELETE"
+)
+
+var AllDiffOpKind = []DiffOpKind{
+	DiffOpKindEqual,
+	DiffOpKindInsert,
+	DiffOpKindDelete,
+}
+
+func (e DiffOpKind) IsValid() bool {
+	switch e {
+	case DiffOpKindEqual, DiffOpKindInsert, DiffOpKindDelete:
+		return true
+	}
+	return false
+}
+
+func (e DiffOpKind) String() string {
+	return string(e)
+}
+
+func (e *DiffOpKind) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = DiffOpKind(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid DiffOpKind", str)
+	}
+	return nil
+}
+
+func (e DiffOpKind) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *DiffOpKind) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e DiffOpKind) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

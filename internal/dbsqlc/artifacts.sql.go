@@ -11,6 +11,37 @@ import (
 	"time"
 )
 
+const artifactExistMany = `-- name: ArtifactExistMany :many
+SELECT type, id FROM artifacts
+WHERE (type, id) IN (SELECT unnest($1::text[]), unnest($2::text[]))
+`
+
+type ArtifactExistManyRow struct {
+	Type string
+	ID   string
+}
+
+// Which of many (type, id) pairs name an artifact.
+func (q *Queries) ArtifactExistMany(ctx context.Context, types []string, ids []string) ([]ArtifactExistManyRow, error) {
+	rows, err := q.db.Query(ctx, artifactExistMany, types, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ArtifactExistManyRow{}
+	for rows.Next() {
+		var i ArtifactExistManyRow
+		if err := rows.Scan(&i.Type, &i.ID); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const artifactGetByTypeID = `-- name: ArtifactGetByTypeID :one
 SELECT pk, type, id, version, title, content, content_hash, lifecycle_state, schema_version, created_at, updated_at, created_by, updated_by, is_latest, superseded_by, quality_score, provenance FROM artifacts WHERE type = $1 AND id = $2
 `
@@ -198,6 +229,15 @@ func (q *Queries) ArtifactInsert(ctx context.Context, arg ArtifactInsertParams) 
 	var pk int64
 	err := row.Scan(&pk)
 	return pk, err
+}
+
+const artifactSupersede = `-- name: ArtifactSupersede :exec
+UPDATE artifacts SET is_latest = false, superseded_by = $1 WHERE pk = $2
+`
+
+func (q *Queries) ArtifactSupersede(ctx context.Context, supersededBy *string, pk int64) error {
+	_, err := q.db.Exec(ctx, artifactSupersede, supersededBy, pk)
+	return err
 }
 
 const artifactUpdate = `-- name: ArtifactUpdate :exec

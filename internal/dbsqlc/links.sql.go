@@ -7,12 +7,55 @@ package dbsqlc
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 )
 
+const linkGetByEdge = `-- name: LinkGetByEdge :one
+SELECT pk, from_pk, predicate, to_pk, to_hash, evidence, created_by, created_at, metadata FROM links WHERE from_pk = $1 AND predicate = $2 AND to_pk = $3
+`
+
+func (q *Queries) LinkGetByEdge(ctx context.Context, fromPk int64, predicate string, toPk int64) (Link, error) {
+	row := q.db.QueryRow(ctx, linkGetByEdge, fromPk, predicate, toPk)
+	var i Link
+	err := row.Scan(
+		&i.Pk,
+		&i.FromPk,
+		&i.Predicate,
+		&i.ToPk,
+		&i.ToHash,
+		&i.Evidence,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.Metadata,
+	)
+	return i, err
+}
+
+const linkGetByPK = `-- name: LinkGetByPK :one
+SELECT pk, from_pk, predicate, to_pk, to_hash, evidence, created_by, created_at, metadata FROM links WHERE pk = $1
+`
+
+func (q *Queries) LinkGetByPK(ctx context.Context, pk int64) (Link, error) {
+	row := q.db.QueryRow(ctx, linkGetByPK, pk)
+	var i Link
+	err := row.Scan(
+		&i.Pk,
+		&i.FromPk,
+		&i.Predicate,
+		&i.ToPk,
+		&i.ToHash,
+		&i.Evidence,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.Metadata,
+	)
+	return i, err
+}
+
 const linkInsert = `-- name: LinkInsert :one
-INSERT INTO links (from_pk, predicate, to_pk, to_hash, evidence, created_by, created_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
+INSERT INTO links (from_pk, predicate, to_pk, to_hash, evidence, created_by, created_at, metadata)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 ON CONFLICT ON CONSTRAINT links_edge_key DO NOTHING
 RETURNING pk
 `
@@ -25,6 +68,7 @@ type LinkInsertParams struct {
 	Evidence  []string
 	CreatedBy string
 	CreatedAt time.Time
+	Metadata  json.RawMessage
 }
 
 func (q *Queries) LinkInsert(ctx context.Context, arg LinkInsertParams) (int64, error) {
@@ -36,6 +80,7 @@ func (q *Queries) LinkInsert(ctx context.Context, arg LinkInsertParams) (int64, 
 		arg.Evidence,
 		arg.CreatedBy,
 		arg.CreatedAt,
+		arg.Metadata,
 	)
 	var pk int64
 	err := row.Scan(&pk)
@@ -43,10 +88,10 @@ func (q *Queries) LinkInsert(ctx context.Context, arg LinkInsertParams) (int64, 
 }
 
 const linkListBoth = `-- name: LinkListBoth :many
-SELECT src.pk::bigint AS source_pk, l.pk, l.from_pk, l.predicate, l.to_pk, l.to_hash, l.evidence, l.created_by, l.created_at
+SELECT src.pk::bigint AS source_pk, l.pk, l.from_pk, l.predicate, l.to_pk, l.to_hash, l.evidence, l.created_by, l.created_at, l.metadata
 FROM unnest($1::bigint[]) AS src (pk)
 CROSS JOIN LATERAL (
-    SELECT pk, from_pk, predicate, to_pk, to_hash, evidence, created_by, created_at FROM links
+    SELECT pk, from_pk, predicate, to_pk, to_hash, evidence, created_by, created_at, metadata FROM links
     WHERE (links.from_pk = src.pk OR links.to_pk = src.pk)
       AND (cardinality($2::text[]) = 0 OR links.predicate = ANY ($2::text[]))
       AND links.pk > $3::bigint
@@ -72,6 +117,7 @@ type LinkListBothRow struct {
 	Evidence  []string
 	CreatedBy string
 	CreatedAt time.Time
+	Metadata  json.RawMessage
 }
 
 // The first links into or out of each of many artifacts.
@@ -99,6 +145,7 @@ func (q *Queries) LinkListBoth(ctx context.Context, arg LinkListBothParams) ([]L
 			&i.Evidence,
 			&i.CreatedBy,
 			&i.CreatedAt,
+			&i.Metadata,
 		); err != nil {
 			return nil, err
 		}
@@ -111,10 +158,10 @@ func (q *Queries) LinkListBoth(ctx context.Context, arg LinkListBothParams) ([]L
 }
 
 const linkListIn = `-- name: LinkListIn :many
-SELECT src.pk::bigint AS source_pk, l.pk, l.from_pk, l.predicate, l.to_pk, l.to_hash, l.evidence, l.created_by, l.created_at
+SELECT src.pk::bigint AS source_pk, l.pk, l.from_pk, l.predicate, l.to_pk, l.to_hash, l.evidence, l.created_by, l.created_at, l.metadata
 FROM unnest($1::bigint[]) AS src (pk)
 CROSS JOIN LATERAL (
-    SELECT pk, from_pk, predicate, to_pk, to_hash, evidence, created_by, created_at FROM links
+    SELECT pk, from_pk, predicate, to_pk, to_hash, evidence, created_by, created_at, metadata FROM links
     WHERE links.to_pk = src.pk
       AND (cardinality($2::text[]) = 0 OR links.predicate = ANY ($2::text[]))
       AND links.pk > $3::bigint
@@ -140,6 +187,7 @@ type LinkListInRow struct {
 	Evidence  []string
 	CreatedBy string
 	CreatedAt time.Time
+	Metadata  json.RawMessage
 }
 
 // The first links into each of many artifacts.
@@ -167,6 +215,7 @@ func (q *Queries) LinkListIn(ctx context.Context, arg LinkListInParams) ([]LinkL
 			&i.Evidence,
 			&i.CreatedBy,
 			&i.CreatedAt,
+			&i.Metadata,
 		); err != nil {
 			return nil, err
 		}
@@ -179,10 +228,10 @@ func (q *Queries) LinkListIn(ctx context.Context, arg LinkListInParams) ([]LinkL
 }
 
 const linkListOut = `-- name: LinkListOut :many
-SELECT src.pk::bigint AS source_pk, l.pk, l.from_pk, l.predicate, l.to_pk, l.to_hash, l.evidence, l.created_by, l.created_at
+SELECT src.pk::bigint AS source_pk, l.pk, l.from_pk, l.predicate, l.to_pk, l.to_hash, l.evidence, l.created_by, l.created_at, l.metadata
 FROM unnest($1::bigint[]) AS src (pk)
 CROSS JOIN LATERAL (
-    SELECT pk, from_pk, predicate, to_pk, to_hash, evidence, created_by, created_at FROM links
+    SELECT pk, from_pk, predicate, to_pk, to_hash, evidence, created_by, created_at, metadata FROM links
     WHERE links.from_pk = src.pk
       AND (cardinality($2::text[]) = 0 OR links.predicate = ANY ($2::text[]))
       AND links.pk > $3::bigint
@@ -208,6 +257,7 @@ type LinkListOutRow struct {
 	Evidence  []string
 	CreatedBy string
 	CreatedAt time.Time
+	Metadata  json.RawMessage
 }
 
 // The first links out of each of many artifacts, one statement for the batch.
@@ -235,6 +285,7 @@ func (q *Queries) LinkListOut(ctx context.Context, arg LinkListOutParams) ([]Lin
 			&i.Evidence,
 			&i.CreatedBy,
 			&i.CreatedAt,
+			&i.Metadata,
 		); err != nil {
 			return nil, err
 		}

@@ -86,6 +86,7 @@ type Link struct {
 	Evidence  []string
 	CreatedBy string
 	CreatedAt time.Time
+	Metadata  json.RawMessage
 }
 
 type Schema struct {
@@ -125,4 +126,5 @@ type WriteJournal struct {
 	ParentSessionID *string
 	DelegationChain []string
 	IdempotencyKey  *string
+	Note            *string
 }

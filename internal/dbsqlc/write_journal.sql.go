@@ -13,10 +13,10 @@ import (
 const journalInsert = `-- name: JournalInsert :one
 INSERT INTO write_journal (
     occurred_at, request_id, operation, ref, actor_id, actor_kind, permissions,
-    session_id, parent_session_id, delegation_chain, idempotency_key
+    session_id, parent_session_id, delegation_chain, idempotency_key, note
 ) VALUES (
     $1, $2, $3, $4, $5, $6, $7,
-    $8, $9, $10, $11
+    $8, $9, $10, $11, $12
 )
 RETURNING id
 `
@@ -33,6 +33,7 @@ type JournalInsertParams struct {
 	ParentSessionID *string
 	DelegationChain []string
 	IdempotencyKey  *string
+	Note            *string
 }
 
 func (q *Queries) JournalInsert(ctx context.Context, arg JournalInsertParams) (int64, error) {
@@ -48,6 +49,7 @@ func (q *Queries) JournalInsert(ctx context.Context, arg JournalInsertParams) (i
 		arg.ParentSessionID,
 		arg.DelegationChain,
 		arg.IdempotencyKey,
+		arg.Note,
 	)
 	var id int64
 	err := row.Scan(&id)
@@ -55,7 +57,7 @@ func (q *Queries) JournalInsert(ctx context.Context, arg JournalInsertParams) (i
 }
 
 const journalListByRef = `-- name: JournalListByRef :many
-SELECT id, occurred_at, request_id, operation, ref, actor_id, actor_kind, permissions, session_id, parent_session_id, delegation_chain, idempotency_key FROM write_journal WHERE ref LIKE $1::text || '%' ORDER BY id
+SELECT id, occurred_at, request_id, operation, ref, actor_id, actor_kind, permissions, session_id, parent_session_id, delegation_chain, idempotency_key, note FROM write_journal WHERE ref LIKE $1::text || '%' ORDER BY id
 `
 
 func (q *Queries) JournalListByRef(ctx context.Context, refPrefix string) ([]WriteJournal, error) {
@@ -80,6 +82,7 @@ func (q *Queries) JournalListByRef(ctx context.Context, refPrefix string) ([]Wri
 			&i.ParentSessionID,
 			&i.DelegationChain,
 			&i.IdempotencyKey,
+			&i.Note,
 		); err != nil {
 			return nil, err
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -19,6 +20,9 @@ type Type struct {
 	Hash    string
 	content *jsonschema.Schema
 	idRE    *regexp.Regexp
+
+	refOnce  sync.Once
+	refPaths [][]string
 }
 
 // Compile parses and compiles a schema document.

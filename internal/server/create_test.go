@@ -3,6 +3,8 @@ package server_test
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"sort"
 	"strings"
 	"testing"
 
@@ -59,6 +61,19 @@ func TestCreateAndReadEveryDefaultType(t *testing.T) {
 	}
 	if len(docs) != 19 {
 		t.Fatalf("want 19 default types, got %d", len(docs))
+	}
+	// Examples cite papers; the citation validators want those papers to exist.
+	// The paper example goes first, the other cited papers are created up front.
+	sort.SliceStable(docs, func(i, j int) bool { return strings.Contains(string(docs[i]), `"type": "paper"`) })
+	paperDoc, _ := schema.ParseDocument(docs[0])
+	for _, pmid := range citedPMIDs(docs) {
+		if "PMID:"+pmid == paperDoc.Examples[0].ID {
+			continue
+		}
+		in := map[string]any{"type": "paper", "id": "PMID:" + pmid, "title": "Paper " + pmid, "content": map[string]any{"title": "Paper " + pmid}}
+		if r := create(t, env, tok, in).CreateArtifact; r.Typename != "WriteSuccess" {
+			t.Fatalf("create cited paper %s: %+v", pmid, r)
+		}
 	}
 	for _, raw := range docs {
 		doc, err := schema.ParseDocument(raw)
@@ -158,6 +173,25 @@ func TestTypedFields(t *testing.T) {
 	if got.Artifact.TargetGene != "TREM2" || got.Artifact.Confidence != 0.7 || got.Artifact.Disease != "Alzheimer's disease" || got.Artifact.Mechanism != nil {
 		t.Errorf("typed fields: %+v", got.Artifact)
 	}
+}
+
+var pmidRE = regexp.MustCompile(`PMID:\s*([0-9]+)|"pmid":\s*"([0-9]+)"`)
+
+// citedPMIDs lists every PubMed id the documents' examples mention.
+func citedPMIDs(docs []json.RawMessage) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, d := range docs {
+		for _, m := range pmidRE.FindAllStringSubmatch(string(d), -1) {
+			id := m[1] + m[2]
+			if !seen[id] {
+				seen[id] = true
+				out = append(out, id)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func jsonEqual(t *testing.T, a, b []byte) bool {

@@ -42,14 +42,20 @@ type WriteResult struct {
 	// Replay is true when the result was stored by an earlier request with the
 	// same idempotency key and nothing was written now.
 	Replay bool `json:"-"`
+	// LinkPK names the link an addLink or cite made (0 for other writes).
+	LinkPK int64 `json:"linkPk,omitempty"`
 	// Artifact is the version written, loaded for the response.
 	Artifact *Artifact `json:"-"`
+	// Link is the link written, loaded for the response of addLink and cite.
+	Link *Link `json:"-"`
 }
 
 // CreateArtifact validates and stores a new artifact.
 func (s *Store) CreateArtifact(ctx context.Context, p CreateParams) (*WriteResult, error) {
 	res, replay, err := write(ctx, s, writeOp{Operation: "createArtifact", IdempotencyKey: p.IdempotencyKey, Input: p},
-		func(ctx context.Context, w *writer) (*WriteResult, error) { return s.create(ctx, w, p) })
+		func(ctx context.Context, w *writer) (*WriteResult, error) {
+			return s.create(ctx, w, p, "createArtifact")
+		})
 	if err != nil {
 		return nil, err
 	}
@@ -70,10 +76,17 @@ func (s *Store) finish(ctx context.Context, res *WriteResult, replay bool) (*Wri
 		}
 		res.Artifact = a
 	}
+	if res.LinkPK != 0 && res.Link == nil {
+		l, err := s.q.LinkGetByPK(ctx, res.LinkPK)
+		if err != nil {
+			return nil, fmt.Errorf("load link %d: %w", res.LinkPK, err)
+		}
+		res.Link = linkFromRow(l)
+	}
 	return res, nil
 }
 
-func (s *Store) create(ctx context.Context, w *writer, p CreateParams) (*WriteResult, error) {
+func (s *Store) create(ctx context.Context, w *writer, p CreateParams, operation string) (*WriteResult, error) {
 	rc := w.rc
 	t, err := s.typeOf(ctx, p.Type)
 	if err != nil {
@@ -97,10 +110,6 @@ func (s *Store) create(ctx context.Context, w *writer, p CreateParams) (*WriteRe
 			return nil, err
 		}
 	}
-	if err := s.runValidators(ctx, w, t, &ValidationInput{ID: p.ID, Title: p.Title, Content: content, State: state}); err != nil {
-		return nil, err
-	}
-
 	id := p.ID
 	if id == "" {
 		id = uuid.Must(uuid.NewV7()).String()
@@ -108,7 +117,11 @@ func (s *Store) create(ctx context.Context, w *writer, p CreateParams) (*WriteRe
 			id = slugify(p.Title)
 		}
 	}
-	prov, _ := json.Marshal([]ProvenanceStep{newStep(rc, "createArtifact")})
+	if err := s.runValidators(ctx, w, t, &ValidationInput{Operation: OpCreate, ID: id, Title: p.Title, Content: content, State: state}); err != nil {
+		return nil, err
+	}
+
+	prov, _ := json.Marshal([]ProvenanceStep{newStep(rc, operation)})
 	var pk int64
 	for attempt := 0; ; attempt++ {
 		pk, err = w.q.ArtifactInsert(ctx, dbsqlc.ArtifactInsertParams{
@@ -130,7 +143,7 @@ func (s *Store) create(ctx context.Context, w *writer, p CreateParams) (*WriteRe
 		id = slugify(p.Title) + "-" + uuid.Must(uuid.NewV7()).String()[24:]
 	}
 	pinned := ref.Ref{Type: t.Name(), ID: id, Hash: hash}.String()
-	journalID, err := w.journal(ctx, pinned)
+	journalID, err := w.journal(ctx, operation, pinned)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +196,7 @@ func (s *Store) checkCreate(t *schema.Type, rc *request.Context, p *CreateParams
 		out = append(out, problem.Field("title", "slug", "the id is derived from the title, which has no letters or digits; give an id", p.Title))
 	}
 	out = append(out, t.ValidateContent(p.Content)...)
-	state, d := initialState(t, rc, p.LifecycleState)
+	state, d := initialState(t, p.LifecycleState)
 	if d != nil {
 		out = append(out, *d)
 	}
@@ -207,24 +220,14 @@ func checkTitle(title string) []problem.Detail {
 }
 
 // initialState picks the lifecycle state of a new artifact: the type's initial
-// state, or a requested one the type declares.
-func initialState(t *schema.Type, rc *request.Context, requested *string) (*string, *problem.Detail) {
-	lc := t.Doc.Lifecycle
+// state, or a requested one the type declares (the lifecycle validators decide
+// whether the creator may start it there).
+func initialState(t *schema.Type, requested *string) (*string, *problem.Detail) {
 	if requested == nil {
-		return lc.Initial, nil
+		return t.Doc.Lifecycle.Initial, nil
 	}
-	if len(lc.States) == 0 {
-		d := problem.Field("lifecycleState", "lifecycle", fmt.Sprintf("%s artifacts have no lifecycle", t.Name()), *requested)
-		return nil, &d
-	}
-	if !lc.HasState(*requested) {
-		d := problem.Field("lifecycleState", "enum", fmt.Sprintf("must be one of %s", strings.Join(lc.States, ", ")), *requested)
-		return nil, &d
-	}
-	if lc.Initial != nil && *requested != *lc.Initial && !transitionAllowed(t, *lc.Initial, *requested, rolesOf(rc, true)) {
-		d := problem.Field("lifecycleState", "transition",
-			fmt.Sprintf("a new %s starts as %q; your roles cannot create it as %q", t.Name(), *lc.Initial, *requested), *requested)
-		return nil, &d
+	if d := checkState(t, nil, requested); d != nil {
+		return nil, d
 	}
 	return requested, nil
 }

@@ -28,9 +28,12 @@ func NewLimiter(perSecond float64, burst int) *Limiter {
 	return &Limiter{rate: rate.Limit(perSecond), burst: burst, byID: map[string]*actorBucket{}}
 }
 
-// Allow takes one token for actor. When none is left it returns false and how
-// long until one will be.
-func (l *Limiter) Allow(actor string, now time.Time) (bool, time.Duration) {
+// Allow takes n tokens (at least one) for actor. When there are not enough it
+// returns false and how long until there will be.
+func (l *Limiter) Allow(actor string, now time.Time, n int) (bool, time.Duration) {
+	if n < 1 {
+		n = 1
+	}
 	if l == nil {
 		return true, 0
 	}
@@ -51,7 +54,7 @@ func (l *Limiter) Allow(actor string, now time.Time) (bool, time.Duration) {
 		l.byID[actor] = b
 	}
 	b.used = now
-	r := b.l.ReserveN(now, 1)
+	r := b.l.ReserveN(now, n)
 	if !r.OK() {
 		return false, time.Second
 	}

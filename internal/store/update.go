@@ -13,7 +13,6 @@ import (
 	"github.com/scidex/substrate/internal/dbsqlc"
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/ref"
-	"github.com/scidex/substrate/internal/request"
 	"github.com/scidex/substrate/internal/schema"
 )
 
@@ -64,7 +63,8 @@ func (s *Store) update(ctx context.Context, w *writer, p UpdateParams) (*WriteRe
 	if err != nil {
 		return nil, err
 	}
-	if err := checkMutable(t, cur); err != nil {
+	stateOnly := p.Content == nil && p.Patch == nil && (p.Title == nil || *p.Title == cur.Title) && p.LifecycleState != nil
+	if err := checkMutable(t, cur, stateOnly); err != nil {
 		return nil, err
 	}
 	if p.Content != nil && p.Patch != nil {
@@ -86,15 +86,11 @@ func (s *Store) update(ctx context.Context, w *writer, p UpdateParams) (*WriteRe
 	var problems []problem.Detail
 	problems = append(problems, checkTitle(next.Title)...)
 	problems = append(problems, t.ValidateContent(next.Content)...)
-	d, violation := checkTransition(t, w.rc, cur, next.LifecycleState)
-	if d != nil {
+	if d := checkState(t, cur, next.LifecycleState); d != nil {
 		problems = append(problems, *d)
 	}
 	if len(problems) > 0 {
 		return nil, problem.Invalid(problems...)
-	}
-	if violation != nil {
-		return nil, violation
 	}
 	content, err := compactJSON(next.Content)
 	if err != nil {
@@ -114,12 +110,12 @@ func (s *Store) update(ctx context.Context, w *writer, p UpdateParams) (*WriteRe
 			return nil, err
 		}
 	}
-	if err := s.runValidators(ctx, w, t, &ValidationInput{ID: cur.ID, Title: next.Title, Content: content, State: next.LifecycleState, Prev: cur}); err != nil {
+	if err := s.runValidators(ctx, w, t, &ValidationInput{Operation: OpUpdate, ID: cur.ID, Title: next.Title, Content: content, State: next.LifecycleState, Prev: cur}); err != nil {
 		return nil, err
 	}
 	version := cur.Version + 1
 	pinned := ref.Ref{Type: cur.Type, ID: cur.ID, Hash: hash}.String()
-	journalID, err := w.journal(ctx, pinned)
+	journalID, err := w.journal(ctx, "updateArtifact", pinned)
 	if err != nil {
 		return nil, err
 	}
@@ -152,27 +148,28 @@ func (s *Store) update(ctx context.Context, w *writer, p UpdateParams) (*WriteRe
 	return &WriteResult{Ref: pinned, ContentHash: hash, RequestID: w.rc.RequestID, Warnings: []string{}}, nil
 }
 
-// checkMutable refuses updates the type's mutability forbids.
-func checkMutable(t *schema.Type, cur *Artifact) error {
+// checkMutable refuses updates the type's mutability forbids. Types that can
+// only be superseded may still move through their lifecycle (draft -> final).
+func checkMutable(t *schema.Type, cur *Artifact, stateOnly bool) error {
 	var hint string
-	switch t.Doc.Mutability {
-	case schema.MutableWithHistory:
-		if !cur.IsLatest {
-			hint = "it has been superseded by " + deref(cur.SupersededBy) + "; update that instead"
-		}
-	case schema.Immutable:
+	switch {
+	case !cur.IsLatest && cur.SupersededBy != nil:
+		hint = "it has been superseded by " + *cur.SupersededBy + "; update that instead"
+	case !cur.IsLatest:
+		hint = "it has been retired"
+	case t.Doc.Mutability == schema.Immutable:
 		hint = "it is immutable: create a new artifact instead"
-	case schema.AppendOnly:
+	case t.Doc.Mutability == schema.AppendOnly:
 		hint = "it is append-only: add a new artifact (a comment, a link, a signal) instead"
-	case schema.SupersededOnly:
-		hint = "it can only be superseded: create its replacement and call supersedeArtifact"
+	case t.Doc.Mutability == schema.SupersededOnly && !stateOnly:
+		hint = "it can only be superseded: create its replacement and call supersedeArtifact (only its lifecycleState may change)"
 	}
 	if hint == "" {
 		return nil
 	}
 	p := problem.New(problem.MutabilityViolation, "%s cannot be updated: %s", cur.Unpinned(), hint)
 	p.Refs = []string{cur.Unpinned().String()}
-	p.Extra = t.Doc.Mutability
+	p.Extra = string(t.Doc.Mutability)
 	return p
 }
 
@@ -204,42 +201,22 @@ func nextFields(cur *Artifact, p UpdateParams) (fields, error) {
 	return next, nil
 }
 
-// checkTransition checks a lifecycle change: an undeclared state is a validation
-// problem; a change no transition allows for the actor's roles (the creator also
-// holds "owner") is a LifecycleViolation listing what the actor may do instead.
-func checkTransition(t *schema.Type, rc *request.Context, cur *Artifact, to *string) (*problem.Detail, error) {
-	if to == nil || (cur.LifecycleState != nil && *cur.LifecycleState == *to) {
-		return nil, nil
+// checkState checks that a requested lifecycle state is one the type declares;
+// whether the move is allowed is for the lifecycle validators.
+func checkState(t *schema.Type, cur *Artifact, to *string) *problem.Detail {
+	if to == nil || (cur != nil && cur.LifecycleState != nil && *cur.LifecycleState == *to) {
+		return nil
 	}
 	lc := t.Doc.Lifecycle
 	if len(lc.States) == 0 {
 		d := problem.Field("lifecycleState", "lifecycle", t.Name()+" artifacts have no lifecycle", *to)
-		return &d, nil
+		return &d
 	}
 	if !lc.HasState(*to) {
 		d := problem.Field("lifecycleState", "enum", "must be one of "+strings.Join(lc.States, ", "), *to)
-		return &d, nil
+		return &d
 	}
-	from := deref(cur.LifecycleState)
-	roles := rolesOf(rc, cur.CreatedBy == rc.Actor.ID)
-	if transitionAllowed(t, from, *to, roles) {
-		return nil, nil
-	}
-	var allowed []string
-	for _, st := range lc.States {
-		if st != from && transitionAllowed(t, from, st, roles) {
-			allowed = append(allowed, st)
-		}
-	}
-	p := problem.New(problem.LifecycleViolation, "%s cannot move from %q to %q", cur.Unpinned(), from, *to)
-	if declared(t, from, *to) {
-		p.Message += ": your roles do not allow it"
-	} else {
-		p.Message += ": the " + t.Name() + " lifecycle has no such transition"
-	}
-	p.Refs = []string{cur.Unpinned().String()}
-	p.Extra = &LifecycleInfo{From: from, To: *to, Allowed: allowed}
-	return nil, p
+	return nil
 }
 
 // LifecycleInfo is the body of a LIFECYCLE_VIOLATION.

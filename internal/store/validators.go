@@ -3,40 +3,70 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/scidex/substrate/internal/problem"
+	"github.com/scidex/substrate/internal/ref"
 	"github.com/scidex/substrate/internal/request"
 	"github.com/scidex/substrate/internal/schema"
 )
 
+// Operations a validator may be asked about.
+const (
+	OpCreate    = "create"
+	OpUpdate    = "update"
+	OpSupersede = "supersede"
+)
+
 // ValidationInput is what a named validator sees of a write.
 type ValidationInput struct {
-	Type    *schema.Type
-	ID      string
-	Title   string
-	Content json.RawMessage
-	State   *string
-	// Prev is the version being replaced, nil on create.
+	Operation string
+	Type      *schema.Type
+	ID        string
+	Title     string
+	Content   json.RawMessage
+	State     *string
+	// Prev is the version being replaced; nil on create.
 	Prev *Artifact
+	// Replacement is the artifact a supersede names; nil otherwise.
+	Replacement *ref.Ref
 	// Request is the request making the write.
 	Request *request.Context
+
+	decoded any
 }
 
-// ValidatorFunc checks one rule and returns what violates it. It may read the
-// database through tx-bound queries via the Checker.
-type ValidatorFunc func(ctx context.Context, c *Checker, in *ValidationInput) []problem.Detail
+// Decoded returns the content as decoded JSON (numbers as json.Number).
+func (in *ValidationInput) Decoded() any {
+	if in.decoded == nil && len(in.Content) > 0 {
+		_ = decodeJSON(in.Content, &in.decoded)
+	}
+	return in.decoded
+}
 
-// Checker gives validators read access inside the write's transaction.
-type Checker struct {
-	s *Store
-	w *writer
+// ValidatorFunc checks one rule and returns every violation, each naming the
+// offending value. An error is a failure to check (the database), not a refusal.
+type ValidatorFunc func(ctx context.Context, c *Checker, in *ValidationInput) ([]problem.Detail, error)
+
+type validator struct {
+	fn ValidatorFunc
+	// code is what a refusal becomes: VALIDATION_FAILED, or LIFECYCLE_VIOLATION
+	// for the lifecycle validators.
+	code problem.Code
 }
 
 // validators are the named Go validators schema documents may list.
-var validators = map[string]ValidatorFunc{
-	"schema_compiles": validateSchemaCompiles,
+var validators = map[string]validator{
+	"schema_compiles":                {validateSchemaCompiles, problem.ValidationFailed},
+	"resolve_pmid_citations":         {validatePMIDCitations, problem.ValidationFailed},
+	"link_targets_exist":             {validateLinkTargets, problem.ValidationFailed},
+	"no_self_supersede":              {validateNoSelfSupersede, problem.ValidationFailed},
+	"evidence_supports_claim":        {validateEvidence, problem.ValidationFailed},
+	"tool_manifest_valid":            {validateToolManifest, problem.ValidationFailed},
+	"lifecycle_transition_allowed":   {validateTransitionDeclared, problem.LifecycleViolation},
+	"actor_authorized_for_lifecycle": {validateTransitionRoles, problem.LifecycleViolation},
 }
 
 // ValidatorNames lists the validators this build knows.
@@ -49,19 +79,68 @@ func ValidatorNames() []string {
 	return names
 }
 
+// Checker gives validators read access inside the write's transaction, so an
+// artifact created earlier in the same batch counts as existing.
+type Checker struct {
+	s *Store
+	w *writer
+}
+
+// Existing reports which of refs name an artifact (and, for pinned refs, that
+// version). It answers in one statement for the unpinned ones.
+func (c *Checker) Existing(ctx context.Context, refs []ref.Ref) (map[string]bool, error) {
+	out := map[string]bool{}
+	if len(refs) == 0 {
+		return out, nil
+	}
+	types := make([]string, len(refs))
+	ids := make([]string, len(refs))
+	for i, r := range refs {
+		types[i], ids[i] = r.Type, r.ID
+	}
+	rows, err := c.w.q.ArtifactExistMany(ctx, types, ids)
+	if err != nil {
+		return nil, fmt.Errorf("check refs: %w", err)
+	}
+	for _, r := range rows {
+		out[r.Type+":"+r.ID] = true
+	}
+	for _, r := range refs {
+		if !r.IsPinned() || !out[r.Unpinned().String()] {
+			continue
+		}
+		row, err := c.w.q.ArtifactGetByTypeID(ctx, r.Type, r.ID)
+		if err != nil {
+			return nil, fmt.Errorf("check %s: %w", r, err)
+		}
+		if row.ContentHash == r.Hash {
+			out[r.String()] = true
+			continue
+		}
+		if _, err := c.w.q.ArtifactVersionGetByHash(ctx, row.Pk, r.Hash); err == nil {
+			out[r.String()] = true
+		}
+	}
+	return out, nil
+}
+
 // runValidators runs the type's named validators in order. A validator in shadow
-// mode only logs what it would refuse.
+// mode only logs what it would refuse. Refusals of ordinary validators become one
+// VALIDATION_FAILED; those of the lifecycle validators a LIFECYCLE_VIOLATION.
 func (s *Store) runValidators(ctx context.Context, w *writer, t *schema.Type, in *ValidationInput) error {
 	in.Type, in.Request = t, w.rc
 	c := &Checker{s: s, w: w}
-	var out []problem.Detail
+	var invalid, lifecycle []problem.Detail
 	for _, name := range t.Doc.Validators {
-		fn, ok := validators[name]
+		v, ok := validators[name]
 		if !ok {
 			s.log.Debug("validator not in this build", "validator", name, "type", t.Name())
 			continue
 		}
-		ds := fn(ctx, c, in)
+		ds, err := v.fn(ctx, c, in)
+		if err != nil {
+			return fmt.Errorf("validator %s: %w", name, err)
+		}
 		if len(ds) == 0 {
 			continue
 		}
@@ -71,7 +150,7 @@ func (s *Store) runValidators(ctx context.Context, w *writer, t *schema.Type, in
 				msgs[i] = d.Path + ": " + d.Message
 			}
 			s.log.Warn("shadow validator would refuse write", "validator", name, "type", t.Name(), "id", in.ID,
-				"request_id", w.rc.RequestID, "problems", strings.Join(msgs, "; "))
+				"operation", in.Operation, "request_id", w.rc.RequestID, "problems", strings.Join(msgs, "; "))
 			continue
 		}
 		for i := range ds {
@@ -79,17 +158,17 @@ func (s *Store) runValidators(ctx context.Context, w *writer, t *schema.Type, in
 				ds[i].Constraint = name
 			}
 		}
-		out = append(out, ds...)
+		if v.code == problem.LifecycleViolation {
+			lifecycle = append(lifecycle, ds...)
+		} else {
+			invalid = append(invalid, ds...)
+		}
 	}
-	if len(out) > 0 {
-		return problem.Invalid(out...)
+	if len(invalid) > 0 {
+		return problem.Invalid(invalid...)
 	}
-	return nil
-}
-
-func validateSchemaCompiles(_ context.Context, _ *Checker, in *ValidationInput) []problem.Detail {
-	if _, err := schema.Compile(in.Content, 0, ""); err != nil {
-		return []problem.Detail{problem.Field("content", "schema_compiles", err.Error(), nil)}
+	if len(lifecycle) > 0 {
+		return lifecycleViolation(t, in, lifecycle)
 	}
 	return nil
 }

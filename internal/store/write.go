@@ -26,6 +26,9 @@ type writeOp struct {
 	// Input is the request as the client sent it minus the idempotency key; its
 	// canonical hash tells a replay from a reuse of the key for another request.
 	Input any
+	// Weight is how many writes the operation counts as against the rate limit
+	// (a batch counts its writes); 0 means 1.
+	Weight int
 }
 
 // writer is what a mutation sees inside its transaction.
@@ -49,7 +52,7 @@ func write[R any](ctx context.Context, s *Store, op writeOp, fn func(ctx context
 	if rc.Anonymous || !rc.Actor.Has(auth.PermContributor) {
 		return result, false, problem.New(problem.PermissionDenied, "%s needs the contributor permission", op.Operation)
 	}
-	if ok, wait := s.limiter.Allow(rc.Actor.ID, rc.Now); !ok {
+	if ok, wait := s.limiter.Allow(rc.Actor.ID, rc.Now, op.Weight); !ok {
 		p := problem.New(problem.RateLimited, "too many writes from %s; retry in %s", rc.Actor.ID, wait.Round(1e6))
 		p.RetryAfter = wait
 		return result, false, p
@@ -140,14 +143,19 @@ func (w *writer) claimKey(ctx context.Context, reqHash string) (stored json.RawM
 }
 
 // journal records who made this write, on whose behalf, in which request.
-func (w *writer) journal(ctx context.Context, ref string) (int64, error) {
+func (w *writer) journal(ctx context.Context, operation, ref string) (int64, error) {
+	return w.journalNote(ctx, operation, ref, "")
+}
+
+// journalNote is journal with a note the write makes about itself (a reason).
+func (w *writer) journalNote(ctx context.Context, operation, ref, note string) (int64, error) {
 	rc := w.rc
 	var key *string
 	if w.op.IdempotencyKey != "" {
 		key = &w.op.IdempotencyKey
 	}
 	id, err := w.q.JournalInsert(ctx, dbsqlc.JournalInsertParams{
-		OccurredAt: rc.Now, RequestID: rc.RequestID, Operation: w.op.Operation, Ref: ref,
+		OccurredAt: rc.Now, RequestID: rc.RequestID, Operation: operation, Ref: ref, Note: nonEmpty(note),
 		ActorID: rc.Actor.ID, ActorKind: rc.Actor.Kind, Permissions: permStrings(rc.Actor.Permissions),
 		SessionID: nonEmpty(rc.SessionID), ParentSessionID: nonEmpty(rc.ParentSessionID),
 		DelegationChain: nonNil(rc.DelegationChain), IdempotencyKey: key,
