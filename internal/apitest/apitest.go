@@ -83,6 +83,9 @@ func Token(t testing.TB, sub string, perms ...auth.Permission) string {
 // Contributor is a token for a contributor named sub.
 func Contributor(t testing.TB, sub string) string { return Token(t, sub, auth.PermContributor) }
 
+// client keeps connections to the test servers open for concurrent tests.
+var client = &http.Client{Transport: &http.Transport{MaxIdleConns: 256, MaxIdleConnsPerHost: 256, IdleConnTimeout: 30 * time.Second}}
+
 // Response is a decoded GraphQL response with its HTTP status.
 type Response struct {
 	Status int
@@ -116,7 +119,7 @@ func (e *Env) Raw(t testing.TB, token, contentType string, body []byte) *Respons
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ package merge
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"fmt"
 	"sort"
 	"strings"
@@ -202,10 +204,17 @@ func Equal(a, b any) bool {
 	return a == b
 }
 
+// decode reads exactly one JSON value (numbers kept exact); trailing data is an error.
 func decode(raw json.RawMessage, dst *any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
-	return dec.Decode(dst)
+	if err := dec.Decode(dst); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("trailing data after the JSON value")
+	}
+	return nil
 }
 
 func set(list []string) map[string]bool {

@@ -181,7 +181,10 @@ func (s *Store) batchWrite(ctx context.Context, w *writer, i int, bw BatchWrite,
 	if err != nil {
 		return nil, fmt.Errorf("savepoint: %w", err)
 	}
-	r, err := run(&writer{q: w.q.WithTx(sp), rc: w.rc, op: w.op, tx: sp})
+	// The savepoint may roll back the actor row with the write; the flag is shared
+	// only if this write succeeds.
+	recorded := *w.actorRecorded
+	r, err := run(&writer{q: w.q.WithTx(sp), rc: w.rc, op: w.op, tx: sp, actorRecorded: &recorded})
 	if err != nil {
 		if rbErr := sp.Rollback(ctx); rbErr != nil {
 			return nil, fmt.Errorf("rollback to savepoint: %w", rbErr)
@@ -191,6 +194,7 @@ func (s *Store) batchWrite(ctx context.Context, w *writer, i int, bw BatchWrite,
 	if err := sp.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("release savepoint: %w", err)
 	}
+	*w.actorRecorded = recorded
 	return r, nil
 }
 

@@ -121,6 +121,9 @@ func (s *Store) create(ctx context.Context, w *writer, p CreateParams, operation
 		return nil, err
 	}
 
+	if err := w.recordActor(ctx); err != nil {
+		return nil, err
+	}
 	prov, _ := json.Marshal([]ProvenanceStep{newStep(rc, operation)})
 	var pk int64
 	for attempt := 0; ; attempt++ {
@@ -236,9 +239,7 @@ func initialState(t *schema.Type, requested *string) (*string, *problem.Detail) 
 // keeps jsonb anyway, this keeps stored versions and hashes tidy.
 func compactJSON(raw json.RawMessage) (json.RawMessage, error) {
 	var v any
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
+	if err := decodeJSON(raw, &v); err != nil {
 		return nil, problem.Invalid(problem.Field("content", "json", "is not valid JSON: "+err.Error(), nil))
 	}
 	b, err := json.Marshal(v)

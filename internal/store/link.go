@@ -164,6 +164,9 @@ func (s *Store) link(ctx context.Context, w *writer, operation string, p LinkPar
 		meta = json.RawMessage("{}")
 	}
 	warnings := []string{}
+	if err := w.recordActor(ctx); err != nil {
+		return nil, err
+	}
 	pk, err := w.q.LinkInsert(ctx, dbsqlc.LinkInsertParams{FromPk: src.PK, Predicate: p.Predicate, ToPk: tgtRow.Pk, ToHash: toHash,
 		Evidence: evStrings, CreatedBy: w.rc.Actor.ID, CreatedAt: w.rc.Now, Metadata: meta})
 	if errors.Is(err, pgx.ErrNoRows) {

@@ -70,6 +70,9 @@ func (s *Store) signal(ctx context.Context, w *writer, p SignalParams) (*WriteRe
 	if len(meta) == 0 {
 		meta = json.RawMessage("{}")
 	}
+	if err := w.recordActor(ctx); err != nil {
+		return nil, err
+	}
 	if _, err := w.q.SignalInsert(ctx, dbsqlc.SignalInsertParams{
 		ArtifactPk: a.PK, Kind: p.Kind, Dimension: dim, Voter: w.rc.Actor.ID, VoterKind: w.rc.Actor.Kind,
 		Value: p.Value, Weight: weight, Unit: unit, Reason: p.Reason, Metadata: meta, CreatedAt: w.rc.Now,

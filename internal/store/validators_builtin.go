@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"sort"
 	"strings"
@@ -14,10 +16,17 @@ import (
 	"github.com/scidex/substrate/internal/schema"
 )
 
+// decodeJSON reads exactly one JSON value, numbers kept exact.
 func decodeJSON(raw []byte, v *any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
-	return dec.Decode(v)
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("trailing data after the JSON value")
+	}
+	return nil
 }
 
 // pmidMarkerRE finds citation markers in text: [PMID:23150908] or [PMID: 23150908].

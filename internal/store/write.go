@@ -38,6 +38,26 @@ type writer struct {
 	op  writeOp
 	tx  pgx.Tx
 	evs int
+	// actorRecorded is set once the actor row exists for this transaction.
+	actorRecorded *bool
+}
+
+// recordActor makes sure the acting actor has its row (rows it writes refer to
+// it), once per transaction and only when something is actually written, so a
+// refused write costs no statement for it.
+func (w *writer) recordActor(ctx context.Context) error {
+	if w.actorRecorded != nil && *w.actorRecorded {
+		return nil
+	}
+	rc := w.rc
+	if err := w.q.ActorUpsert(ctx, dbsqlc.ActorUpsertParams{ID: rc.Actor.ID, Kind: rc.Actor.Kind, Permissions: permStrings(rc.Actor.Permissions), SeenAt: rc.Now}); err != nil {
+		return fmt.Errorf("record actor: %w", err)
+	}
+	if w.actorRecorded == nil {
+		w.actorRecorded = new(bool)
+	}
+	*w.actorRecorded = true
+	return nil
 }
 
 // write runs fn in one transaction with the idempotency protocol around it:
@@ -74,7 +94,7 @@ func write[R any](ctx context.Context, s *Store, op writeOp, fn func(ctx context
 		}
 	}
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		w := &writer{q: s.q.WithTx(tx), rc: rc, op: op, tx: tx}
+		w := &writer{q: s.q.WithTx(tx), rc: rc, op: op, tx: tx, actorRecorded: new(bool)}
 		if op.IdempotencyKey != "" {
 			stored, claimed, err := w.claimKey(ctx, reqHash)
 			if err != nil {
@@ -84,9 +104,6 @@ func write[R any](ctx context.Context, s *Store, op writeOp, fn func(ctx context
 				replay = true
 				return json.Unmarshal(stored, &result)
 			}
-		}
-		if err := w.q.ActorUpsert(ctx, dbsqlc.ActorUpsertParams{ID: rc.Actor.ID, Kind: rc.Actor.Kind, Permissions: permStrings(rc.Actor.Permissions), SeenAt: rc.Now}); err != nil {
-			return fmt.Errorf("record actor: %w", err)
 		}
 		r, err := fn(ctx, w)
 		if err != nil {
@@ -150,6 +167,9 @@ func (w *writer) journal(ctx context.Context, operation, ref string) (int64, err
 // journalNote is journal with a note the write makes about itself (a reason).
 func (w *writer) journalNote(ctx context.Context, operation, ref, note string) (int64, error) {
 	rc := w.rc
+	if err := w.recordActor(ctx); err != nil {
+		return 0, err
+	}
 	var key *string
 	if w.op.IdempotencyKey != "" {
 		key = &w.op.IdempotencyKey
