@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -56,6 +57,7 @@ func serve(ctx context.Context, args []string) error {
 		MaxBodyBytes: int64(*maxBody), MaxDepth: *maxDepth, MaxComplexity: *maxComplexity,
 		ReadyFunc: st.Ping,
 	})
+	go sweepIdempotencyKeys(ctx, st, log)
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", *addr, err)
@@ -116,4 +118,22 @@ func hsSecret(c common, fallback bool) ([]byte, error) {
 		return nil, fmt.Errorf("data dir: %w", err)
 	}
 	return auth.LoadOrCreateSecret(*c.dataDir)
+}
+
+// sweepIdempotencyKeys deletes expired idempotency keys every hour until ctx ends.
+func sweepIdempotencyKeys(ctx context.Context, st *store.Store, log *slog.Logger) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			if n, err := st.DeleteExpiredIdempotencyKeys(ctx, now); err != nil {
+				log.Warn("sweep idempotency keys", "err", err)
+			} else if n > 0 {
+				log.Info("expired idempotency keys deleted", "count", n)
+			}
+		}
+	}
 }

@@ -8,8 +8,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 )

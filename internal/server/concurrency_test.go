@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/scidex/substrate/internal/apitest"
 	"github.com/scidex/substrate/internal/server"

@@ -137,3 +137,5 @@ func unpinned(ref string) string {
 	}
 	return ref
 }
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

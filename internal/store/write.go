@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -226,4 +227,14 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// DeleteExpiredIdempotencyKeys removes keys past their 24 hours; the server runs
+// it periodically (an expired key is also reclaimed when it is used again).
+func (s *Store) DeleteExpiredIdempotencyKeys(ctx context.Context, now time.Time) (int64, error) {
+	n, err := s.q.IdempotencyDeleteExpired(ctx, now)
+	if err != nil {
+		return 0, fmt.Errorf("delete expired idempotency keys: %w", err)
+	}
+	return n, nil
 }

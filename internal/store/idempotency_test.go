@@ -1,0 +1,95 @@
+package store_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/scidex/substrate/internal/auth"
+	"github.com/scidex/substrate/internal/dbtest"
+	"github.com/scidex/substrate/internal/problem"
+	"github.com/scidex/substrate/internal/request"
+	"github.com/scidex/substrate/internal/store"
+)
+
+func at(actor string, now time.Time) context.Context {
+	return request.With(context.Background(), &request.Context{
+		Actor: auth.Actor{ID: actor, Kind: auth.KindHuman, Permissions: []auth.Permission{auth.PermContributor}}, RequestID: request.NewID(), Now: now,
+	})
+}
+
+// A key answers replays for 24 hours, then may be used again.
+func TestIdempotencyKeysExpire(t *testing.T) {
+	s := store.New(store.Opts{Pool: dbtest.Pool(t)})
+	t0 := time.Now().UTC()
+	create := func(now time.Time, title string) (*store.WriteResult, error) {
+		return s.CreateArtifact(at("ada", now), store.CreateParams{Type: "hypothesis", Title: title, Content: json.RawMessage(`{}`), IdempotencyKey: "k"})
+	}
+	first, err := create(t0, "one")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := create(t0.Add(23*time.Hour), "one")
+	if err != nil || !again.Replay || again.Ref != first.Ref || again.RequestID != first.RequestID {
+		t.Fatalf("replay within 24h: %+v %v", again, err)
+	}
+	if _, err := create(t0.Add(23*time.Hour), "two"); err == nil {
+		t.Fatal("reuse within 24h accepted")
+	} else if p, _ := problem.As(err); p == nil || p.Code != problem.IdempotencyKeyReuse {
+		t.Fatalf("reuse: %v", err)
+	}
+	later, err := create(t0.Add(25*time.Hour), "two")
+	if err != nil || later.Replay || later.Ref == first.Ref {
+		t.Fatalf("after expiry the key is free: %+v %v", later, err)
+	}
+	n, err := s.DeleteExpiredIdempotencyKeys(context.Background(), t0.Add(50*time.Hour))
+	if err != nil || n != 1 {
+		t.Errorf("cleanup deleted %d (%v), want 1", n, err)
+	}
+}
+
+// Every mutation honours its key: a replay writes nothing and answers the same.
+func TestIdempotencyForEveryMutation(t *testing.T) {
+	s := store.New(store.Opts{Pool: dbtest.Pool(t)})
+	ctx := as("ada")
+	h, err := s.CreateArtifact(ctx, store.CreateParams{Type: "hypothesis", Title: "h", Content: json.RawMessage(`{}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h2, _ := s.CreateArtifact(ctx, store.CreateParams{Type: "hypothesis", Title: "h2", Content: json.RawMessage(`{}`)})
+	ref := h.Artifact.Unpinned().String()
+	calls := map[string]func() (*store.WriteResult, error){
+		"update": func() (*store.WriteResult, error) {
+			return s.UpdateArtifact(as("ada"), store.UpdateParams{Ref: ref, BaseContentHash: h.ContentHash, Title: ptr("h!"), IdempotencyKey: "u"})
+		},
+		"link": func() (*store.WriteResult, error) {
+			return s.AddLink(as("ada"), store.LinkParams{From: ref, Predicate: "related_to", To: h2.Artifact.Unpinned().String(), IdempotencyKey: "l"})
+		},
+		"signal": func() (*store.WriteResult, error) {
+			return s.AddSignal(as("ada"), store.SignalParams{Ref: ref, Kind: "vote", Value: 1, IdempotencyKey: "s"})
+		},
+		"comment": func() (*store.WriteResult, error) {
+			return s.AddComment(as("ada"), store.CommentParams{Ref: ref, Body: "b", IdempotencyKey: "c"})
+		},
+	}
+	for name, call := range calls {
+		first, err := call()
+		if err != nil || first.Replay {
+			t.Fatalf("%s: %+v %v", name, first, err)
+		}
+		var journal int
+		_ = s.Pool().QueryRow(context.Background(), "SELECT count(*) FROM write_journal").Scan(&journal)
+		again, err := call()
+		if err != nil || !again.Replay || again.Ref != first.Ref || again.RequestID != first.RequestID {
+			t.Errorf("%s replay: %+v %v", name, again, err)
+		}
+		var after int
+		_ = s.Pool().QueryRow(context.Background(), "SELECT count(*) FROM write_journal").Scan(&after)
+		if after != journal {
+			t.Errorf("%s replay wrote %d journal rows", name, after-journal)
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
