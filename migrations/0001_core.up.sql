@@ -82,7 +82,6 @@ CREATE TABLE write_journal (
     idempotency_key   text
 );
 CREATE INDEX write_journal_ref_idx ON write_journal (ref);
-CREATE INDEX write_journal_request_idx ON write_journal (request_id);
 
 -- Idempotency: (actor, key) -> the stored result of the first request.
 CREATE TABLE idempotency_keys (

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"time"
 
@@ -29,6 +30,7 @@ func serve(ctx context.Context, args []string) error {
 	writeRate := f.float("write-rate", "SCIDEX_WRITE_RATE", 100, "writes per second per actor (0: unlimited)")
 	writeBurst := f.integer("write-burst", "SCIDEX_WRITE_BURST", 500, "burst of writes per actor")
 	shadow := f.str("shadow-validators", "SCIDEX_SHADOW_VALIDATORS", "", "comma-separated validators that only log what they would refuse")
+	pprofAddr := f.str("pprof-addr", "SCIDEX_PPROF_ADDR", "", "serve net/http/pprof on this address (for profiling; off when empty)")
 	shutdownWait := f.duration("shutdown-timeout", "SCIDEX_SHUTDOWN_TIMEOUT", 15*time.Second, "how long to drain requests on SIGTERM")
 	if err := f.Parse(args); err != nil {
 		return err
@@ -58,6 +60,9 @@ func serve(ctx context.Context, args []string) error {
 		ReadyFunc: st.Ping,
 	})
 	go sweepIdempotencyKeys(ctx, st, log)
+	if *pprofAddr != "" {
+		go servePprof(*pprofAddr, log)
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", *addr, err)
@@ -135,5 +140,19 @@ func sweepIdempotencyKeys(ctx context.Context, st *store.Store, log *slog.Logger
 				log.Info("expired idempotency keys deleted", "count", n)
 			}
 		}
+	}
+}
+
+// servePprof exposes the runtime profiles on a separate listener, never on the
+// public one.
+func servePprof(addr string, log *slog.Logger) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	log.Info("pprof listening", "addr", addr)
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	if err := srv.ListenAndServe(); err != nil {
+		log.Warn("pprof stopped", "err", err)
 	}
 }

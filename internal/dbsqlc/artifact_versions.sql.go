@@ -7,8 +7,9 @@ package dbsqlc
 
 import (
 	"context"
-	"encoding/json"
 	"time"
+
+	"github.com/scidex/substrate/internal/pgjson"
 )
 
 const artifactVersionGetByHash = `-- name: ArtifactVersionGetByHash :one
@@ -53,7 +54,7 @@ type ArtifactVersionInsertParams struct {
 	Version        int32
 	ContentHash    string
 	Title          string
-	Content        json.RawMessage
+	Content        pgjson.JSON
 	LifecycleState *string
 	SchemaVersion  int32
 	CreatedAt      time.Time

@@ -7,9 +7,148 @@ package dbsqlc
 
 import (
 	"context"
-	"encoding/json"
 	"time"
+
+	"github.com/scidex/substrate/internal/pgjson"
 )
+
+const artifactCreateWrite = `-- name: ArtifactCreateWrite :one
+WITH k AS (
+    INSERT INTO idempotency_keys (actor_id, key, operation, request_hash, result, created_at, expires_at)
+    SELECT $1::text, $2::text, $3::text, $4::text, $5::jsonb, $6::timestamptz, $7::timestamptz
+    WHERE $2::text <> ''
+    ON CONFLICT (actor_id, key) DO UPDATE
+    SET operation = excluded.operation, request_hash = excluded.request_hash, result = excluded.result,
+        created_at = excluded.created_at, expires_at = excluded.expires_at
+    WHERE idempotency_keys.expires_at < excluded.created_at
+    RETURNING 1 AS claimed
+), go AS (
+    SELECT 1 AS ok WHERE $2::text = '' OR EXISTS (SELECT 1 FROM k)
+), a AS (
+    INSERT INTO artifacts (
+        type, id, version, title, content, content_hash, lifecycle_state, schema_version,
+        created_at, updated_at, created_by, updated_by, provenance
+    )
+    SELECT $8::text, $9::text, 1, $10::text, $11::jsonb, $12::text, $13::text, $14::integer,
+        $6::timestamptz, $6::timestamptz, $1::text, $1::text, $15::jsonb
+    FROM go
+    ON CONFLICT ON CONSTRAINT artifacts_type_id_key DO NOTHING
+    RETURNING pk
+), j AS (
+    INSERT INTO write_journal (
+        occurred_at, request_id, operation, ref, actor_id, actor_kind, permissions,
+        session_id, parent_session_id, delegation_chain, idempotency_key
+    )
+    SELECT $6::timestamptz, $16::text, $3::text, $17::text, $1::text, $18::text, $19::text[],
+        $20::text, $21::text, $22::text[], nullif($2::text, '')
+    FROM a
+    RETURNING id
+), v AS (
+    INSERT INTO artifact_versions (
+        artifact_pk, version, content_hash, title, content, lifecycle_state, schema_version,
+        created_at, created_by, journal_id
+    )
+    SELECT a.pk, 1, $12::text, $10::text, $11::jsonb, $13::text, $14::integer,
+        $6::timestamptz, $1::text, j.id
+    FROM a, j
+), e AS (
+    INSERT INTO events (event_type, occurred_at, source, actor_id, actor_kind, ref, payload, schema_version, audience)
+    SELECT $23::text, $6::timestamptz, $24::text, $1::text, $18::text, $17::text, $25::jsonb, 1, $26::text[]
+    FROM a
+    RETURNING id
+), n AS (
+    SELECT e.id FROM e CROSS JOIN LATERAL (SELECT pg_notify($27::text, e.id::text)) AS notify
+)
+SELECT
+    EXISTS (SELECT 1 FROM go) AS claimed,
+    coalesce((SELECT pk FROM a), 0)::bigint AS pk,
+    coalesce((SELECT id FROM n), 0)::bigint AS event_id,
+    scidex_assert(NOT EXISTS (SELECT 1 FROM k) OR EXISTS (SELECT 1 FROM a), 'scidex: id taken') AS consistent
+`
+
+type ArtifactCreateWriteParams struct {
+	ActorID         string
+	IdemKey         string
+	Operation       string
+	RequestHash     string
+	Result          pgjson.JSON
+	Now             time.Time
+	ExpiresAt       time.Time
+	Type            string
+	ID              string
+	Title           string
+	Content         pgjson.JSON
+	ContentHash     string
+	LifecycleState  *string
+	SchemaVersion   int32
+	Provenance      pgjson.JSON
+	RequestID       string
+	Ref             string
+	ActorKind       string
+	Permissions     []string
+	SessionID       *string
+	ParentSessionID *string
+	DelegationChain []string
+	EventType       string
+	Source          string
+	Payload         pgjson.JSON
+	Audience        []string
+	Channel         string
+}
+
+type ArtifactCreateWriteRow struct {
+	Claimed    bool
+	Pk         int64
+	EventID    int64
+	Consistent bool
+}
+
+// Everything a create writes, in one statement: the idempotency claim (when the
+// write has a key; it stores the result up front), the artifact, its journal
+// row, its first version, its event and the NOTIFY of the event id. One row
+// always comes back: claimed is false when another request holds the key (then
+// nothing was written), pk is null when the (type, id) pair is taken. A claimed
+// key whose artifact could not be written aborts the statement (scidex_assert),
+// so the claim never outlives a failed write.
+func (q *Queries) ArtifactCreateWrite(ctx context.Context, arg ArtifactCreateWriteParams) (ArtifactCreateWriteRow, error) {
+	row := q.db.QueryRow(ctx, artifactCreateWrite,
+		arg.ActorID,
+		arg.IdemKey,
+		arg.Operation,
+		arg.RequestHash,
+		arg.Result,
+		arg.Now,
+		arg.ExpiresAt,
+		arg.Type,
+		arg.ID,
+		arg.Title,
+		arg.Content,
+		arg.ContentHash,
+		arg.LifecycleState,
+		arg.SchemaVersion,
+		arg.Provenance,
+		arg.RequestID,
+		arg.Ref,
+		arg.ActorKind,
+		arg.Permissions,
+		arg.SessionID,
+		arg.ParentSessionID,
+		arg.DelegationChain,
+		arg.EventType,
+		arg.Source,
+		arg.Payload,
+		arg.Audience,
+		arg.Channel,
+	)
+	var i ArtifactCreateWriteRow
+	err := row.Scan(
+		&i.Claimed,
+		&i.Pk,
+		&i.EventID,
+		&i.Consistent,
+	)
+	return i, err
+}
 
 const artifactExistMany = `-- name: ArtifactExistMany :many
 SELECT type, id FROM artifacts
@@ -204,13 +343,13 @@ type ArtifactInsertParams struct {
 	Type           string
 	ID             string
 	Title          string
-	Content        json.RawMessage
+	Content        pgjson.JSON
 	ContentHash    string
 	LifecycleState *string
 	SchemaVersion  int32
 	Now            time.Time
 	ActorID        string
-	Provenance     json.RawMessage
+	Provenance     pgjson.JSON
 }
 
 func (q *Queries) ArtifactInsert(ctx context.Context, arg ArtifactInsertParams) (int64, error) {
@@ -251,7 +390,7 @@ WHERE pk = $9
 type ArtifactUpdateParams struct {
 	Version        int32
 	Title          string
-	Content        json.RawMessage
+	Content        pgjson.JSON
 	ContentHash    string
 	LifecycleState *string
 	SchemaVersion  int32
@@ -273,4 +412,138 @@ func (q *Queries) ArtifactUpdate(ctx context.Context, arg ArtifactUpdateParams) 
 		arg.Pk,
 	)
 	return err
+}
+
+const artifactUpdateWrite = `-- name: ArtifactUpdateWrite :one
+WITH k AS (
+    INSERT INTO idempotency_keys (actor_id, key, operation, request_hash, result, created_at, expires_at)
+    SELECT $1::text, $2::text, $3::text, $4::text, $5::jsonb, $6::timestamptz, $7::timestamptz
+    WHERE $2::text <> ''
+    ON CONFLICT (actor_id, key) DO UPDATE
+    SET operation = excluded.operation, request_hash = excluded.request_hash, result = excluded.result,
+        created_at = excluded.created_at, expires_at = excluded.expires_at
+    WHERE idempotency_keys.expires_at < excluded.created_at
+    RETURNING 1 AS claimed
+), go AS (
+    SELECT 1 AS ok WHERE $2::text = '' OR EXISTS (SELECT 1 FROM k)
+), u AS (
+    UPDATE artifacts
+    SET version = artifacts.version + 1, title = $8::text, content = $9::jsonb, content_hash = $10::text,
+        lifecycle_state = $11::text, schema_version = $12::integer,
+        updated_at = $6::timestamptz, updated_by = $1::text
+    FROM go
+    WHERE artifacts.pk = $13::bigint AND artifacts.content_hash = $14::text AND artifacts.is_latest
+    RETURNING artifacts.pk, artifacts.version
+), j AS (
+    INSERT INTO write_journal (
+        occurred_at, request_id, operation, ref, actor_id, actor_kind, permissions,
+        session_id, parent_session_id, delegation_chain, idempotency_key
+    )
+    SELECT $6::timestamptz, $15::text, $3::text, $16::text, $1::text, $17::text, $18::text[],
+        $19::text, $20::text, $21::text[], nullif($2::text, '')
+    FROM u
+    RETURNING id
+), v AS (
+    INSERT INTO artifact_versions (
+        artifact_pk, version, content_hash, title, content, lifecycle_state, schema_version,
+        created_at, created_by, journal_id
+    )
+    SELECT u.pk, u.version, $10::text, $8::text, $9::jsonb, $11::text, $12::integer,
+        $6::timestamptz, $1::text, j.id
+    FROM u, j
+), e AS (
+    INSERT INTO events (event_type, occurred_at, source, actor_id, actor_kind, ref, payload, schema_version, audience)
+    SELECT $22::text, $6::timestamptz, $23::text, $1::text, $17::text, $16::text,
+        $24::jsonb || jsonb_build_object('version', u.version), 1, $25::text[]
+    FROM u
+    RETURNING id
+), n AS (
+    SELECT e.id FROM e CROSS JOIN LATERAL (SELECT pg_notify($26::text, e.id::text)) AS notify
+)
+SELECT
+    EXISTS (SELECT 1 FROM go) AS claimed,
+    coalesce((SELECT version FROM u), 0)::integer AS version,
+    coalesce((SELECT id FROM n), 0)::bigint AS event_id,
+    scidex_assert(NOT EXISTS (SELECT 1 FROM k) OR EXISTS (SELECT 1 FROM u), 'scidex: base changed') AS consistent
+`
+
+type ArtifactUpdateWriteParams struct {
+	ActorID         string
+	IdemKey         string
+	Operation       string
+	RequestHash     string
+	Result          pgjson.JSON
+	Now             time.Time
+	ExpiresAt       time.Time
+	Title           string
+	Content         pgjson.JSON
+	ContentHash     string
+	LifecycleState  *string
+	SchemaVersion   int32
+	Pk              int64
+	BaseContentHash string
+	RequestID       string
+	Ref             string
+	ActorKind       string
+	Permissions     []string
+	SessionID       *string
+	ParentSessionID *string
+	DelegationChain []string
+	EventType       string
+	Source          string
+	Payload         pgjson.JSON
+	Audience        []string
+	Channel         string
+}
+
+type ArtifactUpdateWriteRow struct {
+	Claimed    bool
+	Version    int32
+	EventID    int64
+	Consistent bool
+}
+
+// Everything an update writes, in one statement, if the artifact is still at the
+// base the writer read and still latest: the idempotency claim (with a key), the
+// new current row, its journal row, the version, the event and the NOTIFY. One
+// row always comes back: claimed is false when another request holds the key,
+// version is 0 when the base is no longer current (nothing was written). A
+// claimed key whose update could not happen aborts the statement.
+func (q *Queries) ArtifactUpdateWrite(ctx context.Context, arg ArtifactUpdateWriteParams) (ArtifactUpdateWriteRow, error) {
+	row := q.db.QueryRow(ctx, artifactUpdateWrite,
+		arg.ActorID,
+		arg.IdemKey,
+		arg.Operation,
+		arg.RequestHash,
+		arg.Result,
+		arg.Now,
+		arg.ExpiresAt,
+		arg.Title,
+		arg.Content,
+		arg.ContentHash,
+		arg.LifecycleState,
+		arg.SchemaVersion,
+		arg.Pk,
+		arg.BaseContentHash,
+		arg.RequestID,
+		arg.Ref,
+		arg.ActorKind,
+		arg.Permissions,
+		arg.SessionID,
+		arg.ParentSessionID,
+		arg.DelegationChain,
+		arg.EventType,
+		arg.Source,
+		arg.Payload,
+		arg.Audience,
+		arg.Channel,
+	)
+	var i ArtifactUpdateWriteRow
+	err := row.Scan(
+		&i.Claimed,
+		&i.Version,
+		&i.EventID,
+		&i.Consistent,
+	)
+	return i, err
 }

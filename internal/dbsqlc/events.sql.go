@@ -7,8 +7,9 @@ package dbsqlc
 
 import (
 	"context"
-	"encoding/json"
 	"time"
+
+	"github.com/scidex/substrate/internal/pgjson"
 )
 
 const eventInsert = `-- name: EventInsert :one
@@ -24,7 +25,7 @@ type EventInsertParams struct {
 	ActorID       string
 	ActorKind     string
 	Ref           *string
-	Payload       json.RawMessage
+	Payload       pgjson.JSON
 	SchemaVersion int32
 	Audience      []string
 }

@@ -7,8 +7,9 @@ package dbsqlc
 
 import (
 	"context"
-	"encoding/json"
 	"time"
+
+	"github.com/scidex/substrate/internal/pgjson"
 )
 
 const idempotencyClaim = `-- name: IdempotencyClaim :one
@@ -82,7 +83,7 @@ const idempotencyStoreResult = `-- name: IdempotencyStoreResult :exec
 UPDATE idempotency_keys SET result = $1 WHERE actor_id = $2 AND key = $3
 `
 
-func (q *Queries) IdempotencyStoreResult(ctx context.Context, result json.RawMessage, actorID string, key string) error {
+func (q *Queries) IdempotencyStoreResult(ctx context.Context, result pgjson.JSON, actorID string, key string) error {
 	_, err := q.db.Exec(ctx, idempotencyStoreResult, result, actorID, key)
 	return err
 }

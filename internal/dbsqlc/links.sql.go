@@ -7,8 +7,9 @@ package dbsqlc
 
 import (
 	"context"
-	"encoding/json"
 	"time"
+
+	"github.com/scidex/substrate/internal/pgjson"
 )
 
 const linkGetByEdge = `-- name: LinkGetByEdge :one
@@ -68,7 +69,7 @@ type LinkInsertParams struct {
 	Evidence  []string
 	CreatedBy string
 	CreatedAt time.Time
-	Metadata  json.RawMessage
+	Metadata  pgjson.JSON
 }
 
 func (q *Queries) LinkInsert(ctx context.Context, arg LinkInsertParams) (int64, error) {
@@ -117,7 +118,7 @@ type LinkListBothRow struct {
 	Evidence  []string
 	CreatedBy string
 	CreatedAt time.Time
-	Metadata  json.RawMessage
+	Metadata  pgjson.JSON
 }
 
 // The first links into or out of each of many artifacts.
@@ -187,7 +188,7 @@ type LinkListInRow struct {
 	Evidence  []string
 	CreatedBy string
 	CreatedAt time.Time
-	Metadata  json.RawMessage
+	Metadata  pgjson.JSON
 }
 
 // The first links into each of many artifacts.
@@ -257,7 +258,7 @@ type LinkListOutRow struct {
 	Evidence  []string
 	CreatedBy string
 	CreatedAt time.Time
-	Metadata  json.RawMessage
+	Metadata  pgjson.JSON
 }
 
 // The first links out of each of many artifacts, one statement for the batch.

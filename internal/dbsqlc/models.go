@@ -5,10 +5,10 @@
 package dbsqlc
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/scidex/substrate/internal/pgjson"
 )
 
 type Actor struct {
@@ -26,7 +26,7 @@ type Artifact struct {
 	ID             string
 	Version        int32
 	Title          string
-	Content        json.RawMessage
+	Content        pgjson.JSON
 	ContentHash    string
 	LifecycleState *string
 	SchemaVersion  int32
@@ -37,7 +37,7 @@ type Artifact struct {
 	IsLatest       bool
 	SupersededBy   *string
 	QualityScore   *float64
-	Provenance     json.RawMessage
+	Provenance     pgjson.JSON
 }
 
 type ArtifactVersion struct {
@@ -45,7 +45,7 @@ type ArtifactVersion struct {
 	Version        int32
 	ContentHash    string
 	Title          string
-	Content        json.RawMessage
+	Content        pgjson.JSON
 	LifecycleState *string
 	SchemaVersion  int32
 	CreatedAt      time.Time
@@ -62,7 +62,7 @@ type Event struct {
 	ActorID       string
 	ActorKind     string
 	Ref           *string
-	Payload       json.RawMessage
+	Payload       pgjson.JSON
 	SchemaVersion int32
 	Audience      []string
 }
@@ -72,7 +72,7 @@ type IdempotencyKey struct {
 	Key         string
 	Operation   string
 	RequestHash string
-	Result      json.RawMessage
+	Result      pgjson.JSON
 	CreatedAt   time.Time
 	ExpiresAt   time.Time
 }
@@ -86,13 +86,13 @@ type Link struct {
 	Evidence  []string
 	CreatedBy string
 	CreatedAt time.Time
-	Metadata  json.RawMessage
+	Metadata  pgjson.JSON
 }
 
 type Schema struct {
 	Type        string
 	Version     int32
-	Document    json.RawMessage
+	Document    pgjson.JSON
 	ContentHash string
 	CreatedAt   time.Time
 	CreatedBy   string
@@ -109,7 +109,7 @@ type Signal struct {
 	Weight     float64
 	Unit       *string
 	Reason     *string
-	Metadata   json.RawMessage
+	Metadata   pgjson.JSON
 	CreatedAt  time.Time
 }
 

@@ -7,8 +7,9 @@ package dbsqlc
 
 import (
 	"context"
-	"encoding/json"
 	"time"
+
+	"github.com/scidex/substrate/internal/pgjson"
 )
 
 const schemaGet = `-- name: SchemaGet :one
@@ -38,7 +39,7 @@ ON CONFLICT (type, version) DO NOTHING
 type SchemaInsertParams struct {
 	Type        string
 	Version     int32
-	Document    json.RawMessage
+	Document    pgjson.JSON
 	ContentHash string
 	CreatedAt   time.Time
 	CreatedBy   string

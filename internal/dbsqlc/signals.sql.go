@@ -7,8 +7,9 @@ package dbsqlc
 
 import (
 	"context"
-	"encoding/json"
 	"time"
+
+	"github.com/scidex/substrate/internal/pgjson"
 )
 
 const signalAggregates = `-- name: SignalAggregates :many
@@ -113,7 +114,7 @@ type SignalInsertParams struct {
 	Weight     float64
 	Unit       *string
 	Reason     *string
-	Metadata   json.RawMessage
+	Metadata   pgjson.JSON
 	CreatedAt  time.Time
 }
 

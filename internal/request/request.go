@@ -64,9 +64,13 @@ func FromPrincipal(p *auth.Principal, requestID string, now time.Time) *Context 
 		ParentSessionID: p.ParentSessionID,
 		DelegationChain: p.DelegationChain,
 		RequestID:       requestID,
-		Now:             now.UTC(),
+		Now:             Clock(now),
 	}
 }
+
+// Clock is how a request's frozen time is taken: UTC, to the microsecond
+// PostgreSQL keeps, so what a write returns is what a read returns later.
+func Clock(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
 
 // System returns the Context the server uses for its own writes (seeding the
 // schema registry, say). Its actor is "system" with every permission.
@@ -74,6 +78,6 @@ func System(requestID string, now time.Time) *Context {
 	return &Context{
 		Actor:     auth.Actor{ID: "system", Kind: "system", Permissions: []auth.Permission{auth.PermAdmin}},
 		RequestID: requestID,
-		Now:       now.UTC(),
+		Now:       Clock(now),
 	}
 }

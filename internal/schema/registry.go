@@ -44,20 +44,27 @@ func NewRegistry(q *dbsqlc.Queries) *Registry {
 
 // Get returns the newest version of a type's schema.
 func (r *Registry) Get(ctx context.Context, typ string) (*Type, error) {
+	return r.GetWith(ctx, r.q, typ)
+}
+
+// GetWith is Get reading through q: inside a transaction, pass the transaction's
+// queries, so a lookup never waits for a second connection from the pool (which,
+// with the pool exhausted by such transactions, would wait forever).
+func (r *Registry) GetWith(ctx context.Context, q *dbsqlc.Queries, typ string) (*Type, error) {
 	r.mu.RLock()
 	e, ok := r.latest[typ]
 	r.mu.RUnlock()
 	if ok && r.now().Sub(e.checked) < recheck {
 		return e.t, nil
 	}
-	v, err := r.q.SchemaLatestVersion(ctx, typ)
+	v, err := q.SchemaLatestVersion(ctx, typ)
 	if err != nil {
 		return nil, fmt.Errorf("schema %s: latest version: %w", typ, err)
 	}
 	if v == 0 {
 		return nil, fmt.Errorf("%w %q", ErrUnknownType, typ)
 	}
-	t, err := r.GetVersion(ctx, typ, int(v))
+	t, err := r.getVersion(ctx, q, typ, int(v))
 	if err != nil {
 		return nil, err
 	}
@@ -69,6 +76,10 @@ func (r *Registry) Get(ctx context.Context, typ string) (*Type, error) {
 
 // GetVersion returns one version of a type's schema.
 func (r *Registry) GetVersion(ctx context.Context, typ string, version int) (*Type, error) {
+	return r.getVersion(ctx, r.q, typ, version)
+}
+
+func (r *Registry) getVersion(ctx context.Context, q *dbsqlc.Queries, typ string, version int) (*Type, error) {
 	key := fmt.Sprintf("%s@%d", typ, version)
 	r.mu.RLock()
 	t, ok := r.versions[key]
@@ -76,14 +87,14 @@ func (r *Registry) GetVersion(ctx context.Context, typ string, version int) (*Ty
 	if ok {
 		return t, nil
 	}
-	row, err := r.q.SchemaGet(ctx, typ, int32(version))
+	row, err := q.SchemaGet(ctx, typ, int32(version))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("%w %q version %d", ErrUnknownType, typ, version)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("schema %s version %d: %w", typ, version, err)
 	}
-	t, err = Compile(row.Document, int(row.Version), row.ContentHash)
+	t, err = Compile(json.RawMessage(row.Document), int(row.Version), row.ContentHash)
 	if err != nil {
 		return nil, err
 	}

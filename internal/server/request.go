@@ -48,7 +48,7 @@ func (s *Server) withRequest(next http.Handler) http.Handler {
 			r.Body = io.NopCloser(bytes.NewReader(body))
 		}
 		now := s.opts.Now()
-		rc := &request.Context{RequestID: rid, Now: now.UTC(), Anonymous: true,
+		rc := &request.Context{RequestID: rid, Now: request.Clock(now), Anonymous: true,
 			Actor: auth.Actor{ID: "anonymous", Kind: "anonymous"}}
 		if s.opts.AnonymousRead {
 			rc.Actor.Permissions = []auth.Permission{auth.PermViewer}
@@ -60,7 +60,7 @@ func (s *Server) withRequest(next http.Handler) http.Handler {
 				writeError(w, http.StatusForbidden, problem.Unauthenticated, rid, "the scidex_jwt cookie is only accepted from this server's own origin")
 				return
 			}
-			p, err := s.opts.Verifier.Verify(r.Context(), token)
+			p, err := s.tokens.verify(r.Context(), s.opts.Verifier, token, now)
 			if err != nil {
 				s.log.Info("token refused", "request_id", rid, "reason", auth.Reason(err), "cause", causeOf(err))
 				w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)

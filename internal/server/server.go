@@ -57,10 +57,11 @@ const (
 
 // Server is the substrate's http.Handler.
 type Server struct {
-	opts Opts
-	log  *slog.Logger
-	mux  *http.ServeMux
-	gql  *handler.Server
+	opts   Opts
+	log    *slog.Logger
+	mux    *http.ServeMux
+	gql    *handler.Server
+	tokens tokenCache
 }
 
 // New builds the handler.

@@ -41,11 +41,11 @@ func (a *Artifact) Unpinned() ref.Ref { return ref.Ref{Type: a.Type, ID: a.ID} }
 
 func fromRow(r dbsqlc.Artifact) *Artifact {
 	return &Artifact{
-		PK: r.Pk, Type: r.Type, ID: r.ID, Version: int(r.Version), Title: r.Title, Content: r.Content,
+		PK: r.Pk, Type: r.Type, ID: r.ID, Version: int(r.Version), Title: r.Title, Content: json.RawMessage(r.Content),
 		ContentHash: r.ContentHash, LifecycleState: r.LifecycleState, SchemaVersion: int(r.SchemaVersion),
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, CreatedBy: r.CreatedBy, UpdatedBy: r.UpdatedBy,
 		IsLatest: r.IsLatest, SupersededBy: r.SupersededBy, QualityScore: r.QualityScore,
-		Provenance: r.Provenance, Current: true,
+		Provenance: json.RawMessage(r.Provenance), Current: true,
 	}
 }
 
@@ -57,7 +57,7 @@ func atVersion(a *Artifact, v dbsqlc.ArtifactVersion) *Artifact {
 	out := *a
 	out.Version = int(v.Version)
 	out.Title = v.Title
-	out.Content = v.Content
+	out.Content = json.RawMessage(v.Content)
 	out.ContentHash = v.ContentHash
 	out.LifecycleState = v.LifecycleState
 	out.SchemaVersion = int(v.SchemaVersion)

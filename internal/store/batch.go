@@ -184,7 +184,7 @@ func (s *Store) batchWrite(ctx context.Context, w *writer, i int, bw BatchWrite,
 	// The savepoint may roll back the actor row with the write; the flag is shared
 	// only if this write succeeds.
 	recorded := *w.actorRecorded
-	r, err := run(&writer{q: w.q.WithTx(sp), rc: w.rc, op: w.op, tx: sp, actorRecorded: &recorded})
+	r, err := run(&writer{q: w.q.WithTx(sp), rc: w.rc, op: w.op, tx: sp, actorRecorded: &recorded, store: w.store})
 	if err != nil {
 		if rbErr := sp.Rollback(ctx); rbErr != nil {
 			return nil, fmt.Errorf("rollback to savepoint: %w", rbErr)

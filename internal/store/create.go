@@ -9,10 +9,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/scidex/substrate/internal/canon"
 	"github.com/scidex/substrate/internal/dbsqlc"
+	"github.com/scidex/substrate/internal/pgjson"
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/ref"
 	"github.com/scidex/substrate/internal/request"
@@ -52,7 +52,7 @@ type WriteResult struct {
 
 // CreateArtifact validates and stores a new artifact.
 func (s *Store) CreateArtifact(ctx context.Context, p CreateParams) (*WriteResult, error) {
-	res, replay, err := write(ctx, s, writeOp{Operation: "createArtifact", IdempotencyKey: p.IdempotencyKey, Input: p},
+	res, replay, err := write(ctx, s, writeOp{Operation: "createArtifact", IdempotencyKey: p.IdempotencyKey, Input: p, SingleStatement: p.Type != "schema"},
 		func(ctx context.Context, w *writer) (*WriteResult, error) {
 			return s.create(ctx, w, p, "createArtifact")
 		})
@@ -88,7 +88,7 @@ func (s *Store) finish(ctx context.Context, res *WriteResult, replay bool) (*Wri
 
 func (s *Store) create(ctx context.Context, w *writer, p CreateParams, operation string) (*WriteResult, error) {
 	rc := w.rc
-	t, err := s.typeOf(ctx, p.Type)
+	t, err := s.typeOf(ctx, w.q, p.Type)
 	if err != nil {
 		return nil, err
 	}
@@ -125,17 +125,32 @@ func (s *Store) create(ctx context.Context, w *writer, p CreateParams, operation
 		return nil, err
 	}
 	prov, _ := json.Marshal([]ProvenanceStep{newStep(rc, operation)})
-	var pk int64
+	var row dbsqlc.ArtifactCreateWriteRow
 	for attempt := 0; ; attempt++ {
-		pk, err = w.q.ArtifactInsert(ctx, dbsqlc.ArtifactInsertParams{
-			Type: t.Name(), ID: id, Title: p.Title, Content: content, ContentHash: hash, LifecycleState: state,
-			SchemaVersion: int32(t.Version), Now: rc.Now, ActorID: rc.Actor.ID, Provenance: prov,
-		})
-		if err == nil {
-			break
+		pinned := ref.Ref{Type: t.Name(), ID: id, Hash: hash}.String()
+		payload, _ := json.Marshal(map[string]any{"ref": pinned, "type": t.Name(), "id": id, "title": p.Title, "contentHash": hash, "version": 1})
+		key, reqHash, stored, expires, err := w.claimParams(&WriteResult{Ref: pinned, ContentHash: hash, RequestID: rc.RequestID, Warnings: []string{}})
+		if err != nil {
+			return nil, err
 		}
-		if !errors.Is(err, pgx.ErrNoRows) {
-			return nil, fmt.Errorf("insert artifact: %w", err)
+		m := w.meta(operation, pinned)
+		row, err = w.q.ArtifactCreateWrite(ctx, dbsqlc.ArtifactCreateWriteParams{
+			Type: t.Name(), ID: id, Title: p.Title, Content: pgjson.JSON(content), ContentHash: hash, LifecycleState: state,
+			SchemaVersion: int32(t.Version), Now: rc.Now, ActorID: rc.Actor.ID, Provenance: pgjson.JSON(prov),
+			RequestID: rc.RequestID, Operation: operation, Ref: pinned, ActorKind: rc.Actor.Kind, Permissions: m.permissions,
+			SessionID: m.session, ParentSessionID: m.parentSession, DelegationChain: m.chain,
+			IdemKey: key, RequestHash: reqHash, Result: stored, ExpiresAt: expires,
+			EventType: t.Name() + ".created", Source: Source, Payload: pgjson.JSON(payload), Audience: []string{}, Channel: EventChannel,
+		})
+		taken := isAssert(err, "scidex: id taken")
+		if err != nil && !taken {
+			return nil, fmt.Errorf("write artifact: %w", err)
+		}
+		if err == nil && !row.Claimed {
+			return nil, errKeyHeld
+		}
+		if err == nil && row.Pk != 0 {
+			break
 		}
 		// The (type, id) pair is taken.
 		if p.ID != "" || t.Doc.IDStrategy != schema.IDStrategySlug || attempt >= 5 {
@@ -145,36 +160,25 @@ func (s *Store) create(ctx context.Context, w *writer, p CreateParams, operation
 		}
 		id = slugify(p.Title) + "-" + uuid.Must(uuid.NewV7()).String()[24:]
 	}
-	pinned := ref.Ref{Type: t.Name(), ID: id, Hash: hash}.String()
-	journalID, err := w.journal(ctx, operation, pinned)
-	if err != nil {
-		return nil, err
-	}
-	if err := w.q.ArtifactVersionInsert(ctx, dbsqlc.ArtifactVersionInsertParams{
-		ArtifactPk: pk, Version: 1, ContentHash: hash, Title: p.Title, Content: content, LifecycleState: state,
-		SchemaVersion: int32(t.Version), CreatedAt: rc.Now, CreatedBy: rc.Actor.ID, JournalID: journalID,
-	}); err != nil {
-		return nil, fmt.Errorf("insert version: %w", err)
-	}
 	if hook != nil {
 		if err := hook.apply(ctx, s, w); err != nil {
 			return nil, err
 		}
 	}
-	payload := map[string]any{"ref": pinned, "type": t.Name(), "id": id, "title": p.Title, "contentHash": hash, "version": 1}
-	if err := w.event(ctx, t.Name()+".created", pinned, payload, nil); err != nil {
-		return nil, err
-	}
-	return &WriteResult{Ref: pinned, ContentHash: hash, RequestID: rc.RequestID, Warnings: []string{}}, nil
+	pinned := ref.Ref{Type: t.Name(), ID: id, Hash: hash}.String()
+	a := &Artifact{PK: row.Pk, Type: t.Name(), ID: id, Version: 1, Title: p.Title, Content: content, ContentHash: hash,
+		LifecycleState: state, SchemaVersion: t.Version, CreatedAt: rc.Now, UpdatedAt: rc.Now, CreatedBy: rc.Actor.ID,
+		UpdatedBy: rc.Actor.ID, IsLatest: true, Provenance: prov, Current: true}
+	return &WriteResult{Ref: pinned, ContentHash: hash, RequestID: rc.RequestID, Warnings: []string{}, Artifact: a}, nil
 }
 
 // typeOf returns the schema of a type named in input, as a validation problem
-// when there is none.
-func (s *Store) typeOf(ctx context.Context, typ string) (*schema.Type, error) {
+// when there is none. It reads through q (a transaction's, inside a write).
+func (s *Store) typeOf(ctx context.Context, q *dbsqlc.Queries, typ string) (*schema.Type, error) {
 	if !ref.ValidType(typ) {
 		return nil, problem.Invalid(problem.Field("type", "pattern", "a type name is lower-case letters, digits and '_', starting with a letter", typ))
 	}
-	t, err := s.registry.Get(ctx, typ)
+	t, err := s.registry.GetWith(ctx, q, typ)
 	if errors.Is(err, schema.ErrUnknownType) {
 		return nil, problem.Invalid(problem.Detail{Path: "type", Constraint: "known_type",
 			Message: fmt.Sprintf("unknown artifact type %q", typ), Value: mustJSON(typ),

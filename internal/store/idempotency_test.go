@@ -3,8 +3,11 @@ package store_test
 import (
 	"context"
 	"encoding/json"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/dbtest"
@@ -93,3 +96,44 @@ func TestIdempotencyForEveryMutation(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// A write never waits for a second pool connection while it holds one: with a
+// pool of two connections, a cold schema cache and many concurrent writes
+// (including duplicates blocked on the same idempotency key), all finish.
+func TestWritesFitInTheirOwnConnection(t *testing.T) {
+	cfg, err := pgxpool.ParseConfig(dbtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.MaxConns = 2
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	s := store.New(store.Opts{Pool: pool})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make(chan error, 40)
+	for i := 0; i < 40; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			key := ""
+			if i%2 == 0 {
+				key = "same"
+			}
+			rc := request.From(as("ada"))
+			_, err := s.CreateArtifact(request.With(ctx, rc), store.CreateParams{Type: "hypothesis", Title: "t", Content: json.RawMessage(`{}`), IdempotencyKey: key})
+			if err != nil {
+				errs <- err
+			}
+		}(i)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}

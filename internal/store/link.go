@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/scidex/substrate/internal/dbsqlc"
+	"github.com/scidex/substrate/internal/pgjson"
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/ref"
 )
@@ -112,7 +113,7 @@ func (s *Store) link(ctx context.Context, w *writer, operation string, p LinkPar
 		return nil, fmt.Errorf("load %s: %w", from, err)
 	}
 	src := fromRow(srcRow)
-	t, err := s.registry.Get(ctx, src.Type)
+	t, err := s.registry.GetWith(ctx, w.q, src.Type)
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +169,7 @@ func (s *Store) link(ctx context.Context, w *writer, operation string, p LinkPar
 		return nil, err
 	}
 	pk, err := w.q.LinkInsert(ctx, dbsqlc.LinkInsertParams{FromPk: src.PK, Predicate: p.Predicate, ToPk: tgtRow.Pk, ToHash: toHash,
-		Evidence: evStrings, CreatedBy: w.rc.Actor.ID, CreatedAt: w.rc.Now, Metadata: meta})
+		Evidence: evStrings, CreatedBy: w.rc.Actor.ID, CreatedAt: w.rc.Now, Metadata: pgjson.JSON(meta)})
 	if errors.Is(err, pgx.ErrNoRows) {
 		// The same edge exists: linking is idempotent.
 		existing, err := w.q.LinkGetByEdge(ctx, src.PK, p.Predicate, tgtRow.Pk)

@@ -79,7 +79,7 @@ func PageSize(first *int, path string) (int, error) {
 // List returns a page of artifacts of one type, filtered and ordered, after a
 // cursor. Unless the filter mentions isLatest, only latest artifacts are listed.
 func (s *Store) List(ctx context.Context, p ListParams) (*Page, error) {
-	if _, err := s.typeOf(ctx, p.Type); err != nil {
+	if _, err := s.typeOf(ctx, s.q, p.Type); err != nil {
 		return nil, err
 	}
 	if p.OrderBy == "" {

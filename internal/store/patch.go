@@ -22,6 +22,20 @@ func applyPatch(content, patch json.RawMessage) (json.RawMessage, error) {
 	if len(ops) > MaxPatchOps {
 		return nil, problem.Invalid(problem.Field("patch", "maxItems", fmt.Sprintf("a patch has at most %d operations", MaxPatchOps), nil))
 	}
+	whole, err := jsonpatch.DecodePatch(patch)
+	if err == nil {
+		for i, op := range whole {
+			if err := validOp(op); err != nil {
+				return nil, problem.Invalid(problem.Field(fmt.Sprintf("patch[%d]", i), "rfc6902", err.Error(), ops[i]))
+			}
+		}
+		opts := jsonpatch.NewApplyOptions()
+		opts.AccumulatedCopySizeLimit = 1 << 20
+		if out, err := whole.ApplyWithOptions(content, opts); err == nil {
+			return out, nil
+		}
+	}
+	// Something is wrong: apply one operation at a time to name the one that fails.
 	doc := content
 	for i, raw := range ops {
 		p, err := jsonpatch.DecodePatch([]byte("[" + string(raw) + "]"))

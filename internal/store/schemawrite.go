@@ -8,6 +8,7 @@ import (
 	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/canon"
 	"github.com/scidex/substrate/internal/dbsqlc"
+	"github.com/scidex/substrate/internal/pgjson"
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/schema"
 )
@@ -75,7 +76,7 @@ func (h *schemaWrite) apply(ctx context.Context, s *Store, w *writer) error {
 		return err
 	}
 	n, err := w.q.SchemaInsert(ctx, dbsqlc.SchemaInsertParams{
-		Type: h.typ, Version: int32(h.version), Document: h.doc, ContentHash: hash,
+		Type: h.typ, Version: int32(h.version), Document: pgjson.JSON(h.doc), ContentHash: hash,
 		CreatedAt: w.rc.Now, CreatedBy: w.rc.Actor.ID,
 	})
 	if err != nil {

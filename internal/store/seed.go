@@ -12,6 +12,7 @@ import (
 
 	"github.com/scidex/substrate/internal/canon"
 	"github.com/scidex/substrate/internal/dbsqlc"
+	"github.com/scidex/substrate/internal/pgjson"
 	"github.com/scidex/substrate/internal/request"
 	"github.com/scidex/substrate/internal/schema"
 )
@@ -85,7 +86,7 @@ func (s *Store) bootstrapMetaSchema(ctx context.Context, rc *request.Context, ra
 		return err
 	}
 	_, err = s.q.SchemaInsert(ctx, dbsqlc.SchemaInsertParams{
-		Type: "schema", Version: int32(version), Document: raw, ContentHash: hash, CreatedAt: rc.Now, CreatedBy: rc.Actor.ID,
+		Type: "schema", Version: int32(version), Document: pgjson.JSON(raw), ContentHash: hash, CreatedAt: rc.Now, CreatedBy: rc.Actor.ID,
 	})
 	if err != nil {
 		return fmt.Errorf("seed: register the schema type: %w", err)

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/scidex/substrate/internal/dbsqlc"
+	"github.com/scidex/substrate/internal/pgjson"
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/ref"
 	"github.com/scidex/substrate/internal/schema"
@@ -53,7 +54,7 @@ func (s *Store) signal(ctx context.Context, w *writer, p SignalParams) (*WriteRe
 		return nil, fmt.Errorf("load %s: %w", r, err)
 	}
 	a := fromRow(row)
-	t, err := s.registry.Get(ctx, a.Type)
+	t, err := s.registry.GetWith(ctx, w.q, a.Type)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +76,7 @@ func (s *Store) signal(ctx context.Context, w *writer, p SignalParams) (*WriteRe
 	}
 	if _, err := w.q.SignalInsert(ctx, dbsqlc.SignalInsertParams{
 		ArtifactPk: a.PK, Kind: p.Kind, Dimension: dim, Voter: w.rc.Actor.ID, VoterKind: w.rc.Actor.Kind,
-		Value: p.Value, Weight: weight, Unit: unit, Reason: p.Reason, Metadata: meta, CreatedAt: w.rc.Now,
+		Value: p.Value, Weight: weight, Unit: unit, Reason: p.Reason, Metadata: pgjson.JSON(meta), CreatedAt: w.rc.Now,
 	}); err != nil {
 		return nil, fmt.Errorf("insert signal: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -44,6 +45,8 @@ type Store struct {
 	log      *slog.Logger
 	limiter  *Limiter
 	shadow   map[string]bool
+	// actors remembers actor rows this process wrote (see actorKnown).
+	actors sync.Map
 }
 
 // New returns a Store over opts.Pool.

@@ -89,7 +89,7 @@ func (s *Store) supersede(ctx context.Context, w *writer, p SupersedeParams) (*W
 			return nil, problem.Invalid(problem.Field("replacement", "superseded", repl.String()+" is itself superseded", repl.String()))
 		}
 	}
-	t, err := s.registry.Get(ctx, cur.Type)
+	t, err := s.registry.GetWith(ctx, w.q, cur.Type)
 	if err != nil {
 		return nil, err
 	}

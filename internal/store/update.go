@@ -11,6 +11,7 @@ import (
 
 	"github.com/scidex/substrate/internal/canon"
 	"github.com/scidex/substrate/internal/dbsqlc"
+	"github.com/scidex/substrate/internal/pgjson"
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/ref"
 	"github.com/scidex/substrate/internal/schema"
@@ -32,7 +33,8 @@ type UpdateParams struct {
 // UpdateArtifact writes a new version of a mutable artifact, if the caller's base
 // is still the current version.
 func (s *Store) UpdateArtifact(ctx context.Context, p UpdateParams) (*WriteResult, error) {
-	res, replay, err := write(ctx, s, writeOp{Operation: "updateArtifact", IdempotencyKey: p.IdempotencyKey, Input: p},
+	res, replay, err := write(ctx, s, writeOp{Operation: "updateArtifact", IdempotencyKey: p.IdempotencyKey, Input: p,
+		SingleStatement: !strings.HasPrefix(p.Ref, "schema:")},
 		func(ctx context.Context, w *writer) (*WriteResult, error) { return s.update(ctx, w, p) })
 	if err != nil {
 		return nil, err
@@ -51,7 +53,9 @@ func (s *Store) update(ctx context.Context, w *writer, p UpdateParams) (*WriteRe
 	if p.BaseContentHash == "" && r.IsPinned() {
 		p.BaseContentHash = r.Hash
 	}
-	row, err := w.q.ArtifactGetForUpdate(ctx, r.Type, r.ID)
+	// Read without a lock: the write below only happens if the artifact is still
+	// at this version, so no lock is held across the validation in between.
+	row, err := w.q.ArtifactGetByTypeID(ctx, r.Type, r.ID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, problem.NotFoundRef(r.Unpinned().String())
 	}
@@ -59,7 +63,7 @@ func (s *Store) update(ctx context.Context, w *writer, p UpdateParams) (*WriteRe
 		return nil, fmt.Errorf("lock %s: %w", r.Unpinned(), err)
 	}
 	cur := fromRow(row)
-	t, err := s.registry.Get(ctx, cur.Type)
+	t, err := s.registry.GetWith(ctx, w.q, cur.Type)
 	if err != nil {
 		return nil, err
 	}
@@ -113,39 +117,59 @@ func (s *Store) update(ctx context.Context, w *writer, p UpdateParams) (*WriteRe
 	if err := s.runValidators(ctx, w, t, &ValidationInput{Operation: OpUpdate, ID: cur.ID, Title: next.Title, Content: content, State: next.LifecycleState, Prev: cur}); err != nil {
 		return nil, err
 	}
-	version := cur.Version + 1
+	if err := w.recordActor(ctx); err != nil {
+		return nil, err
+	}
+	rc := w.rc
 	pinned := ref.Ref{Type: cur.Type, ID: cur.ID, Hash: hash}.String()
-	journalID, err := w.journal(ctx, "updateArtifact", pinned)
+	payload := map[string]any{"ref": pinned, "type": cur.Type, "id": cur.ID, "title": next.Title,
+		"contentHash": hash, "previousContentHash": cur.ContentHash}
+	if next.LifecycleState != nil && (cur.LifecycleState == nil || *cur.LifecycleState != *next.LifecycleState) {
+		payload["lifecycleState"] = *next.LifecycleState
+	}
+	pb, _ := json.Marshal(payload)
+	m := w.meta("updateArtifact", pinned)
+	key, reqHash, stored, expires, err := w.claimParams(&WriteResult{Ref: pinned, ContentHash: hash, RequestID: rc.RequestID, Warnings: []string{}})
 	if err != nil {
 		return nil, err
 	}
-	if err := w.q.ArtifactUpdate(ctx, dbsqlc.ArtifactUpdateParams{
-		Version: int32(version), Title: next.Title, Content: content, ContentHash: hash, LifecycleState: next.LifecycleState,
-		SchemaVersion: int32(t.Version), Now: w.rc.Now, ActorID: w.rc.Actor.ID, Pk: cur.PK,
-	}); err != nil {
-		return nil, fmt.Errorf("update %s: %w", cur.Unpinned(), err)
+	written, err := w.q.ArtifactUpdateWrite(ctx, dbsqlc.ArtifactUpdateWriteParams{
+		Title: next.Title, Content: pgjson.JSON(content), ContentHash: hash, LifecycleState: next.LifecycleState, SchemaVersion: int32(t.Version),
+		Now: rc.Now, ActorID: rc.Actor.ID, Pk: cur.PK, BaseContentHash: cur.ContentHash,
+		RequestID: rc.RequestID, Operation: "updateArtifact", Ref: pinned, ActorKind: rc.Actor.Kind, Permissions: m.permissions,
+		SessionID: m.session, ParentSessionID: m.parentSession, DelegationChain: m.chain,
+		IdemKey: key, RequestHash: reqHash, Result: stored, ExpiresAt: expires,
+		EventType: cur.Type + ".updated", Source: Source, Payload: pgjson.JSON(pb), Audience: []string{}, Channel: EventChannel,
+	})
+	moved := isAssert(err, "scidex: base changed")
+	if err != nil && !moved {
+		return nil, fmt.Errorf("write %s: %w", cur.Unpinned(), err)
 	}
-	if err := w.q.ArtifactVersionInsert(ctx, dbsqlc.ArtifactVersionInsertParams{
-		ArtifactPk: cur.PK, Version: int32(version), ContentHash: hash, Title: next.Title, Content: content,
-		LifecycleState: next.LifecycleState, SchemaVersion: int32(t.Version), CreatedAt: w.rc.Now,
-		CreatedBy: w.rc.Actor.ID, JournalID: journalID,
-	}); err != nil {
-		return nil, fmt.Errorf("insert version: %w", err)
+	if err == nil && !written.Claimed {
+		return nil, errKeyHeld
+	}
+	if moved || written.Version == 0 {
+		// Someone wrote between our read and our write: their change stands, and
+		// this writer gets the conflict computed against it.
+		fresh, ferr := w.q.ArtifactGetByTypeID(ctx, cur.Type, cur.ID)
+		if ferr != nil {
+			return nil, fmt.Errorf("reload %s: %w", cur.Unpinned(), ferr)
+		}
+		now := fromRow(fresh)
+		if err := checkMutable(t, now, stateOnly); err != nil {
+			return nil, err
+		}
+		return nil, s.conflict(ctx, w, t, now, p)
 	}
 	if hook != nil {
 		if err := hook.apply(ctx, s, w); err != nil {
 			return nil, err
 		}
 	}
-	payload := map[string]any{"ref": pinned, "type": cur.Type, "id": cur.ID, "title": next.Title,
-		"contentHash": hash, "previousContentHash": cur.ContentHash, "version": version}
-	if next.LifecycleState != nil && (cur.LifecycleState == nil || *cur.LifecycleState != *next.LifecycleState) {
-		payload["lifecycleState"] = *next.LifecycleState
-	}
-	if err := w.event(ctx, cur.Type+".updated", pinned, payload, nil); err != nil {
-		return nil, err
-	}
-	return &WriteResult{Ref: pinned, ContentHash: hash, RequestID: w.rc.RequestID, Warnings: []string{}}, nil
+	a := *cur
+	a.Version, a.Title, a.Content, a.ContentHash, a.LifecycleState = int(written.Version), next.Title, content, hash, next.LifecycleState
+	a.SchemaVersion, a.UpdatedAt, a.UpdatedBy = t.Version, rc.Now, rc.Actor.ID
+	return &WriteResult{Ref: pinned, ContentHash: hash, RequestID: rc.RequestID, Warnings: []string{}, Artifact: &a}, nil
 }
 
 // checkMutable refuses updates the type's mutability forbids. Types that can

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/canon"
@@ -30,6 +32,10 @@ type writeOp struct {
 	// Weight is how many writes the operation counts as against the rate limit
 	// (a batch counts its writes); 0 means 1.
 	Weight int
+	// SingleStatement marks an operation whose writes are one SQL statement (a
+	// plain create or update): without an idempotency key it runs without an
+	// explicit transaction, the statement being atomic on its own.
+	SingleStatement bool
 }
 
 // writer is what a mutation sees inside its transaction.
@@ -41,13 +47,17 @@ type writer struct {
 	evs int
 	// actorRecorded is set once the actor row exists for this transaction.
 	actorRecorded *bool
+	store         *Store
+	// claim is set for a single-statement write with an idempotency key: the
+	// write's statement claims the key itself.
+	claim *keyClaim
 }
 
 // recordActor makes sure the acting actor has its row (rows it writes refer to
 // it), once per transaction and only when something is actually written, so a
 // refused write costs no statement for it.
 func (w *writer) recordActor(ctx context.Context) error {
-	if w.actorRecorded != nil && *w.actorRecorded {
+	if (w.actorRecorded != nil && *w.actorRecorded) || (w.store != nil && w.store.actorKnown(w.rc)) {
 		return nil
 	}
 	rc := w.rc
@@ -94,8 +104,12 @@ func write[R any](ctx context.Context, s *Store, op writeOp, fn func(ctx context
 			return result, false, fmt.Errorf("%s: hash request: %w", op.Operation, err)
 		}
 	}
+	if op.SingleStatement {
+		return writeStatement(ctx, s, op, rc, reqHash, fn)
+	}
+	var recorded bool
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		w := &writer{q: s.q.WithTx(tx), rc: rc, op: op, tx: tx, actorRecorded: new(bool)}
+		w := &writer{q: s.q.WithTx(tx), rc: rc, op: op, tx: tx, actorRecorded: &recorded, store: s}
 		if op.IdempotencyKey != "" {
 			stored, claimed, err := w.claimKey(ctx, reqHash)
 			if err != nil {
@@ -129,7 +143,92 @@ func write[R any](ctx context.Context, s *Store, op writeOp, fn func(ctx context
 		}
 		return zero, false, fmt.Errorf("%s: %w", op.Operation, err)
 	}
+	if recorded {
+		s.rememberActor(rc)
+	}
 	return result, replay, nil
+}
+
+// errKeyHeld is what a single-statement write returns when its idempotency key
+// is held by another request: nothing was written, the stored result answers.
+var errKeyHeld = errors.New("idempotency key held by another request")
+
+// keyClaim is what a single-statement write needs to claim its key itself.
+type keyClaim struct {
+	key, requestHash string
+	expiresAt        time.Time
+}
+
+// writeStatement runs a write that is one SQL statement (a create or an update)
+// without an explicit transaction: the statement claims the idempotency key,
+// storing the result it is about to make true, and writes everything else; it
+// is atomic on its own. A replay is answered before anything runs.
+func writeStatement[R any](ctx context.Context, s *Store, op writeOp, rc *request.Context, reqHash string,
+	fn func(ctx context.Context, w *writer) (R, error)) (R, bool, error) {
+	var zero R
+	w := &writer{q: s.q, rc: rc, op: op, actorRecorded: new(bool), store: s}
+	if op.IdempotencyKey != "" {
+		w.claim = &keyClaim{key: op.IdempotencyKey, requestHash: reqHash, expiresAt: rc.Now.Add(IdempotencyTTL)}
+		if r, found, err := storedResult[R](ctx, w, reqHash); found || err != nil {
+			return r, found, err
+		}
+	}
+	r, err := fn(ctx, w)
+	if *w.actorRecorded {
+		s.rememberActor(rc)
+	}
+	if errors.Is(err, errKeyHeld) {
+		r, found, err := storedResult[R](ctx, w, reqHash)
+		if err == nil && !found {
+			// The holder's claim expired between our statement and this read.
+			err = fmt.Errorf("%s: idempotency key %q changed hands; retry", op.Operation, op.IdempotencyKey)
+		}
+		return r, found, err
+	}
+	if err != nil {
+		if _, ok := problem.As(err); ok {
+			return zero, false, err
+		}
+		return zero, false, fmt.Errorf("%s: %w", op.Operation, err)
+	}
+	return r, false, nil
+}
+
+// storedResult answers from an unexpired idempotency record of this actor and
+// key: the stored result for the same request, IDEMPOTENCY_KEY_REUSE for another.
+func storedResult[R any](ctx context.Context, w *writer, reqHash string) (R, bool, error) {
+	var r R
+	prev, err := w.q.IdempotencyGet(ctx, w.rc.Actor.ID, w.op.IdempotencyKey)
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && !prev.ExpiresAt.After(w.rc.Now)) {
+		return r, false, nil
+	}
+	if err != nil {
+		return r, false, fmt.Errorf("read idempotency key: %w", err)
+	}
+	if prev.RequestHash != reqHash || prev.Operation != w.op.Operation {
+		p := problem.New(problem.IdempotencyKeyReuse,
+			"idempotency key %q was used at %s for a different %s request; use a new key for a new request",
+			w.op.IdempotencyKey, prev.CreatedAt.Format("2006-01-02T15:04:05Z07:00"), prev.Operation)
+		p.Extra = w.op.IdempotencyKey
+		return r, false, p
+	}
+	if err := json.Unmarshal(prev.Result, &r); err != nil {
+		return r, false, fmt.Errorf("decode stored result: %w", err)
+	}
+	return r, true, nil
+}
+
+// claimParams are the idempotency columns of a single-statement write; the
+// result is stored by the same statement that makes it true.
+func (w *writer) claimParams(result any) (key, requestHash string, stored []byte, expires time.Time, err error) {
+	if w.claim == nil {
+		return "", "", []byte("null"), w.rc.Now, nil
+	}
+	b, err := json.Marshal(result)
+	if err != nil {
+		return "", "", nil, time.Time{}, fmt.Errorf("encode result for idempotency: %w", err)
+	}
+	return w.claim.key, w.claim.requestHash, b, w.claim.expiresAt, nil
 }
 
 // claimKey claims the idempotency key for this request, or returns the result
@@ -157,7 +256,25 @@ func (w *writer) claimKey(ctx context.Context, reqHash string) (stored json.RawM
 		p.Extra = w.op.IdempotencyKey
 		return nil, false, p
 	}
-	return prev.Result, false, nil
+	return json.RawMessage(prev.Result), false, nil
+}
+
+// writeMeta is the identity a write stamps on its journal row.
+type writeMeta struct {
+	permissions            []string
+	session, parentSession *string
+	chain                  []string
+	key                    *string
+}
+
+func (w *writer) meta(operation, ref string) writeMeta {
+	rc := w.rc
+	m := writeMeta{permissions: permStrings(rc.Actor.Permissions), session: nonEmpty(rc.SessionID),
+		parentSession: nonEmpty(rc.ParentSessionID), chain: nonNil(rc.DelegationChain)}
+	if w.op.IdempotencyKey != "" {
+		m.key = &w.op.IdempotencyKey
+	}
+	return m
 }
 
 // journal records who made this write, on whose behalf, in which request.
@@ -237,4 +354,40 @@ func (s *Store) DeleteExpiredIdempotencyKeys(ctx context.Context, now time.Time)
 		return 0, fmt.Errorf("delete expired idempotency keys: %w", err)
 	}
 	return n, nil
+}
+
+// actorTTL is how long a recorded actor is trusted before its row is written
+// again (so kind and permissions changes show up within that time).
+const actorTTL = 10 * time.Minute
+
+type knownActor struct {
+	fingerprint string
+	at          time.Time
+}
+
+func actorFingerprint(rc *request.Context) string {
+	return rc.Actor.Kind + "|" + strings.Join(permStrings(rc.Actor.Permissions), ",")
+}
+
+// actorKnown reports whether this process recorded the actor, as it is now,
+// recently; then its row need not be written again. Writes to one actor's row
+// from every request would serialise them on its row lock.
+func (s *Store) actorKnown(rc *request.Context) bool {
+	v, ok := s.actors.Load(rc.Actor.ID)
+	if !ok {
+		return false
+	}
+	k := v.(knownActor)
+	return k.fingerprint == actorFingerprint(rc) && rc.Now.Sub(k.at) < actorTTL && rc.Now.Sub(k.at) > -actorTTL
+}
+
+// rememberActor notes a committed actor row.
+func (s *Store) rememberActor(rc *request.Context) {
+	s.actors.Store(rc.Actor.ID, knownActor{fingerprint: actorFingerprint(rc), at: rc.Now})
+}
+
+// isAssert reports whether err is scidex_assert refusing with msg.
+func isAssert(err error, msg string) bool {
+	var pg *pgconn.PgError
+	return errors.As(err, &pg) && pg.Code == "P0001" && pg.Message == msg
 }

@@ -1,0 +1,1 @@
+DROP FUNCTION scidex_assert(boolean, text);
