@@ -21,6 +21,9 @@ import (
 type ArtifactConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.ArtifactConnection) (int, error)
 }
+type CalibrationPointResolver interface {
+	Forecaster(ctx context.Context, obj *model.CalibrationPoint) (*model.Actor, error)
+}
 type LinkResolver interface {
 	From(ctx context.Context, obj *model.Link) (model.Artifact, error)
 	To(ctx context.Context, obj *model.Link) (model.Artifact, error)
@@ -29,6 +32,10 @@ type LinkResolver interface {
 }
 type ProvenanceStepResolver interface {
 	Actor(ctx context.Context, obj *model.ProvenanceStep) (*model.Actor, error)
+}
+type SignalSummaryResolver interface {
+	Calibration(ctx context.Context, obj *model.SignalSummary) ([]*model.CalibrationPoint, error)
+	BrierScore(ctx context.Context, obj *model.SignalSummary) (*float64, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -271,6 +278,107 @@ func (ec *executionContext) fieldContext_ArtifactEdge_node(_ context.Context, fi
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _CalibrationPoint_forecaster(ctx context.Context, field graphql.CollectedField, obj *model.CalibrationPoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalibrationPoint_forecaster(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CalibrationPoint().Forecaster(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Actor) graphql.Marshaler {
+			return ec.marshalNActor2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐActor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalibrationPoint_forecaster(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CalibrationPoint",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Actor(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CalibrationPoint_probability(ctx context.Context, field graphql.CollectedField, obj *model.CalibrationPoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalibrationPoint_probability(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Probability, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalibrationPoint_probability(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalibrationPoint", field, false, false, "Float")
+}
+
+func (ec *executionContext) _CalibrationPoint_at(ctx context.Context, field graphql.CollectedField, obj *model.CalibrationPoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalibrationPoint_at(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.At, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalibrationPoint_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalibrationPoint", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _CalibrationPoint_brierScore(ctx context.Context, field graphql.CollectedField, obj *model.CalibrationPoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalibrationPoint_brierScore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BrierScore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CalibrationPoint_brierScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalibrationPoint", field, false, false, "Float")
 }
 
 func (ec *executionContext) _Link_predicate(ctx context.Context, field graphql.CollectedField, obj *model.Link) (ret graphql.Marshaler) {
@@ -1044,6 +1152,61 @@ func (ec *executionContext) fieldContext_SignalSummary_vote(_ context.Context, f
 	return fc, nil
 }
 
+func (ec *executionContext) _SignalSummary_calibration(ctx context.Context, field graphql.CollectedField, obj *model.SignalSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SignalSummary_calibration(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SignalSummary().Calibration(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.CalibrationPoint) graphql.Marshaler {
+			return ec.marshalNCalibrationPoint2ᚕᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐCalibrationPointᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SignalSummary_calibration(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SignalSummary",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CalibrationPoint(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SignalSummary_brierScore(ctx context.Context, field graphql.CollectedField, obj *model.SignalSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SignalSummary_brierScore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SignalSummary().BrierScore(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SignalSummary_brierScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SignalSummary", field, true, true, "Float")
+}
+
 func (ec *executionContext) _VoteSummary_score(ctx context.Context, field graphql.CollectedField, obj *model.VoteSummary) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1589,6 +1752,55 @@ func (ec *executionContext) _ArtifactEdge(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var calibrationPointImplementors = []string{"CalibrationPoint"}
+
+func (ec *executionContext) _CalibrationPoint(ctx context.Context, sel ast.SelectionSet, obj *model.CalibrationPoint) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, calibrationPointImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CalibrationPoint")
+		case "forecaster":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CalibrationPoint_forecaster(ctx, field, obj)
+				})
+		case "probability":
+			out.Values[i] = ec._CalibrationPoint_probability(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "at":
+			out.Values[i] = ec._CalibrationPoint_at(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "brierScore":
+			out.Values[i] = ec._CalibrationPoint_brierScore(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var linkImplementors = []string{"Link"}
 
 func (ec *executionContext) _Link(ctx context.Context, sel ast.SelectionSet, obj *model.Link) graphql.Marshaler {
@@ -1915,13 +2127,25 @@ func (ec *executionContext) _SignalSummary(ctx context.Context, sel ast.Selectio
 		case "kinds":
 			out.Values[i] = ec._SignalSummary_kinds(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "vote":
 			out.Values[i] = ec._SignalSummary_vote(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "calibration":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SignalSummary_calibration(ctx, field, obj)
+				})
+		case "brierScore":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SignalSummary_brierScore(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -2037,6 +2261,30 @@ func (ec *executionContext) marshalNArtifactEdge2ᚖgithubᚗcomᚋscidexᚋsubs
 		return graphql.Null
 	}
 	return ec._ArtifactEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCalibrationPoint2ᚕᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐCalibrationPointᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CalibrationPoint) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCalibrationPoint2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐCalibrationPoint(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCalibrationPoint2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐCalibrationPoint(ctx context.Context, sel ast.SelectionSet, v *model.CalibrationPoint) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CalibrationPoint!")
+		return graphql.Null
+	}
+	return ec._CalibrationPoint(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNLink2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐLink(ctx context.Context, sel ast.SelectionSet, v *model.Link) graphql.Marshaler {

@@ -26,6 +26,7 @@ type ResolverRoot interface {
 	AgentWorkPacket() AgentWorkPacketResolver
 	Analysis() AnalysisResolver
 	ArtifactConnection() ArtifactConnectionResolver
+	CalibrationPoint() CalibrationPointResolver
 	Comment() CommentResolver
 	Dataset() DatasetResolver
 	DebateSession() DebateSessionResolver
@@ -43,6 +44,7 @@ type ResolverRoot interface {
 	ProvenanceStep() ProvenanceStepResolver
 	Query() QueryResolver
 	Schema() SchemaResolver
+	SignalSummary() SignalSummaryResolver
 	Skill() SkillResolver
 	SkillResult() SkillResultResolver
 	Tool() ToolResolver
@@ -159,6 +161,13 @@ type ComplexityRoot struct {
 		IdempotentReplay func(childComplexity int) int
 		RequestID        func(childComplexity int) int
 		Results          func(childComplexity int) int
+	}
+
+	CalibrationPoint struct {
+		At          func(childComplexity int) int
+		BrierScore  func(childComplexity int) int
+		Forecaster  func(childComplexity int) int
+		Probability func(childComplexity int) int
 	}
 
 	Comment struct {
@@ -753,8 +762,10 @@ type ComplexityRoot struct {
 	}
 
 	SignalSummary struct {
-		Kinds func(childComplexity int) int
-		Vote  func(childComplexity int) int
+		BrierScore  func(childComplexity int) int
+		Calibration func(childComplexity int) int
+		Kinds       func(childComplexity int) int
+		Vote        func(childComplexity int) int
 	}
 
 	Skill struct {
@@ -1572,6 +1583,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.BatchResult.Results(childComplexity), true
+
+	case "CalibrationPoint.at":
+		if e.ComplexityRoot.CalibrationPoint.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalibrationPoint.At(childComplexity), true
+	case "CalibrationPoint.brierScore":
+		if e.ComplexityRoot.CalibrationPoint.BrierScore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalibrationPoint.BrierScore(childComplexity), true
+	case "CalibrationPoint.forecaster":
+		if e.ComplexityRoot.CalibrationPoint.Forecaster == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalibrationPoint.Forecaster(childComplexity), true
+	case "CalibrationPoint.probability":
+		if e.ComplexityRoot.CalibrationPoint.Probability == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalibrationPoint.Probability(childComplexity), true
 
 	case "Comment.anchor":
 		if e.ComplexityRoot.Comment.Anchor == nil {
@@ -4901,6 +4937,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SignalAggregate.Value(childComplexity), true
 
+	case "SignalSummary.brierScore":
+		if e.ComplexityRoot.SignalSummary.BrierScore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SignalSummary.BrierScore(childComplexity), true
+	case "SignalSummary.calibration":
+		if e.ComplexityRoot.SignalSummary.Calibration == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SignalSummary.Calibration(childComplexity), true
 	case "SignalSummary.kinds":
 		if e.ComplexityRoot.SignalSummary.Kinds == nil {
 			break
@@ -6438,6 +6486,20 @@ func (ec *executionContext) childFields_BatchResult(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type BatchResult", field.Name)
 }
 
+func (ec *executionContext) childFields_CalibrationPoint(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "forecaster":
+		return ec.fieldContext_CalibrationPoint_forecaster(ctx, field)
+	case "probability":
+		return ec.fieldContext_CalibrationPoint_probability(ctx, field)
+	case "at":
+		return ec.fieldContext_CalibrationPoint_at(ctx, field)
+	case "brierScore":
+		return ec.fieldContext_CalibrationPoint_brierScore(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CalibrationPoint", field.Name)
+}
+
 func (ec *executionContext) childFields_DiffOp(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "op":
@@ -6588,6 +6650,10 @@ func (ec *executionContext) childFields_SignalSummary(ctx context.Context, field
 		return ec.fieldContext_SignalSummary_kinds(ctx, field)
 	case "vote":
 		return ec.fieldContext_SignalSummary_vote(ctx, field)
+	case "calibration":
+		return ec.fieldContext_SignalSummary_calibration(ctx, field)
+	case "brierScore":
+		return ec.fieldContext_SignalSummary_brierScore(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SignalSummary", field.Name)
 }

@@ -37,3 +37,9 @@ SELECT last.artifact_pk, last.kind, last.dimension,
 FROM last
 JOIN by_latest USING (artifact_pk, kind, dimension)
 JOIN by_all USING (artifact_pk, kind, dimension);
+
+-- name: SignalHistory :many
+-- Every signal of one kind on many artifacts, oldest first (forecast histories).
+SELECT artifact_pk, voter, value, created_at FROM signals
+WHERE artifact_pk = ANY (@pks::bigint[]) AND kind = @kind
+ORDER BY artifact_pk, pk;

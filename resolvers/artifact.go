@@ -45,6 +45,14 @@ func (r *Resolver) artifactLinks(ctx context.Context, b *model.Base, direction *
 		conn.PageInfo.HasNextPage = true
 		links = links[:n]
 	}
+	// Whatever the query asks below these links, for all of them at once (a no-op
+	// when a lookahead from further up already did it).
+	if b.A.Current {
+		r.loaders(ctx).artifacts.Prime(b.A.PK, b.A) // the near end of every link
+	}
+	if err := r.prefetchLinks(ctx, links, selection(ctx)); err != nil {
+		return nil, err
+	}
 	for _, l := range links {
 		conn.Edges = append(conn.Edges, &model.LinkEdge{Cursor: encodePK(l.PK), Node: linkModel(l)})
 	}
@@ -114,12 +122,19 @@ func (r *Resolver) artifactComments(ctx context.Context, b *model.Base, first *i
 		conn.PageInfo.HasNextPage = true
 		links = links[:n]
 	}
+	comments := make([]*store.Artifact, 0, len(links))
 	for _, l := range links {
-		a, err := ld.Artifact(ctx, l.FromPK)
-		if err != nil {
-			return nil, err
+		a := l.Other
+		if a == nil {
+			if a, err = ld.Artifact(ctx, l.FromPK); err != nil {
+				return nil, err
+			}
 		}
+		comments = append(comments, a)
 		conn.Edges = append(conn.Edges, &model.ArtifactEdge{Cursor: encodePK(l.PK), Node: model.NewArtifact(a)})
+	}
+	if err := r.prefetch(ctx, comments, path(ctx, selection(ctx), "edges", "node")); err != nil {
+		return nil, err
 	}
 	setPageInfo(conn.PageInfo, len(conn.Edges), func(i int) string { return conn.Edges[i].Cursor }, after != nil)
 	pk := b.A.PK

@@ -20,6 +20,10 @@ func (r *artifactConnectionResolver) TotalCount(ctx context.Context, obj *model.
 	return obj.CountFunc(ctx)
 }
 
+func (r *calibrationPointResolver) Forecaster(ctx context.Context, obj *model.CalibrationPoint) (*model.Actor, error) {
+	return r.loaders(ctx).Actor(ctx, obj.ForecasterID)
+}
+
 // From is the resolver for the from field.
 func (r *linkResolver) From(ctx context.Context, obj *model.Link) (model.Artifact, error) {
 	a, err := r.loaders(ctx).Artifact(ctx, obj.FromPK)
@@ -48,16 +52,40 @@ func (r *provenanceStepResolver) Actor(ctx context.Context, obj *model.Provenanc
 	return r.loaders(ctx).Actor(ctx, obj.ActorID)
 }
 
+func (r *signalSummaryResolver) Calibration(ctx context.Context, obj *model.SignalSummary) ([]*model.CalibrationPoint, error) {
+	if obj.CalibrationFunc == nil {
+		return []*model.CalibrationPoint{}, nil
+	}
+	points, _, err := obj.CalibrationFunc(ctx)
+	return points, err
+}
+
+func (r *signalSummaryResolver) BrierScore(ctx context.Context, obj *model.SignalSummary) (*float64, error) {
+	if obj.CalibrationFunc == nil {
+		return nil, nil
+	}
+	_, brier, err := obj.CalibrationFunc(ctx)
+	return brier, err
+}
+
 func (r *Resolver) ArtifactConnection() graph.ArtifactConnectionResolver {
 	return &artifactConnectionResolver{r}
+}
+
+func (r *Resolver) CalibrationPoint() graph.CalibrationPointResolver {
+	return &calibrationPointResolver{r}
 }
 
 func (r *Resolver) Link() graph.LinkResolver { return &linkResolver{r} }
 
 func (r *Resolver) ProvenanceStep() graph.ProvenanceStepResolver { return &provenanceStepResolver{r} }
 
+func (r *Resolver) SignalSummary() graph.SignalSummaryResolver { return &signalSummaryResolver{r} }
+
 type (
 	artifactConnectionResolver struct{ *Resolver }
+	calibrationPointResolver   struct{ *Resolver }
 	linkResolver               struct{ *Resolver }
 	provenanceStepResolver     struct{ *Resolver }
+	signalSummaryResolver      struct{ *Resolver }
 )

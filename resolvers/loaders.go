@@ -27,19 +27,26 @@ type Loaders struct {
 	actors    *dataloadgen.Loader[string, *model.Actor]
 	artifacts *dataloadgen.Loader[int64, *store.Artifact]
 	signals   *dataloadgen.Loader[int64, []store.SignalFigures]
+	calib     *dataloadgen.Loader[int64, []store.SignalPoint]
 
 	mu    sync.Mutex
 	links map[string]*dataloadgen.Loader[int64, []store.Link]
+	// primed records what a lookahead has loaded ("signals|<pk>", "actor|<id>",
+	// "<link query>|<pk>"), so nothing is loaded twice in a request.
+	primed map[string]bool
 }
 
 type loadersKey struct{}
 
 // NewLoaders returns fresh loaders for one request.
 func NewLoaders(s *store.Store) *Loaders {
-	l := &Loaders{s: s, links: map[string]*dataloadgen.Loader[int64, []store.Link]{}}
+	l := &Loaders{s: s, links: map[string]*dataloadgen.Loader[int64, []store.Link]{}, primed: map[string]bool{}}
 	l.actors = dataloadgen.NewMappedLoader(l.fetchActors, dataloadgen.WithWait(loaderWait))
 	l.artifacts = dataloadgen.NewMappedLoader(l.fetchArtifacts, dataloadgen.WithWait(loaderWait))
 	l.signals = dataloadgen.NewMappedLoader(s.SignalsFor, dataloadgen.WithWait(loaderWait))
+	l.calib = dataloadgen.NewMappedLoader(func(ctx context.Context, pks []int64) (map[int64][]store.SignalPoint, error) {
+		return s.SignalHistory(ctx, pks, "calibration")
+	}, dataloadgen.WithWait(loaderWait))
 	return l
 }
 
@@ -104,6 +111,21 @@ func (l *Loaders) Links(ctx context.Context, pk int64, q store.LinkQuery) ([]sto
 	return links, err
 }
 
+// linkLoader returns the loader for one link query, made on first use.
+func (l *Loaders) linkLoader(q store.LinkQuery) *dataloadgen.Loader[int64, []store.Link] {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ld, ok := l.links[linkKey(q)]
+	if !ok {
+		fetch := func(ctx context.Context, pks []int64) (map[int64][]store.Link, error) {
+			return l.s.LinksFor(ctx, pks, q)
+		}
+		ld = dataloadgen.NewMappedLoader(fetch, dataloadgen.WithWait(loaderWait))
+		l.links[linkKey(q)] = ld
+	}
+	return ld
+}
+
 // linkKey names a LinkQuery: requests asking the same question share a loader.
 func linkKey(q store.LinkQuery) string {
 	return fmt.Sprintf("%s|%s|%d|%d", q.Direction, strings.Join(q.Predicates, ","), q.Limit, q.AfterPK)
@@ -135,4 +157,99 @@ func (l *Loaders) Signals(ctx context.Context, pk int64) ([]store.SignalFigures,
 // isMissing tells a mapped loader's "key not found" from a real failure.
 func isMissing(err error) bool {
 	return errors.Is(err, dataloadgen.ErrNotFound)
+}
+
+// Calibration returns the forecasts on an artifact, oldest first.
+func (l *Loaders) Calibration(ctx context.Context, pk int64) ([]store.SignalPoint, error) {
+	h, err := l.calib.Load(ctx, pk)
+	if err != nil && isMissing(err) {
+		return nil, nil
+	}
+	return h, err
+}
+
+// unprimedLinks returns the pks whose links for q have not been loaded yet.
+func (l *Loaders) unprimedLinks(q store.LinkQuery, pks []int64) []int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	key := linkKey(q)
+	var out []int64
+	for _, pk := range pks {
+		if !l.primed[key+fmt.Sprint("|", pk)] {
+			out = append(out, pk)
+		}
+	}
+	return out
+}
+
+// primeLinks stores loaded links for q (an empty page too) in the links loader.
+func (l *Loaders) primeLinks(q store.LinkQuery, pks []int64, links map[int64][]store.Link) {
+	ld := l.linkLoader(q)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	key := linkKey(q)
+	for _, pk := range pks {
+		ld.Prime(pk, links[pk])
+		l.primed[key+fmt.Sprint("|", pk)] = true
+	}
+}
+
+// fill loads in bulk what a lookahead found wanted and not yet loaded.
+func (l *Loaders) fill(ctx context.Context, s *store.Store, w *wanted) error {
+	l.mu.Lock()
+	var sig, cal []int64
+	for pk := range w.signals {
+		if !l.primed[fmt.Sprint("signals|", pk)] {
+			sig = append(sig, pk)
+		}
+	}
+	for pk := range w.calibration {
+		if !l.primed[fmt.Sprint("calibration|", pk)] {
+			cal = append(cal, pk)
+		}
+	}
+	var ids []string
+	for id := range w.actors {
+		if !l.primed["actor|"+id] {
+			ids = append(ids, id)
+		}
+	}
+	l.mu.Unlock()
+	if len(sig) > 0 {
+		figs, err := s.SignalsFor(ctx, sig)
+		if err != nil {
+			return err
+		}
+		l.mu.Lock()
+		for _, pk := range sig {
+			l.signals.Prime(pk, figs[pk]) // no signals is an answer too
+			l.primed[fmt.Sprint("signals|", pk)] = true
+		}
+		l.mu.Unlock()
+	}
+	if len(cal) > 0 {
+		hist, err := s.SignalHistory(ctx, cal, "calibration")
+		if err != nil {
+			return err
+		}
+		l.mu.Lock()
+		for _, pk := range cal {
+			l.calib.Prime(pk, hist[pk])
+			l.primed[fmt.Sprint("calibration|", pk)] = true
+		}
+		l.mu.Unlock()
+	}
+	if len(ids) > 0 {
+		actors, err := l.fetchActors(ctx, ids)
+		if err != nil {
+			return err
+		}
+		l.mu.Lock()
+		for id, a := range actors {
+			l.actors.Prime(id, a)
+			l.primed["actor|"+id] = true
+		}
+		l.mu.Unlock()
+	}
+	return nil
 }

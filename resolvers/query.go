@@ -34,6 +34,9 @@ func (r *Resolver) lookup(ctx context.Context, s, arg string) (model.Artifact, e
 	if err != nil {
 		return nil, err
 	}
+	if err := r.prefetch(ctx, []*store.Artifact{a}, selection(ctx)); err != nil {
+		return nil, err
+	}
 	return model.NewArtifact(a), nil
 }
 

@@ -45,6 +45,9 @@ func (r *queryResolver) Artifacts(ctx context.Context, typeArg string, filter mo
 	if err != nil {
 		return nil, err
 	}
+	if err := r.prefetch(ctx, page.Items, path(ctx, selection(ctx), "edges", "node")); err != nil {
+		return nil, err
+	}
 	conn := &model.ArtifactConnection{Edges: make([]*model.ArtifactEdge, len(page.Items)), PageInfo: &model.PageInfo{HasNextPage: page.HasNext}}
 	for i, a := range page.Items {
 		conn.Edges[i] = &model.ArtifactEdge{Cursor: page.Cursors[i], Node: model.NewArtifact(a)}

@@ -3,8 +3,10 @@ package resolvers
 import (
 	"context"
 	"sort"
+	"sync"
 
 	"github.com/scidex/substrate/graph/model"
+	"github.com/scidex/substrate/internal/schema"
 	"github.com/scidex/substrate/internal/store"
 )
 
@@ -73,7 +75,52 @@ func (r *Resolver) artifactSignals(ctx context.Context, b *model.Base, kinds []s
 			}
 		}
 	}
+	if rule, ok := t.Doc.Signals[calibrationKind]; ok && (len(want) == 0 || want[calibrationKind]) {
+		out.CalibrationFunc = r.calibration(b, rule)
+	}
 	return out, nil
+}
+
+// calibrationKind is the signal kind whose values are forecasts.
+const calibrationKind = "calibration"
+
+// calibration returns the function that reads an artifact's forecasts (once per
+// request, shared by calibration and brierScore) and scores them against the
+// outcome its lifecycle state resolves to, if it has resolved.
+func (r *Resolver) calibration(b *model.Base, rule schema.SignalRule) func(context.Context) ([]*model.CalibrationPoint, *float64, error) {
+	var once sync.Once
+	var points []*model.CalibrationPoint
+	var brier *float64
+	var err error
+	return func(ctx context.Context) ([]*model.CalibrationPoint, *float64, error) {
+		once.Do(func() {
+			var hist []store.SignalPoint
+			hist, err = r.loaders(ctx).Calibration(ctx, b.A.PK)
+			if err != nil {
+				return
+			}
+			outcome, resolved := 0.0, false
+			if b.A.LifecycleState != nil {
+				outcome, resolved = rule.Outcomes[*b.A.LifecycleState]
+			}
+			points = make([]*model.CalibrationPoint, len(hist))
+			sum := 0.0
+			for i, h := range hist {
+				p := &model.CalibrationPoint{ForecasterID: h.Voter, Probability: h.Value, At: h.At}
+				if resolved {
+					s := (h.Value - outcome) * (h.Value - outcome)
+					p.BrierScore = &s
+					sum += s
+				}
+				points[i] = p
+			}
+			if resolved && len(hist) > 0 {
+				mean := sum / float64(len(hist))
+				brier = &mean
+			}
+		})
+		return points, brier, err
+	}
 }
 
 func ptr[T any](v T) *T { return &v }

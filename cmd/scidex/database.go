@@ -51,6 +51,7 @@ func openDatabase(ctx context.Context, dataDir string, log *slog.Logger) (*datab
 	if !hasPoolMax(url) {
 		cfg.MaxConns = 16
 	}
+	cfg.ConnConfig.Tracer = store.Tracer{}
 	db.pool, err = pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		db.close()

@@ -409,14 +409,6 @@ type SignalAggregate struct {
 	Unit           *string  `json:"unit,omitempty"`
 }
 
-// The signals on an artifact, aggregated as its type's schema declares.
-type SignalSummary struct {
-	// One aggregate per declared kind and dimension.
-	Kinds []*SignalAggregate `json:"kinds"`
-	// The vote tally, when the type declares votes.
-	Vote *VoteSummary `json:"vote,omitempty"`
-}
-
 type SupersedeArtifactInput struct {
 	Ref string `json:"ref"`
 	// The artifact that replaces it (same type, already created).

@@ -88,10 +88,11 @@ var client = &http.Client{Transport: &http.Transport{MaxIdleConns: 256, MaxIdleC
 
 // Response is a decoded GraphQL response with its HTTP status.
 type Response struct {
-	Status int
-	Data   json.RawMessage
-	Errors []GQLError
-	Raw    []byte
+	Status     int
+	Data       json.RawMessage
+	Errors     []GQLError
+	Extensions map[string]any
+	Raw        []byte
 }
 
 // GQLError is one entry of a response's errors.
@@ -127,13 +128,14 @@ func (e *Env) Raw(t testing.TB, token, contentType string, body []byte) *Respons
 	raw, _ := io.ReadAll(resp.Body)
 	out := &Response{Status: resp.StatusCode, Raw: raw}
 	var env struct {
-		Data   json.RawMessage `json:"data"`
-		Errors []GQLError      `json:"errors"`
+		Data       json.RawMessage `json:"data"`
+		Errors     []GQLError      `json:"errors"`
+		Extensions map[string]any  `json:"extensions"`
 	}
 	if err := json.Unmarshal(raw, &env); err != nil {
 		t.Fatalf("response is not JSON (%d): %s", resp.StatusCode, raw)
 	}
-	out.Data, out.Errors = env.Data, env.Errors
+	out.Data, out.Errors, out.Extensions = env.Data, env.Errors, env.Extensions
 	return out
 }
 

@@ -89,16 +89,19 @@ func (q *Queries) LinkInsert(ctx context.Context, arg LinkInsertParams) (int64, 
 }
 
 const linkListBoth = `-- name: LinkListBoth :many
-SELECT src.pk::bigint AS source_pk, l.pk, l.from_pk, l.predicate, l.to_pk, l.to_hash, l.evidence, l.created_by, l.created_at, l.metadata
+SELECT src.pk::bigint AS source_pk, links.pk, links.from_pk, links.predicate, links.to_pk, links.to_hash, links.evidence, links.created_by, links.created_at, links.metadata, artifacts.pk, artifacts.type, artifacts.id, artifacts.version, artifacts.title, artifacts.content, artifacts.content_hash, artifacts.lifecycle_state, artifacts.schema_version, artifacts.created_at, artifacts.updated_at, artifacts.created_by, artifacts.updated_by, artifacts.is_latest, artifacts.superseded_by, artifacts.quality_score, artifacts.provenance
 FROM unnest($1::bigint[]) AS src (pk)
 CROSS JOIN LATERAL (
-    SELECT pk, from_pk, predicate, to_pk, to_hash, evidence, created_by, created_at, metadata FROM links
-    WHERE (links.from_pk = src.pk OR links.to_pk = src.pk)
-      AND (cardinality($2::text[]) = 0 OR links.predicate = ANY ($2::text[]))
-      AND links.pk > $3::bigint
-    ORDER BY links.pk
+    SELECT x.pk FROM links AS x
+    WHERE (x.from_pk = src.pk OR x.to_pk = src.pk)
+      AND (cardinality($2::text[]) = 0 OR x.predicate = ANY ($2::text[]))
+      AND x.pk > $3::bigint
+    ORDER BY x.pk
     LIMIT $4::integer
-) l
+) AS page
+JOIN links ON links.pk = page.pk
+JOIN artifacts ON artifacts.pk = CASE WHEN links.from_pk = src.pk THEN links.to_pk ELSE links.from_pk END
+ORDER BY src.pk, links.pk
 `
 
 type LinkListBothParams struct {
@@ -109,19 +112,12 @@ type LinkListBothParams struct {
 }
 
 type LinkListBothRow struct {
-	SourcePk  int64
-	Pk        int64
-	FromPk    int64
-	Predicate string
-	ToPk      int64
-	ToHash    *string
-	Evidence  []string
-	CreatedBy string
-	CreatedAt time.Time
-	Metadata  pgjson.JSON
+	SourcePk int64
+	Link     Link
+	Artifact Artifact
 }
 
-// The first links into or out of each of many artifacts.
+// The first links into or out of each of many artifacts, each with its other end.
 func (q *Queries) LinkListBoth(ctx context.Context, arg LinkListBothParams) ([]LinkListBothRow, error) {
 	rows, err := q.db.Query(ctx, linkListBoth,
 		arg.Pks,
@@ -138,15 +134,32 @@ func (q *Queries) LinkListBoth(ctx context.Context, arg LinkListBothParams) ([]L
 		var i LinkListBothRow
 		if err := rows.Scan(
 			&i.SourcePk,
-			&i.Pk,
-			&i.FromPk,
-			&i.Predicate,
-			&i.ToPk,
-			&i.ToHash,
-			&i.Evidence,
-			&i.CreatedBy,
-			&i.CreatedAt,
-			&i.Metadata,
+			&i.Link.Pk,
+			&i.Link.FromPk,
+			&i.Link.Predicate,
+			&i.Link.ToPk,
+			&i.Link.ToHash,
+			&i.Link.Evidence,
+			&i.Link.CreatedBy,
+			&i.Link.CreatedAt,
+			&i.Link.Metadata,
+			&i.Artifact.Pk,
+			&i.Artifact.Type,
+			&i.Artifact.ID,
+			&i.Artifact.Version,
+			&i.Artifact.Title,
+			&i.Artifact.Content,
+			&i.Artifact.ContentHash,
+			&i.Artifact.LifecycleState,
+			&i.Artifact.SchemaVersion,
+			&i.Artifact.CreatedAt,
+			&i.Artifact.UpdatedAt,
+			&i.Artifact.CreatedBy,
+			&i.Artifact.UpdatedBy,
+			&i.Artifact.IsLatest,
+			&i.Artifact.SupersededBy,
+			&i.Artifact.QualityScore,
+			&i.Artifact.Provenance,
 		); err != nil {
 			return nil, err
 		}
@@ -159,16 +172,19 @@ func (q *Queries) LinkListBoth(ctx context.Context, arg LinkListBothParams) ([]L
 }
 
 const linkListIn = `-- name: LinkListIn :many
-SELECT src.pk::bigint AS source_pk, l.pk, l.from_pk, l.predicate, l.to_pk, l.to_hash, l.evidence, l.created_by, l.created_at, l.metadata
+SELECT src.pk::bigint AS source_pk, links.pk, links.from_pk, links.predicate, links.to_pk, links.to_hash, links.evidence, links.created_by, links.created_at, links.metadata, artifacts.pk, artifacts.type, artifacts.id, artifacts.version, artifacts.title, artifacts.content, artifacts.content_hash, artifacts.lifecycle_state, artifacts.schema_version, artifacts.created_at, artifacts.updated_at, artifacts.created_by, artifacts.updated_by, artifacts.is_latest, artifacts.superseded_by, artifacts.quality_score, artifacts.provenance
 FROM unnest($1::bigint[]) AS src (pk)
 CROSS JOIN LATERAL (
-    SELECT pk, from_pk, predicate, to_pk, to_hash, evidence, created_by, created_at, metadata FROM links
-    WHERE links.to_pk = src.pk
-      AND (cardinality($2::text[]) = 0 OR links.predicate = ANY ($2::text[]))
-      AND links.pk > $3::bigint
-    ORDER BY links.pk
+    SELECT x.pk FROM links AS x
+    WHERE x.to_pk = src.pk
+      AND (cardinality($2::text[]) = 0 OR x.predicate = ANY ($2::text[]))
+      AND x.pk > $3::bigint
+    ORDER BY x.pk
     LIMIT $4::integer
-) l
+) AS page
+JOIN links ON links.pk = page.pk
+JOIN artifacts ON artifacts.pk = links.from_pk
+ORDER BY src.pk, links.pk
 `
 
 type LinkListInParams struct {
@@ -179,19 +195,12 @@ type LinkListInParams struct {
 }
 
 type LinkListInRow struct {
-	SourcePk  int64
-	Pk        int64
-	FromPk    int64
-	Predicate string
-	ToPk      int64
-	ToHash    *string
-	Evidence  []string
-	CreatedBy string
-	CreatedAt time.Time
-	Metadata  pgjson.JSON
+	SourcePk int64
+	Link     Link
+	Artifact Artifact
 }
 
-// The first links into each of many artifacts.
+// The first links into each of many artifacts, each with its source.
 func (q *Queries) LinkListIn(ctx context.Context, arg LinkListInParams) ([]LinkListInRow, error) {
 	rows, err := q.db.Query(ctx, linkListIn,
 		arg.Pks,
@@ -208,15 +217,32 @@ func (q *Queries) LinkListIn(ctx context.Context, arg LinkListInParams) ([]LinkL
 		var i LinkListInRow
 		if err := rows.Scan(
 			&i.SourcePk,
-			&i.Pk,
-			&i.FromPk,
-			&i.Predicate,
-			&i.ToPk,
-			&i.ToHash,
-			&i.Evidence,
-			&i.CreatedBy,
-			&i.CreatedAt,
-			&i.Metadata,
+			&i.Link.Pk,
+			&i.Link.FromPk,
+			&i.Link.Predicate,
+			&i.Link.ToPk,
+			&i.Link.ToHash,
+			&i.Link.Evidence,
+			&i.Link.CreatedBy,
+			&i.Link.CreatedAt,
+			&i.Link.Metadata,
+			&i.Artifact.Pk,
+			&i.Artifact.Type,
+			&i.Artifact.ID,
+			&i.Artifact.Version,
+			&i.Artifact.Title,
+			&i.Artifact.Content,
+			&i.Artifact.ContentHash,
+			&i.Artifact.LifecycleState,
+			&i.Artifact.SchemaVersion,
+			&i.Artifact.CreatedAt,
+			&i.Artifact.UpdatedAt,
+			&i.Artifact.CreatedBy,
+			&i.Artifact.UpdatedBy,
+			&i.Artifact.IsLatest,
+			&i.Artifact.SupersededBy,
+			&i.Artifact.QualityScore,
+			&i.Artifact.Provenance,
 		); err != nil {
 			return nil, err
 		}
@@ -229,16 +255,19 @@ func (q *Queries) LinkListIn(ctx context.Context, arg LinkListInParams) ([]LinkL
 }
 
 const linkListOut = `-- name: LinkListOut :many
-SELECT src.pk::bigint AS source_pk, l.pk, l.from_pk, l.predicate, l.to_pk, l.to_hash, l.evidence, l.created_by, l.created_at, l.metadata
+SELECT src.pk::bigint AS source_pk, links.pk, links.from_pk, links.predicate, links.to_pk, links.to_hash, links.evidence, links.created_by, links.created_at, links.metadata, artifacts.pk, artifacts.type, artifacts.id, artifacts.version, artifacts.title, artifacts.content, artifacts.content_hash, artifacts.lifecycle_state, artifacts.schema_version, artifacts.created_at, artifacts.updated_at, artifacts.created_by, artifacts.updated_by, artifacts.is_latest, artifacts.superseded_by, artifacts.quality_score, artifacts.provenance
 FROM unnest($1::bigint[]) AS src (pk)
 CROSS JOIN LATERAL (
-    SELECT pk, from_pk, predicate, to_pk, to_hash, evidence, created_by, created_at, metadata FROM links
-    WHERE links.from_pk = src.pk
-      AND (cardinality($2::text[]) = 0 OR links.predicate = ANY ($2::text[]))
-      AND links.pk > $3::bigint
-    ORDER BY links.pk
+    SELECT x.pk FROM links AS x
+    WHERE x.from_pk = src.pk
+      AND (cardinality($2::text[]) = 0 OR x.predicate = ANY ($2::text[]))
+      AND x.pk > $3::bigint
+    ORDER BY x.pk
     LIMIT $4::integer
-) l
+) AS page
+JOIN links ON links.pk = page.pk
+JOIN artifacts ON artifacts.pk = links.to_pk
+ORDER BY src.pk, links.pk
 `
 
 type LinkListOutParams struct {
@@ -249,19 +278,13 @@ type LinkListOutParams struct {
 }
 
 type LinkListOutRow struct {
-	SourcePk  int64
-	Pk        int64
-	FromPk    int64
-	Predicate string
-	ToPk      int64
-	ToHash    *string
-	Evidence  []string
-	CreatedBy string
-	CreatedAt time.Time
-	Metadata  pgjson.JSON
+	SourcePk int64
+	Link     Link
+	Artifact Artifact
 }
 
-// The first links out of each of many artifacts, one statement for the batch.
+// The first links out of each of many artifacts, each with its target, in one
+// statement for the whole batch.
 func (q *Queries) LinkListOut(ctx context.Context, arg LinkListOutParams) ([]LinkListOutRow, error) {
 	rows, err := q.db.Query(ctx, linkListOut,
 		arg.Pks,
@@ -278,15 +301,32 @@ func (q *Queries) LinkListOut(ctx context.Context, arg LinkListOutParams) ([]Lin
 		var i LinkListOutRow
 		if err := rows.Scan(
 			&i.SourcePk,
-			&i.Pk,
-			&i.FromPk,
-			&i.Predicate,
-			&i.ToPk,
-			&i.ToHash,
-			&i.Evidence,
-			&i.CreatedBy,
-			&i.CreatedAt,
-			&i.Metadata,
+			&i.Link.Pk,
+			&i.Link.FromPk,
+			&i.Link.Predicate,
+			&i.Link.ToPk,
+			&i.Link.ToHash,
+			&i.Link.Evidence,
+			&i.Link.CreatedBy,
+			&i.Link.CreatedAt,
+			&i.Link.Metadata,
+			&i.Artifact.Pk,
+			&i.Artifact.Type,
+			&i.Artifact.ID,
+			&i.Artifact.Version,
+			&i.Artifact.Title,
+			&i.Artifact.Content,
+			&i.Artifact.ContentHash,
+			&i.Artifact.LifecycleState,
+			&i.Artifact.SchemaVersion,
+			&i.Artifact.CreatedAt,
+			&i.Artifact.UpdatedAt,
+			&i.Artifact.CreatedBy,
+			&i.Artifact.UpdatedBy,
+			&i.Artifact.IsLatest,
+			&i.Artifact.SupersededBy,
+			&i.Artifact.QualityScore,
+			&i.Artifact.Provenance,
 		); err != nil {
 			return nil, err
 		}

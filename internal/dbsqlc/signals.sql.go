@@ -98,6 +98,45 @@ func (q *Queries) SignalAggregates(ctx context.Context, pks []int64) ([]SignalAg
 	return items, nil
 }
 
+const signalHistory = `-- name: SignalHistory :many
+SELECT artifact_pk, voter, value, created_at FROM signals
+WHERE artifact_pk = ANY ($1::bigint[]) AND kind = $2
+ORDER BY artifact_pk, pk
+`
+
+type SignalHistoryRow struct {
+	ArtifactPk int64
+	Voter      string
+	Value      float64
+	CreatedAt  time.Time
+}
+
+// Every signal of one kind on many artifacts, oldest first (forecast histories).
+func (q *Queries) SignalHistory(ctx context.Context, pks []int64, kind string) ([]SignalHistoryRow, error) {
+	rows, err := q.db.Query(ctx, signalHistory, pks, kind)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []SignalHistoryRow{}
+	for rows.Next() {
+		var i SignalHistoryRow
+		if err := rows.Scan(
+			&i.ArtifactPk,
+			&i.Voter,
+			&i.Value,
+			&i.CreatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const signalInsert = `-- name: SignalInsert :one
 INSERT INTO signals (artifact_pk, kind, dimension, voter, voter_kind, value, weight, unit, reason, metadata, created_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)

@@ -161,6 +161,7 @@ func Pool(t testing.TB) *pgxpool.Pool {
 		t.Fatal(err)
 	}
 	cfg.MaxConns = 32
+	cfg.ConnConfig.Tracer = store.Tracer{}
 	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("dbtest: pool: %v", err)

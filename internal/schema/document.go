@@ -79,7 +79,10 @@ type SignalRule struct {
 	Values      []float64  `json:"values,omitempty"`
 	Aggregation string     `json:"aggregation"`
 	Unit        string     `json:"unit,omitempty"`
-	Description string     `json:"description,omitempty"`
+	// Outcomes maps lifecycle states to the outcome (0..1) a forecast resolves to
+	// when the artifact reaches that state (Brier scores).
+	Outcomes    map[string]float64 `json:"outcomes,omitempty"`
+	Description string             `json:"description,omitempty"`
 }
 
 // Lifecycle lists the states of a type and the transitions between them.
@@ -138,6 +141,13 @@ func ParseDocument(raw []byte) (*Document, error) {
 	}
 	if d.Lifecycle.Initial != nil && !d.Lifecycle.HasState(*d.Lifecycle.Initial) {
 		return nil, fmt.Errorf("schema document %s: initial state %q is not among the states", d.Type, *d.Lifecycle.Initial)
+	}
+	for kind, rule := range d.Signals {
+		for state := range rule.Outcomes {
+			if !d.Lifecycle.HasState(state) {
+				return nil, fmt.Errorf("schema document %s: signals.%s.outcomes names %q, which is not a lifecycle state", d.Type, kind, state)
+			}
+		}
 	}
 	return &d, nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -30,6 +31,8 @@ type Registry struct {
 	// versions caches every compiled version by "type@version".
 	versions map[string]*Type
 	now      func() time.Time
+	// refreshing is set while a background refresh runs (one at a time).
+	refreshing atomic.Bool
 }
 
 type latestEntry struct {
@@ -42,14 +45,32 @@ func NewRegistry(q *dbsqlc.Queries) *Registry {
 	return &Registry{q: q, latest: map[string]latestEntry{}, versions: map[string]*Type{}, now: time.Now}
 }
 
-// Get returns the newest version of a type's schema.
+// Get returns the newest version of a type's schema, for reads. A cached
+// version past its recheck time is returned at once while a background lookup
+// refreshes it, so a read's statements do not depend on the clock.
 func (r *Registry) Get(ctx context.Context, typ string) (*Type, error) {
-	return r.GetWith(ctx, r.q, typ)
+	r.mu.RLock()
+	e, ok := r.latest[typ]
+	r.mu.RUnlock()
+	if !ok {
+		return r.GetWith(ctx, r.q, typ)
+	}
+	if r.now().Sub(e.checked) >= recheck && r.refreshing.CompareAndSwap(false, true) {
+		go func() {
+			defer r.refreshing.Store(false)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_, _ = r.GetWith(ctx, r.q, typ)
+		}()
+	}
+	return e.t, nil
 }
 
-// GetWith is Get reading through q: inside a transaction, pass the transaction's
-// queries, so a lookup never waits for a second connection from the pool (which,
-// with the pool exhausted by such transactions, would wait forever).
+// GetWith returns the newest version of a type's schema, for writes: a cached
+// version past its recheck time is checked against the database first. It reads
+// through q: inside a transaction, pass the transaction's queries, so a lookup
+// never waits for a second connection from the pool (which, with the pool
+// exhausted by such transactions, would wait forever).
 func (r *Registry) GetWith(ctx context.Context, q *dbsqlc.Queries, typ string) (*Type, error) {
 	r.mu.RLock()
 	e, ok := r.latest[typ]

@@ -18,6 +18,7 @@ import (
 	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/request"
+	"github.com/scidex/substrate/internal/store"
 )
 
 // withRequest gives a GraphQL request its id, its size limit and its identity.
@@ -69,7 +70,8 @@ func (s *Server) withRequest(next http.Handler) http.Handler {
 			}
 			rc = request.FromPrincipal(p, rid, now)
 		}
-		next.ServeHTTP(w, r.WithContext(request.With(r.Context(), rc)))
+		ctx := store.WithStatementCounter(request.With(r.Context(), rc), &store.StatementCounter{})
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 

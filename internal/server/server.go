@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
@@ -41,6 +42,9 @@ type Opts struct {
 	MaxComplexity int
 	// ParserTokenLimit caps the number of tokens in a query document.
 	ParserTokenLimit int
+	// ReportStatements adds extensions.sqlStatements (the number of SQL statements
+	// the request ran) to every GraphQL response: for tests and profiling.
+	ReportStatements bool
 	// ReadyFunc reports whether the server can serve (database reachable, migrated).
 	ReadyFunc func(ctx context.Context) error
 	// Now is the clock; tests may freeze it.
@@ -115,6 +119,18 @@ func (s *Server) graphQL() *handler.Server {
 	srv.Use(depthLimit{max: s.opts.MaxDepth})
 	srv.Use(extension.FixedComplexityLimit(s.opts.MaxComplexity))
 	srv.AroundOperations(s.authorizeOperation)
+	if s.opts.ReportStatements {
+		srv.AroundResponses(func(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+			resp := next(ctx)
+			if c := store.StatementCounterFrom(ctx); c != nil && resp != nil {
+				if resp.Extensions == nil {
+					resp.Extensions = map[string]any{}
+				}
+				resp.Extensions["sqlStatements"] = c.Count()
+			}
+			return resp
+		})
+	}
 	srv.AroundOperations(resolvers.Middleware(s.opts.Store))
 	return srv
 }

@@ -18,6 +18,9 @@ type Link struct {
 	Evidence  []string
 	CreatedBy string
 	CreatedAt time.Time
+	// Other is the artifact at the link's other end (the target of an outgoing
+	// link, the source of an incoming one), when the link was read with it.
+	Other *Artifact
 }
 
 // Link directions, relative to the artifact asked about.
@@ -37,34 +40,39 @@ type LinkQuery struct {
 	AfterPK int64
 }
 
-// LinksFor returns, for each of many artifacts, its first links matching q, in
-// one statement whatever the number of artifacts.
+// LinksFor returns, for each of many artifacts, its first links matching q, each
+// with the artifact at its other end, in one statement whatever the number of
+// artifacts.
 func (s *Store) LinksFor(ctx context.Context, pks []int64, q LinkQuery) (map[int64][]Link, error) {
 	preds := q.Predicates
 	if preds == nil {
 		preds = []string{}
 	}
 	out := make(map[int64][]Link, len(pks))
-	add := func(src int64, l Link) { out[src] = append(out[src], l) }
+	add := func(src int64, l dbsqlc.Link, other dbsqlc.Artifact) {
+		link := *linkFromRow(l)
+		link.Other = fromRow(other)
+		out[src] = append(out[src], link)
+	}
 	var err error
 	switch q.Direction {
 	case DirIn:
 		var rows []dbsqlc.LinkListInRow
 		rows, err = s.q.LinkListIn(ctx, dbsqlc.LinkListInParams{Pks: pks, Predicates: preds, AfterPk: q.AfterPK, Lim: int32(q.Limit)})
 		for _, r := range rows {
-			add(r.SourcePk, Link{r.Pk, r.FromPk, r.Predicate, r.ToPk, r.ToHash, r.Evidence, r.CreatedBy, r.CreatedAt})
+			add(r.SourcePk, r.Link, r.Artifact)
 		}
 	case DirBoth:
 		var rows []dbsqlc.LinkListBothRow
 		rows, err = s.q.LinkListBoth(ctx, dbsqlc.LinkListBothParams{Pks: pks, Predicates: preds, AfterPk: q.AfterPK, Lim: int32(q.Limit)})
 		for _, r := range rows {
-			add(r.SourcePk, Link{r.Pk, r.FromPk, r.Predicate, r.ToPk, r.ToHash, r.Evidence, r.CreatedBy, r.CreatedAt})
+			add(r.SourcePk, r.Link, r.Artifact)
 		}
 	default:
 		var rows []dbsqlc.LinkListOutRow
 		rows, err = s.q.LinkListOut(ctx, dbsqlc.LinkListOutParams{Pks: pks, Predicates: preds, AfterPk: q.AfterPK, Lim: int32(q.Limit)})
 		for _, r := range rows {
-			add(r.SourcePk, Link{r.Pk, r.FromPk, r.Predicate, r.ToPk, r.ToHash, r.Evidence, r.CreatedBy, r.CreatedAt})
+			add(r.SourcePk, r.Link, r.Artifact)
 		}
 	}
 	if err != nil {
@@ -156,4 +164,24 @@ func (s *Store) CountLinks(ctx context.Context, pk int64, direction string, pred
 		return 0, fmt.Errorf("count links: %w", err)
 	}
 	return n, nil
+}
+
+// SignalPoint is one signal of a history: who gave which value when.
+type SignalPoint struct {
+	Voter string
+	Value float64
+	At    time.Time
+}
+
+// SignalHistory returns every signal of one kind on many artifacts, oldest first.
+func (s *Store) SignalHistory(ctx context.Context, pks []int64, kind string) (map[int64][]SignalPoint, error) {
+	rows, err := s.q.SignalHistory(ctx, pks, kind)
+	if err != nil {
+		return nil, fmt.Errorf("%s history of %d artifacts: %w", kind, len(pks), err)
+	}
+	out := make(map[int64][]SignalPoint, len(pks))
+	for _, r := range rows {
+		out[r.ArtifactPk] = append(out[r.ArtifactPk], SignalPoint{Voter: r.Voter, Value: r.Value, At: r.CreatedAt})
+	}
+	return out, nil
 }

@@ -51,12 +51,13 @@ type link struct {
 
 // signal declares one signal kind.
 type signal struct {
-	Dimensions  []string   `json:"dimensions"`
-	ValueRange  []*float64 `json:"value_range"`
-	Values      []float64  `json:"values,omitempty"`
-	Aggregation string     `json:"aggregation"`
-	Unit        string     `json:"unit,omitempty"`
-	Description string     `json:"description"`
+	Dimensions  []string           `json:"dimensions"`
+	ValueRange  []*float64         `json:"value_range"`
+	Values      []float64          `json:"values,omitempty"`
+	Aggregation string             `json:"aggregation"`
+	Unit        string             `json:"unit,omitempty"`
+	Outcomes    map[string]float64 `json:"outcomes,omitempty"`
+	Description string             `json:"description"`
 }
 
 // lifecycle declares states and who may move between them.
