@@ -692,6 +692,7 @@ type ComplexityRoot struct {
 		Node      func(childComplexity int, id string) int
 		Schema    func(childComplexity int, typeArg string, version *int) int
 		Schemas   func(childComplexity int) int
+		Search    func(childComplexity int, query string, types []string, mode *model.SearchMode, filter model.JSON, first *int, after *string) int
 	}
 
 	RateLimited struct {
@@ -749,6 +750,27 @@ type ComplexityRoot struct {
 		Title       func(childComplexity int) int
 		Type        func(childComplexity int) int
 		Version     func(childComplexity int) int
+	}
+
+	SearchConnection struct {
+		Edges    func(childComplexity int) int
+		FellBack func(childComplexity int) int
+		Mode     func(childComplexity int) int
+		ModeUsed func(childComplexity int) int
+		Notice   func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
+	SearchEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	SearchHit struct {
+		Artifact       func(childComplexity int) int
+		Highlight      func(childComplexity int) int
+		Score          func(childComplexity int) int
+		TitleHighlight func(childComplexity int) int
 	}
 
 	SignalAggregate struct {
@@ -4582,6 +4604,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Schemas(childComplexity), true
+	case "Query.search":
+		if e.ComplexityRoot.Query.Search == nil {
+			break
+		}
+
+		args, err := ec.field_Query_search_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Search(childComplexity, args["query"].(string), args["types"].([]string), args["mode"].(*model.SearchMode), args["filter"].(model.JSON), args["first"].(*int), args["after"].(*string)), true
 
 	case "RateLimited.code":
 		if e.ComplexityRoot.RateLimited.Code == nil {
@@ -4893,6 +4926,81 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SchemaDoc.Version(childComplexity), true
+
+	case "SearchConnection.edges":
+		if e.ComplexityRoot.SearchConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchConnection.Edges(childComplexity), true
+	case "SearchConnection.fellBack":
+		if e.ComplexityRoot.SearchConnection.FellBack == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchConnection.FellBack(childComplexity), true
+	case "SearchConnection.mode":
+		if e.ComplexityRoot.SearchConnection.Mode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchConnection.Mode(childComplexity), true
+	case "SearchConnection.modeUsed":
+		if e.ComplexityRoot.SearchConnection.ModeUsed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchConnection.ModeUsed(childComplexity), true
+	case "SearchConnection.notice":
+		if e.ComplexityRoot.SearchConnection.Notice == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchConnection.Notice(childComplexity), true
+	case "SearchConnection.pageInfo":
+		if e.ComplexityRoot.SearchConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchConnection.PageInfo(childComplexity), true
+
+	case "SearchEdge.cursor":
+		if e.ComplexityRoot.SearchEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchEdge.Cursor(childComplexity), true
+	case "SearchEdge.node":
+		if e.ComplexityRoot.SearchEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchEdge.Node(childComplexity), true
+
+	case "SearchHit.artifact":
+		if e.ComplexityRoot.SearchHit.Artifact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchHit.Artifact(childComplexity), true
+	case "SearchHit.highlight":
+		if e.ComplexityRoot.SearchHit.Highlight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchHit.Highlight(childComplexity), true
+	case "SearchHit.score":
+		if e.ComplexityRoot.SearchHit.Score == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchHit.Score(childComplexity), true
+	case "SearchHit.titleHighlight":
+		if e.ComplexityRoot.SearchHit.TitleHighlight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchHit.TitleHighlight(childComplexity), true
 
 	case "SignalAggregate.aggregation":
 		if e.ComplexityRoot.SignalAggregate.Aggregation == nil {
@@ -6622,6 +6730,48 @@ func (ec *executionContext) childFields_SchemaDoc(ctx context.Context, field gra
 		return ec.fieldContext_SchemaDoc_document(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SchemaDoc", field.Name)
+}
+
+func (ec *executionContext) childFields_SearchConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_SearchConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_SearchConnection_pageInfo(ctx, field)
+	case "mode":
+		return ec.fieldContext_SearchConnection_mode(ctx, field)
+	case "modeUsed":
+		return ec.fieldContext_SearchConnection_modeUsed(ctx, field)
+	case "fellBack":
+		return ec.fieldContext_SearchConnection_fellBack(ctx, field)
+	case "notice":
+		return ec.fieldContext_SearchConnection_notice(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SearchConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_SearchEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_SearchEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_SearchEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SearchEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_SearchHit(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "artifact":
+		return ec.fieldContext_SearchHit_artifact(ctx, field)
+	case "score":
+		return ec.fieldContext_SearchHit_score(ctx, field)
+	case "highlight":
+		return ec.fieldContext_SearchHit_highlight(ctx, field)
+	case "titleHighlight":
+		return ec.fieldContext_SearchHit_titleHighlight(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SearchHit", field.Name)
 }
 
 func (ec *executionContext) childFields_SignalAggregate(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -65,6 +65,42 @@ func (r *queryResolver) Diff(ctx context.Context, from string, to string) (*mode
 	return diffModel(d), nil
 }
 
+func (r *queryResolver) Search(ctx context.Context, query string, types []string, mode *model.SearchMode, filter model.JSON, first *int, after *string) (*model.SearchConnection, error) {
+	f, err := parseFilter(filter)
+	if err != nil {
+		return nil, err
+	}
+	p := store.SearchParams{Query: query, Types: types, Filter: f, First: first, Mode: store.ModeAuto}
+	if mode != nil {
+		p.Mode = string(*mode)
+	}
+	if after != nil {
+		p.After = *after
+	}
+	res, err := r.Store.Search(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	arts := make([]*store.Artifact, len(res.Hits))
+	for i, h := range res.Hits {
+		arts[i] = h.Artifact
+	}
+	if err := r.prefetch(ctx, arts, path(ctx, selection(ctx), "edges", "node", "artifact")); err != nil {
+		return nil, err
+	}
+	conn := &model.SearchConnection{Edges: make([]*model.SearchEdge, len(res.Hits)), PageInfo: &model.PageInfo{HasNextPage: res.HasNext},
+		Mode: model.SearchMode(p.Mode), ModeUsed: model.SearchMode(res.ModeUsed), FellBack: res.FellBack}
+	if res.Notice != "" {
+		conn.Notice = &res.Notice
+	}
+	for i, h := range res.Hits {
+		conn.Edges[i] = &model.SearchEdge{Cursor: h.Cursor, Node: &model.SearchHit{Artifact: model.NewArtifact(h.Artifact),
+			Score: h.Score, Highlight: h.Highlight, TitleHighlight: h.TitleHighlight}}
+	}
+	setPageInfo(conn.PageInfo, len(conn.Edges), func(i int) string { return conn.Edges[i].Cursor }, after != nil)
+	return conn, nil
+}
+
 // Schema is the resolver for the schema field.
 func (r *queryResolver) Schema(ctx context.Context, typeArg string, version *int) (*model.SchemaDoc, error) {
 	return r.schemaDoc(ctx, typeArg, version)

@@ -395,6 +395,33 @@ type SchemaDoc struct {
 	Document JSON `json:"document"`
 }
 
+type SearchConnection struct {
+	Edges    []*SearchEdge `json:"edges"`
+	PageInfo *PageInfo     `json:"pageInfo"`
+	// The mode asked for.
+	Mode SearchMode `json:"mode"`
+	// The mode that produced these hits.
+	ModeUsed SearchMode `json:"modeUsed"`
+	// True when the hits come from another mode than the one asked for (see notice).
+	FellBack bool    `json:"fellBack"`
+	Notice   *string `json:"notice,omitempty"`
+}
+
+type SearchEdge struct {
+	Cursor string     `json:"cursor"`
+	Node   *SearchHit `json:"node"`
+}
+
+type SearchHit struct {
+	Artifact Artifact `json:"artifact"`
+	// Relevance: higher is better; comparable within one search.
+	Score float64 `json:"score"`
+	// A snippet of the content's text with the matched terms in <mark>…</mark> (lexical matches).
+	Highlight *string `json:"highlight,omitempty"`
+	// The title with the matched terms in <mark>…</mark> (lexical matches).
+	TitleHighlight *string `json:"titleHighlight,omitempty"`
+}
+
 type SignalAggregate struct {
 	Kind      string `json:"kind"`
 	Dimension string `json:"dimension"`
@@ -976,6 +1003,69 @@ func (e *OrderDirection) UnmarshalJSON(b []byte) error {
 }
 
 func (e OrderDirection) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type SearchMode string
+
+const (
+	SearchModeAuto       SearchMode = "AUTO"
+	SearchModeLexical    SearchMode = "LEXICAL"
+	SearchModeFuzzy      SearchMode = "FUZZY"
+	SearchModeStructured SearchMode = "STRUCTURED"
+	SearchModeSemantic   SearchMode = "SEMANTIC"
+	SearchModeHybrid     SearchMode = "HYBRID"
+)
+
+var AllSearchMode = []SearchMode{
+	SearchModeAuto,
+	SearchModeLexical,
+	SearchModeFuzzy,
+	SearchModeStructured,
+	SearchModeSemantic,
+	SearchModeHybrid,
+}
+
+func (e SearchMode) IsValid() bool {
+	switch e {
+	case SearchModeAuto, SearchModeLexical, SearchModeFuzzy, SearchModeStructured, SearchModeSemantic, SearchModeHybrid:
+		return true
+	}
+	return false
+}
+
+func (e SearchMode) String() string {
+	return string(e)
+}
+
+func (e *SearchMode) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = SearchMode(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid SearchMode", str)
+	}
+	return nil
+}
+
+func (e SearchMode) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *SearchMode) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e SearchMode) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -98,6 +98,11 @@ type Schema struct {
 	CreatedBy   string
 }
 
+type SearchDoc struct {
+	ArtifactPk int64
+	Doc        interface{}
+}
+
 type Signal struct {
 	Pk         int64
 	ArtifactPk int64
