@@ -1353,6 +1353,13 @@ func (ec *executionContext) _Artifact(ctx context.Context, sel ast.SelectionSet,
 			return graphql.Null
 		}
 		return ec._Schema(ctx, sel, obj)
+	case model.Role:
+		return ec._Role(ctx, sel, &obj)
+	case *model.Role:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Role(ctx, sel, obj)
 	case model.Paper:
 		return ec._Paper(ctx, sel, &obj)
 	case *model.Paper:
@@ -1388,6 +1395,13 @@ func (ec *executionContext) _Artifact(ctx context.Context, sel ast.SelectionSet,
 			return graphql.Null
 		}
 		return ec._Hypothesis(ctx, sel, obj)
+	case model.Group:
+		return ec._Group(ctx, sel, &obj)
+	case *model.Group:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Group(ctx, sel, obj)
 	case model.GenericArtifact:
 		return ec._GenericArtifact(ctx, sel, &obj)
 	case *model.GenericArtifact:
@@ -1506,6 +1520,13 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Schema(ctx, sel, obj)
+	case model.Role:
+		return ec._Role(ctx, sel, &obj)
+	case *model.Role:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Role(ctx, sel, obj)
 	case model.Paper:
 		return ec._Paper(ctx, sel, &obj)
 	case *model.Paper:
@@ -1541,6 +1562,13 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Hypothesis(ctx, sel, obj)
+	case model.Group:
+		return ec._Group(ctx, sel, &obj)
+	case *model.Group:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Group(ctx, sel, obj)
 	case model.GenericArtifact:
 		return ec._GenericArtifact(ctx, sel, &obj)
 	case *model.GenericArtifact:

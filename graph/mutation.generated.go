@@ -26,11 +26,27 @@ type MutationResolver interface {
 	AddSignal(ctx context.Context, input model.AddSignalInput) (model.AddSignalResult, error)
 	Cite(ctx context.Context, input model.CiteInput) (model.CiteResult, error)
 	Batch(ctx context.Context, input model.BatchInput) (*model.BatchResult, error)
+	SendMessage(ctx context.Context, input model.SendMessageInput) (model.SendMessageResult, error)
+	AckMessage(ctx context.Context, input model.AckMessageInput) (model.AckMessageResult, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
 
 // region    ***************************** args.gotpl *****************************
+
+func (ec *executionContext) field_Mutation_ackMessage_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.AckMessageInput, error) {
+			return ec.unmarshalNAckMessageInput2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐAckMessageInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
 
 func (ec *executionContext) field_Mutation_addComment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
@@ -108,6 +124,20 @@ func (ec *executionContext) field_Mutation_createArtifact_args(ctx context.Conte
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.CreateArtifactInput, error) {
 			return ec.unmarshalNCreateArtifactInput2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐCreateArtifactInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_sendMessage_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.SendMessageInput, error) {
+			return ec.unmarshalNSendMessageInput2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐSendMessageInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -586,6 +616,94 @@ func (ec *executionContext) fieldContext_Mutation_batch(ctx context.Context, fie
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_batch_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_sendMessage(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_sendMessage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SendMessage(ctx, fc.Args["input"].(model.SendMessageInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.SendMessageResult) graphql.Marshaler {
+			return ec.marshalNSendMessageResult2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐSendMessageResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_sendMessage(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type SendMessageResult does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_sendMessage_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_ackMessage(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_ackMessage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AckMessage(ctx, fc.Args["input"].(model.AckMessageInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.AckMessageResult) graphql.Marshaler {
+			return ec.marshalNAckMessageResult2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐAckMessageResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_ackMessage(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type AckMessageResult does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_ackMessage_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -2108,6 +2226,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "sendMessage":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_sendMessage(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "ackMessage":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_ackMessage(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -2158,7 +2290,7 @@ func (ec *executionContext) _NotCommitted(ctx context.Context, sel ast.Selection
 	return out
 }
 
-var writeSuccessImplementors = []string{"WriteSuccess", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult"}
+var writeSuccessImplementors = []string{"WriteSuccess", "SendMessageResult", "AckMessageResult", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult"}
 
 func (ec *executionContext) _WriteSuccess(ctx context.Context, sel ast.SelectionSet, obj *model.WriteSuccess) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, writeSuccessImplementors)

@@ -30,25 +30,31 @@ type ResolverRoot interface {
 	Comment() CommentResolver
 	Dataset() DatasetResolver
 	DebateSession() DebateSessionResolver
+	Event() EventResolver
 	Experiment() ExperimentResolver
 	Figure() FigureResolver
 	GateResult() GateResultResolver
 	GenericArtifact() GenericArtifactResolver
+	Group() GroupResolver
 	Hypothesis() HypothesisResolver
 	KgEdge() KgEdgeResolver
 	KnowledgeGap() KnowledgeGapResolver
 	Link() LinkResolver
 	Message() MessageResolver
+	MessageDelivery() MessageDeliveryResolver
 	Mutation() MutationResolver
 	Paper() PaperResolver
 	ProvenanceStep() ProvenanceStepResolver
 	Query() QueryResolver
+	Role() RoleResolver
 	Schema() SchemaResolver
 	SignalSummary() SignalSummaryResolver
 	Skill() SkillResolver
 	SkillResult() SkillResultResolver
+	Subscription() SubscriptionResolver
 	Tool() ToolResolver
 	ToolCall() ToolCallResolver
+	ToolCallEvent() ToolCallEventResolver
 	WikiPage() WikiPageResolver
 }
 
@@ -271,6 +277,19 @@ type ComplexityRoot struct {
 		Text func(childComplexity int) int
 	}
 
+	Event struct {
+		Actor         func(childComplexity int) int
+		Artifact      func(childComplexity int) int
+		Cursor        func(childComplexity int) int
+		ID            func(childComplexity int) int
+		OccurredAt    func(childComplexity int) int
+		Payload       func(childComplexity int) int
+		Ref           func(childComplexity int) int
+		SchemaVersion func(childComplexity int) int
+		Source        func(childComplexity int) int
+		Type          func(childComplexity int) int
+	}
+
 	Experiment struct {
 		Aim              func(childComplexity int) int
 		ArtifactID       func(childComplexity int) int
@@ -386,6 +405,32 @@ type ComplexityRoot struct {
 		IsLatest       func(childComplexity int) int
 		LifecycleState func(childComplexity int) int
 		Links          func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
+		Provenance     func(childComplexity int) int
+		QualityScore   func(childComplexity int) int
+		Ref            func(childComplexity int) int
+		Revision       func(childComplexity int) int
+		Signals        func(childComplexity int, kinds []string) int
+		SupersededBy   func(childComplexity int) int
+		Title          func(childComplexity int) int
+		Type           func(childComplexity int) int
+		UpdatedAt      func(childComplexity int) int
+		UpdatedBy      func(childComplexity int) int
+	}
+
+	Group struct {
+		ArtifactID     func(childComplexity int) int
+		Comments       func(childComplexity int, first *int, after *string) int
+		Content        func(childComplexity int) int
+		ContentHash    func(childComplexity int) int
+		CreatedAt      func(childComplexity int) int
+		CreatedBy      func(childComplexity int) int
+		Description    func(childComplexity int) int
+		History        func(childComplexity int, first *int, after *string) int
+		ID             func(childComplexity int) int
+		IsLatest       func(childComplexity int) int
+		LifecycleState func(childComplexity int) int
+		Links          func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
+		Members        func(childComplexity int) int
 		Provenance     func(childComplexity int) int
 		QualityScore   func(childComplexity int) int
 		Ref            func(childComplexity int) int
@@ -567,6 +612,7 @@ type ComplexityRoot struct {
 		ContentHash    func(childComplexity int) int
 		CreatedAt      func(childComplexity int) int
 		CreatedBy      func(childComplexity int) int
+		Delivery       func(childComplexity int) int
 		History        func(childComplexity int, first *int, after *string) int
 		ID             func(childComplexity int) int
 		InReplyTo      func(childComplexity int) int
@@ -578,6 +624,7 @@ type ComplexityRoot struct {
 		QualityScore   func(childComplexity int) int
 		Recipient      func(childComplexity int) int
 		Ref            func(childComplexity int) int
+		Replies        func(childComplexity int, first *int, after *string) int
 		Response       func(childComplexity int) int
 		Revision       func(childComplexity int) int
 		Signals        func(childComplexity int, kinds []string) int
@@ -587,6 +634,13 @@ type ComplexityRoot struct {
 		Type           func(childComplexity int) int
 		UpdatedAt      func(childComplexity int) int
 		UpdatedBy      func(childComplexity int) int
+	}
+
+	MessageDelivery struct {
+		AckedAt   func(childComplexity int) int
+		Recipient func(childComplexity int) int
+		Response  func(childComplexity int) int
+		Status    func(childComplexity int) int
 	}
 
 	MutabilityViolation struct {
@@ -600,12 +654,14 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
+		AckMessage        func(childComplexity int, input model.AckMessageInput) int
 		AddComment        func(childComplexity int, input model.AddCommentInput) int
 		AddLink           func(childComplexity int, input model.AddLinkInput) int
 		AddSignal         func(childComplexity int, input model.AddSignalInput) int
 		Batch             func(childComplexity int, input model.BatchInput) int
 		Cite              func(childComplexity int, input model.CiteInput) int
 		CreateArtifact    func(childComplexity int, input model.CreateArtifactInput) int
+		SendMessage       func(childComplexity int, input model.SendMessageInput) int
 		SupersedeArtifact func(childComplexity int, input model.SupersedeArtifactInput) int
 		UpdateArtifact    func(childComplexity int, input model.UpdateArtifactInput) int
 	}
@@ -674,6 +730,12 @@ type ComplexityRoot struct {
 		Retryable    func(childComplexity int) int
 	}
 
+	PollResult struct {
+		Cursor  func(childComplexity int) int
+		Events  func(childComplexity int) int
+		HasMore func(childComplexity int) int
+	}
+
 	ProvenanceStep struct {
 		Actor           func(childComplexity int) int
 		At              func(childComplexity int) int
@@ -688,8 +750,10 @@ type ComplexityRoot struct {
 		Artifact  func(childComplexity int, ref string) int
 		Artifacts func(childComplexity int, typeArg string, filter model.JSON, orderBy *model.ArtifactOrder, first *int, after *string) int
 		Diff      func(childComplexity int, from string, to string) int
+		Mailbox   func(childComplexity int, status *model.AckStatus, first *int, after *string) int
 		Me        func(childComplexity int) int
 		Node      func(childComplexity int, id string) int
+		Poll      func(childComplexity int, consumerID *string, types []string, filter model.JSON, since *string, limit *int, autoAdvance *bool) int
 		Schema    func(childComplexity int, typeArg string, version *int) int
 		Schemas   func(childComplexity int) int
 		Search    func(childComplexity int, query string, types []string, mode *model.SearchMode, filter model.JSON, first *int, after *string) int
@@ -701,6 +765,32 @@ type ComplexityRoot struct {
 		RequestID    func(childComplexity int) int
 		RetryAfterMs func(childComplexity int) int
 		Retryable    func(childComplexity int) int
+	}
+
+	Role struct {
+		ArtifactID     func(childComplexity int) int
+		Comments       func(childComplexity int, first *int, after *string) int
+		Content        func(childComplexity int) int
+		ContentHash    func(childComplexity int) int
+		CreatedAt      func(childComplexity int) int
+		CreatedBy      func(childComplexity int) int
+		Description    func(childComplexity int) int
+		History        func(childComplexity int, first *int, after *string) int
+		ID             func(childComplexity int) int
+		IsLatest       func(childComplexity int) int
+		LifecycleState func(childComplexity int) int
+		Links          func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
+		Members        func(childComplexity int) int
+		Provenance     func(childComplexity int) int
+		QualityScore   func(childComplexity int) int
+		Ref            func(childComplexity int) int
+		Revision       func(childComplexity int) int
+		Signals        func(childComplexity int, kinds []string) int
+		SupersededBy   func(childComplexity int) int
+		Title          func(childComplexity int) int
+		Type           func(childComplexity int) int
+		UpdatedAt      func(childComplexity int) int
+		UpdatedBy      func(childComplexity int) int
 	}
 
 	Schema struct {
@@ -862,6 +952,12 @@ type ComplexityRoot struct {
 		Warnings          func(childComplexity int) int
 	}
 
+	Subscription struct {
+		ArtifactEvents  func(childComplexity int, ref string) int
+		Events          func(childComplexity int, types []string, filter model.JSON, since *string, consumerID *string) int
+		ToolCallUpdates func(childComplexity int, id string) int
+	}
+
 	TextFieldDiff struct {
 		Ops     func(childComplexity int) int
 		Path    func(childComplexity int) int
@@ -947,6 +1043,13 @@ type ComplexityRoot struct {
 		Type              func(childComplexity int) int
 		UpdatedAt         func(childComplexity int) int
 		UpdatedBy         func(childComplexity int) int
+	}
+
+	ToolCallEvent struct {
+		Event    func(childComplexity int) int
+		Payload  func(childComplexity int) int
+		ToolCall func(childComplexity int) int
+		Type     func(childComplexity int) int
 	}
 
 	ValidationFailed struct {
@@ -2229,6 +2332,67 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.DiffOp.Text(childComplexity), true
 
+	case "Event.actor":
+		if e.ComplexityRoot.Event.Actor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.Actor(childComplexity), true
+	case "Event.artifact":
+		if e.ComplexityRoot.Event.Artifact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.Artifact(childComplexity), true
+	case "Event.cursor":
+		if e.ComplexityRoot.Event.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.Cursor(childComplexity), true
+	case "Event.id":
+		if e.ComplexityRoot.Event.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.ID(childComplexity), true
+	case "Event.occurredAt":
+		if e.ComplexityRoot.Event.OccurredAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.OccurredAt(childComplexity), true
+	case "Event.payload":
+		if e.ComplexityRoot.Event.Payload == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.Payload(childComplexity), true
+	case "Event.ref":
+		if e.ComplexityRoot.Event.Ref == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.Ref(childComplexity), true
+	case "Event.schemaVersion":
+		if e.ComplexityRoot.Event.SchemaVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.SchemaVersion(childComplexity), true
+	case "Event.source":
+		if e.ComplexityRoot.Event.Source == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.Source(childComplexity), true
+	case "Event.type":
+		if e.ComplexityRoot.Event.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.Type(childComplexity), true
+
 	case "Experiment.aim":
 		if e.ComplexityRoot.Experiment.Aim == nil {
 			break
@@ -3002,6 +3166,165 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.GenericArtifact.UpdatedBy(childComplexity), true
+
+	case "Group.artifactId":
+		if e.ComplexityRoot.Group.ArtifactID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.ArtifactID(childComplexity), true
+	case "Group.comments":
+		if e.ComplexityRoot.Group.Comments == nil {
+			break
+		}
+
+		args, err := ec.field_Group_comments_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Group.Comments(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Group.content":
+		if e.ComplexityRoot.Group.Content == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.Content(childComplexity), true
+	case "Group.contentHash":
+		if e.ComplexityRoot.Group.ContentHash == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.ContentHash(childComplexity), true
+	case "Group.createdAt":
+		if e.ComplexityRoot.Group.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.CreatedAt(childComplexity), true
+	case "Group.createdBy":
+		if e.ComplexityRoot.Group.CreatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.CreatedBy(childComplexity), true
+	case "Group.description":
+		if e.ComplexityRoot.Group.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.Description(childComplexity), true
+	case "Group.history":
+		if e.ComplexityRoot.Group.History == nil {
+			break
+		}
+
+		args, err := ec.field_Group_history_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Group.History(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Group.id":
+		if e.ComplexityRoot.Group.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.ID(childComplexity), true
+	case "Group.isLatest":
+		if e.ComplexityRoot.Group.IsLatest == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.IsLatest(childComplexity), true
+	case "Group.lifecycleState":
+		if e.ComplexityRoot.Group.LifecycleState == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.LifecycleState(childComplexity), true
+	case "Group.links":
+		if e.ComplexityRoot.Group.Links == nil {
+			break
+		}
+
+		args, err := ec.field_Group_links_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Group.Links(childComplexity, args["direction"].(*model.LinkDirection), args["predicates"].([]string), args["first"].(*int), args["after"].(*string)), true
+	case "Group.members":
+		if e.ComplexityRoot.Group.Members == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.Members(childComplexity), true
+	case "Group.provenance":
+		if e.ComplexityRoot.Group.Provenance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.Provenance(childComplexity), true
+	case "Group.qualityScore":
+		if e.ComplexityRoot.Group.QualityScore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.QualityScore(childComplexity), true
+	case "Group.ref":
+		if e.ComplexityRoot.Group.Ref == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.Ref(childComplexity), true
+	case "Group.revision":
+		if e.ComplexityRoot.Group.Revision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.Revision(childComplexity), true
+	case "Group.signals":
+		if e.ComplexityRoot.Group.Signals == nil {
+			break
+		}
+
+		args, err := ec.field_Group_signals_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Group.Signals(childComplexity, args["kinds"].([]string)), true
+	case "Group.supersededBy":
+		if e.ComplexityRoot.Group.SupersededBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.SupersededBy(childComplexity), true
+	case "Group.title":
+		if e.ComplexityRoot.Group.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.Title(childComplexity), true
+	case "Group.type":
+		if e.ComplexityRoot.Group.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.Type(childComplexity), true
+	case "Group.updatedAt":
+		if e.ComplexityRoot.Group.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.UpdatedAt(childComplexity), true
+	case "Group.updatedBy":
+		if e.ComplexityRoot.Group.UpdatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.UpdatedBy(childComplexity), true
 
 	case "Hypothesis.artifactId":
 		if e.ComplexityRoot.Hypothesis.ArtifactID == nil {
@@ -3906,6 +4229,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Message.CreatedBy(childComplexity), true
+	case "Message.delivery":
+		if e.ComplexityRoot.Message.Delivery == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.Delivery(childComplexity), true
 	case "Message.history":
 		if e.ComplexityRoot.Message.History == nil {
 			break
@@ -3982,6 +4311,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Message.Ref(childComplexity), true
+	case "Message.replies":
+		if e.ComplexityRoot.Message.Replies == nil {
+			break
+		}
+
+		args, err := ec.field_Message_replies_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Message.Replies(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Message.response":
 		if e.ComplexityRoot.Message.Response == nil {
 			break
@@ -4042,6 +4382,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Message.UpdatedBy(childComplexity), true
 
+	case "MessageDelivery.ackedAt":
+		if e.ComplexityRoot.MessageDelivery.AckedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageDelivery.AckedAt(childComplexity), true
+	case "MessageDelivery.recipient":
+		if e.ComplexityRoot.MessageDelivery.Recipient == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageDelivery.Recipient(childComplexity), true
+	case "MessageDelivery.response":
+		if e.ComplexityRoot.MessageDelivery.Response == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageDelivery.Response(childComplexity), true
+	case "MessageDelivery.status":
+		if e.ComplexityRoot.MessageDelivery.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageDelivery.Status(childComplexity), true
+
 	case "MutabilityViolation.code":
 		if e.ComplexityRoot.MutabilityViolation.Code == nil {
 			break
@@ -4085,6 +4450,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MutabilityViolation.Retryable(childComplexity), true
 
+	case "Mutation.ackMessage":
+		if e.ComplexityRoot.Mutation.AckMessage == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_ackMessage_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AckMessage(childComplexity, args["input"].(model.AckMessageInput)), true
 	case "Mutation.addComment":
 		if e.ComplexityRoot.Mutation.AddComment == nil {
 			break
@@ -4151,6 +4527,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateArtifact(childComplexity, args["input"].(model.CreateArtifactInput)), true
+	case "Mutation.sendMessage":
+		if e.ComplexityRoot.Mutation.SendMessage == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_sendMessage_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SendMessage(childComplexity, args["input"].(model.SendMessageInput)), true
 	case "Mutation.supersedeArtifact":
 		if e.ComplexityRoot.Mutation.SupersedeArtifact == nil {
 			break
@@ -4493,6 +4880,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PermissionDenied.Retryable(childComplexity), true
 
+	case "PollResult.cursor":
+		if e.ComplexityRoot.PollResult.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PollResult.Cursor(childComplexity), true
+	case "PollResult.events":
+		if e.ComplexityRoot.PollResult.Events == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PollResult.Events(childComplexity), true
+	case "PollResult.hasMore":
+		if e.ComplexityRoot.PollResult.HasMore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PollResult.HasMore(childComplexity), true
+
 	case "ProvenanceStep.actor":
 		if e.ComplexityRoot.ProvenanceStep.Actor == nil {
 			break
@@ -4570,6 +4976,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Diff(childComplexity, args["from"].(string), args["to"].(string)), true
 
+	case "Query.mailbox":
+		if e.ComplexityRoot.Query.Mailbox == nil {
+			break
+		}
+
+		args, err := ec.field_Query_mailbox_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Mailbox(childComplexity, args["status"].(*model.AckStatus), args["first"].(*int), args["after"].(*string)), true
 	case "Query.me":
 		if e.ComplexityRoot.Query.Me == nil {
 			break
@@ -4587,6 +5004,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Node(childComplexity, args["id"].(string)), true
+	case "Query.poll":
+		if e.ComplexityRoot.Query.Poll == nil {
+			break
+		}
+
+		args, err := ec.field_Query_poll_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Poll(childComplexity, args["consumerId"].(*string), args["types"].([]string), args["filter"].(model.JSON), args["since"].(*string), args["limit"].(*int), args["autoAdvance"].(*bool)), true
 	case "Query.schema":
 		if e.ComplexityRoot.Query.Schema == nil {
 			break
@@ -4646,6 +5074,165 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RateLimited.Retryable(childComplexity), true
+
+	case "Role.artifactId":
+		if e.ComplexityRoot.Role.ArtifactID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Role.ArtifactID(childComplexity), true
+	case "Role.comments":
+		if e.ComplexityRoot.Role.Comments == nil {
+			break
+		}
+
+		args, err := ec.field_Role_comments_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Role.Comments(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Role.content":
+		if e.ComplexityRoot.Role.Content == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Role.Content(childComplexity), true
+	case "Role.contentHash":
+		if e.ComplexityRoot.Role.ContentHash == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Role.ContentHash(childComplexity), true
+	case "Role.createdAt":
+		if e.ComplexityRoot.Role.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Role.CreatedAt(childComplexity), true
+	case "Role.createdBy":
+		if e.ComplexityRoot.Role.CreatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Role.CreatedBy(childComplexity), true
+	case "Role.description":
+		if e.ComplexityRoot.Role.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Role.Description(childComplexity), true
+	case "Role.history":
+		if e.ComplexityRoot.Role.History == nil {
+			break
+		}
+
+		args, err := ec.field_Role_history_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Role.History(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Role.id":
+		if e.ComplexityRoot.Role.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Role.ID(childComplexity), true
+	case "Role.isLatest":
+		if e.ComplexityRoot.Role.IsLatest == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Role.IsLatest(childComplexity), true
+	case "Role.lifecycleState":
+		if e.ComplexityRoot.Role.LifecycleState == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Role.LifecycleState(childComplexity), true
+	case "Role.links":
+		if e.ComplexityRoot.Role.Links == nil {
+			break
+		}
+
+		args, err := ec.field_Role_links_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Role.Links(childComplexity, args["direction"].(*model.LinkDirection), args["predicates"].([]string), args["first"].(*int), args["after"].(*string)), true
+	case "Role.members":
+		if e.ComplexityRoot.Role.Members == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Role.Members(childComplexity), true
+	case "Role.provenance":
+		if e.ComplexityRoot.Role.Provenance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Role.Provenance(childComplexity), true
+	case "Role.qualityScore":
+		if e.ComplexityRoot.Role.QualityScore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Role.QualityScore(childComplexity), true
+	case "Role.ref":
+		if e.ComplexityRoot.Role.Ref == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Role.Ref(childComplexity), true
+	case "Role.revision":
+		if e.ComplexityRoot.Role.Revision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Role.Revision(childComplexity), true
+	case "Role.signals":
+		if e.ComplexityRoot.Role.Signals == nil {
+			break
+		}
+
+		args, err := ec.field_Role_signals_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Role.Signals(childComplexity, args["kinds"].([]string)), true
+	case "Role.supersededBy":
+		if e.ComplexityRoot.Role.SupersededBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Role.SupersededBy(childComplexity), true
+	case "Role.title":
+		if e.ComplexityRoot.Role.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Role.Title(childComplexity), true
+	case "Role.type":
+		if e.ComplexityRoot.Role.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Role.Type(childComplexity), true
+	case "Role.updatedAt":
+		if e.ComplexityRoot.Role.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Role.UpdatedAt(childComplexity), true
+	case "Role.updatedBy":
+		if e.ComplexityRoot.Role.UpdatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Role.UpdatedBy(childComplexity), true
 
 	case "Schema.artifactId":
 		if e.ComplexityRoot.Schema.ArtifactID == nil {
@@ -5508,6 +6095,40 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SkillResult.Warnings(childComplexity), true
 
+	case "Subscription.artifactEvents":
+		if e.ComplexityRoot.Subscription.ArtifactEvents == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_artifactEvents_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.ArtifactEvents(childComplexity, args["ref"].(string)), true
+	case "Subscription.events":
+		if e.ComplexityRoot.Subscription.Events == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_events_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.Events(childComplexity, args["types"].([]string), args["filter"].(model.JSON), args["since"].(*string), args["consumerId"].(*string)), true
+	case "Subscription.toolCallUpdates":
+		if e.ComplexityRoot.Subscription.ToolCallUpdates == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_toolCallUpdates_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.ToolCallUpdates(childComplexity, args["id"].(string)), true
+
 	case "TextFieldDiff.ops":
 		if e.ComplexityRoot.TextFieldDiff.Ops == nil {
 			break
@@ -6019,6 +6640,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ToolCall.UpdatedBy(childComplexity), true
 
+	case "ToolCallEvent.event":
+		if e.ComplexityRoot.ToolCallEvent.Event == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ToolCallEvent.Event(childComplexity), true
+	case "ToolCallEvent.payload":
+		if e.ComplexityRoot.ToolCallEvent.Payload == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ToolCallEvent.Payload(childComplexity), true
+	case "ToolCallEvent.toolCall":
+		if e.ComplexityRoot.ToolCallEvent.ToolCall == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ToolCallEvent.ToolCall(childComplexity), true
+	case "ToolCallEvent.type":
+		if e.ComplexityRoot.ToolCallEvent.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ToolCallEvent.Type(childComplexity), true
+
 	case "ValidationFailed.code":
 		if e.ComplexityRoot.ValidationFailed.Code == nil {
 			break
@@ -6420,6 +7066,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalers := func() *graphql.InputUnmarshalerIndex {
 		return graphql.NewInputUnmarshalerIndex(
+			graphql.NewInputUnmarshaler("AckMessageInput", ec.unmarshalInputAckMessageInput),
 			graphql.NewInputUnmarshaler("AddCommentInput", ec.unmarshalInputAddCommentInput),
 			graphql.NewInputUnmarshaler("AddLinkInput", ec.unmarshalInputAddLinkInput),
 			graphql.NewInputUnmarshaler("AddSignalInput", ec.unmarshalInputAddSignalInput),
@@ -6427,6 +7074,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("BatchInput", ec.unmarshalInputBatchInput),
 			graphql.NewInputUnmarshaler("CiteInput", ec.unmarshalInputCiteInput),
 			graphql.NewInputUnmarshaler("CreateArtifactInput", ec.unmarshalInputCreateArtifactInput),
+			graphql.NewInputUnmarshaler("SendMessageInput", ec.unmarshalInputSendMessageInput),
 			graphql.NewInputUnmarshaler("SupersedeArtifactInput", ec.unmarshalInputSupersedeArtifactInput),
 			graphql.NewInputUnmarshaler("UpdateArtifactInput", ec.unmarshalInputUpdateArtifactInput),
 			graphql.NewInputUnmarshaler("WriteInput", ec.unmarshalInputWriteInput),
@@ -6480,6 +7128,23 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 				Data: buf.Bytes(),
 			}
 		}
+	case ast.Subscription:
+		next := ec._Subscription(ctx, opCtx.Operation.SelectionSet)
+
+		var buf bytes.Buffer
+		return func(ctx context.Context) *graphql.Response {
+			buf.Reset()
+			data := next(ctx)
+
+			if data == nil {
+				return nil
+			}
+			data.MarshalGQL(&buf)
+
+			return &graphql.Response{
+				Data: buf.Bytes(),
+			}
+		}
 
 	default:
 		return graphql.OneShot(graphql.ErrorResponse(ctx, "unsupported GraphQL operation"))
@@ -6505,7 +7170,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "artifact.graphqls" "artifact_types.graphqls" "mutation.graphqls" "problem.graphqls" "query.graphqls" "scalars.graphqls"
+//go:embed "artifact.graphqls" "artifact_types.graphqls" "mailbox.graphqls" "mutation.graphqls" "problem.graphqls" "query.graphqls" "scalars.graphqls" "subscription.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -6519,10 +7184,12 @@ func sourceData(filename string) string {
 var sources = []*ast.Source{
 	{Name: "artifact.graphqls", Input: sourceData("artifact.graphqls"), BuiltIn: false},
 	{Name: "artifact_types.graphqls", Input: sourceData("artifact_types.graphqls"), BuiltIn: false},
+	{Name: "mailbox.graphqls", Input: sourceData("mailbox.graphqls"), BuiltIn: false},
 	{Name: "mutation.graphqls", Input: sourceData("mutation.graphqls"), BuiltIn: false},
 	{Name: "problem.graphqls", Input: sourceData("problem.graphqls"), BuiltIn: false},
 	{Name: "query.graphqls", Input: sourceData("query.graphqls"), BuiltIn: false},
 	{Name: "scalars.graphqls", Input: sourceData("scalars.graphqls"), BuiltIn: false},
+	{Name: "subscription.graphqls", Input: sourceData("subscription.graphqls"), BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -6618,6 +7285,32 @@ func (ec *executionContext) childFields_DiffOp(ctx context.Context, field graphq
 	return nil, fmt.Errorf("no field named %q was found under type DiffOp", field.Name)
 }
 
+func (ec *executionContext) childFields_Event(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Event_id(ctx, field)
+	case "cursor":
+		return ec.fieldContext_Event_cursor(ctx, field)
+	case "type":
+		return ec.fieldContext_Event_type(ctx, field)
+	case "occurredAt":
+		return ec.fieldContext_Event_occurredAt(ctx, field)
+	case "source":
+		return ec.fieldContext_Event_source(ctx, field)
+	case "actor":
+		return ec.fieldContext_Event_actor(ctx, field)
+	case "ref":
+		return ec.fieldContext_Event_ref(ctx, field)
+	case "payload":
+		return ec.fieldContext_Event_payload(ctx, field)
+	case "schemaVersion":
+		return ec.fieldContext_Event_schemaVersion(ctx, field)
+	case "artifact":
+		return ec.fieldContext_Event_artifact(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Event", field.Name)
+}
+
 func (ec *executionContext) childFields_Link(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "predicate":
@@ -6672,6 +7365,20 @@ func (ec *executionContext) childFields_MergeHint(ctx context.Context, field gra
 	return nil, fmt.Errorf("no field named %q was found under type MergeHint", field.Name)
 }
 
+func (ec *executionContext) childFields_MessageDelivery(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "recipient":
+		return ec.fieldContext_MessageDelivery_recipient(ctx, field)
+	case "status":
+		return ec.fieldContext_MessageDelivery_status(ctx, field)
+	case "ackedAt":
+		return ec.fieldContext_MessageDelivery_ackedAt(ctx, field)
+	case "response":
+		return ec.fieldContext_MessageDelivery_response(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MessageDelivery", field.Name)
+}
+
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "hasNextPage":
@@ -6684,6 +7391,18 @@ func (ec *executionContext) childFields_PageInfo(ctx context.Context, field grap
 		return ec.fieldContext_PageInfo_endCursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
+}
+
+func (ec *executionContext) childFields_PollResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "events":
+		return ec.fieldContext_PollResult_events(ctx, field)
+	case "cursor":
+		return ec.fieldContext_PollResult_cursor(ctx, field)
+	case "hasMore":
+		return ec.fieldContext_PollResult_hasMore(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PollResult", field.Name)
 }
 
 func (ec *executionContext) childFields_ProvenanceStep(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6818,6 +7537,104 @@ func (ec *executionContext) childFields_TextFieldDiff(ctx context.Context, field
 		return ec.fieldContext_TextFieldDiff_unified(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TextFieldDiff", field.Name)
+}
+
+func (ec *executionContext) childFields_ToolCall(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_ToolCall_id(ctx, field)
+	case "ref":
+		return ec.fieldContext_ToolCall_ref(ctx, field)
+	case "type":
+		return ec.fieldContext_ToolCall_type(ctx, field)
+	case "artifactId":
+		return ec.fieldContext_ToolCall_artifactId(ctx, field)
+	case "title":
+		return ec.fieldContext_ToolCall_title(ctx, field)
+	case "content":
+		return ec.fieldContext_ToolCall_content(ctx, field)
+	case "contentHash":
+		return ec.fieldContext_ToolCall_contentHash(ctx, field)
+	case "revision":
+		return ec.fieldContext_ToolCall_revision(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_ToolCall_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_ToolCall_updatedAt(ctx, field)
+	case "createdBy":
+		return ec.fieldContext_ToolCall_createdBy(ctx, field)
+	case "updatedBy":
+		return ec.fieldContext_ToolCall_updatedBy(ctx, field)
+	case "isLatest":
+		return ec.fieldContext_ToolCall_isLatest(ctx, field)
+	case "supersededBy":
+		return ec.fieldContext_ToolCall_supersededBy(ctx, field)
+	case "lifecycleState":
+		return ec.fieldContext_ToolCall_lifecycleState(ctx, field)
+	case "qualityScore":
+		return ec.fieldContext_ToolCall_qualityScore(ctx, field)
+	case "provenance":
+		return ec.fieldContext_ToolCall_provenance(ctx, field)
+	case "links":
+		return ec.fieldContext_ToolCall_links(ctx, field)
+	case "signals":
+		return ec.fieldContext_ToolCall_signals(ctx, field)
+	case "history":
+		return ec.fieldContext_ToolCall_history(ctx, field)
+	case "comments":
+		return ec.fieldContext_ToolCall_comments(ctx, field)
+	case "args":
+		return ec.fieldContext_ToolCall_args(ctx, field)
+	case "checkLogicVersion":
+		return ec.fieldContext_ToolCall_checkLogicVersion(ctx, field)
+	case "costUsd":
+		return ec.fieldContext_ToolCall_costUsd(ctx, field)
+	case "durationMs":
+		return ec.fieldContext_ToolCall_durationMs(ctx, field)
+	case "error":
+		return ec.fieldContext_ToolCall_error(ctx, field)
+	case "finishedAt":
+		return ec.fieldContext_ToolCall_finishedAt(ctx, field)
+	case "inputsHash":
+		return ec.fieldContext_ToolCall_inputsHash(ctx, field)
+	case "jobId":
+		return ec.fieldContext_ToolCall_jobId(ctx, field)
+	case "outputViolations":
+		return ec.fieldContext_ToolCall_outputViolations(ctx, field)
+	case "peakMemoryBytes":
+		return ec.fieldContext_ToolCall_peakMemoryBytes(ctx, field)
+	case "result":
+		return ec.fieldContext_ToolCall_result(ctx, field)
+	case "resultRef":
+		return ec.fieldContext_ToolCall_resultRef(ctx, field)
+	case "runtime":
+		return ec.fieldContext_ToolCall_runtime(ctx, field)
+	case "startedAt":
+		return ec.fieldContext_ToolCall_startedAt(ctx, field)
+	case "status":
+		return ec.fieldContext_ToolCall_status(ctx, field)
+	case "tool":
+		return ec.fieldContext_ToolCall_tool(ctx, field)
+	case "toolName":
+		return ec.fieldContext_ToolCall_toolName(ctx, field)
+	case "toolVersion":
+		return ec.fieldContext_ToolCall_toolVersion(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ToolCall", field.Name)
+}
+
+func (ec *executionContext) childFields_ToolCallEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "event":
+		return ec.fieldContext_ToolCallEvent_event(ctx, field)
+	case "type":
+		return ec.fieldContext_ToolCallEvent_type(ctx, field)
+	case "toolCall":
+		return ec.fieldContext_ToolCallEvent_toolCall(ctx, field)
+	case "payload":
+		return ec.fieldContext_ToolCallEvent_payload(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ToolCallEvent", field.Name)
 }
 
 func (ec *executionContext) childFields_ValidationProblem(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -10,3 +10,8 @@ WHERE actors.kind IS DISTINCT FROM excluded.kind
 
 -- name: ActorGetMany :many
 SELECT id, kind, permissions, handle FROM actors WHERE id = ANY(@ids::text[]);
+
+-- name: ActorResolveHandle :one
+-- The actor a @handle names: by handle, else by id.
+SELECT id FROM actors WHERE handle = sqlc.arg(handle)::text OR id = sqlc.arg(handle)::text
+ORDER BY (handle = sqlc.arg(handle)::text) DESC NULLS LAST LIMIT 1;

@@ -283,6 +283,36 @@ func (r *genericArtifactResolver) Comments(ctx context.Context, obj *model.Gener
 }
 
 // CreatedBy is the resolver for the createdBy field.
+func (r *groupResolver) CreatedBy(ctx context.Context, obj *model.Group) (*model.Actor, error) {
+	return r.artifactCreatedBy(ctx, obj.Base)
+}
+
+// UpdatedBy is the resolver for the updatedBy field.
+func (r *groupResolver) UpdatedBy(ctx context.Context, obj *model.Group) (*model.Actor, error) {
+	return r.artifactUpdatedBy(ctx, obj.Base)
+}
+
+// Links is the resolver for the links field.
+func (r *groupResolver) Links(ctx context.Context, obj *model.Group, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error) {
+	return r.artifactLinks(ctx, obj.Base, direction, predicates, first, after)
+}
+
+// Signals is the resolver for the signals field.
+func (r *groupResolver) Signals(ctx context.Context, obj *model.Group, kinds []string) (*model.SignalSummary, error) {
+	return r.artifactSignals(ctx, obj.Base, kinds)
+}
+
+// History is the resolver for the history field.
+func (r *groupResolver) History(ctx context.Context, obj *model.Group, first *int, after *string) (*model.ArtifactConnection, error) {
+	return r.artifactHistory(ctx, obj.Base, first, after)
+}
+
+// Comments is the resolver for the comments field.
+func (r *groupResolver) Comments(ctx context.Context, obj *model.Group, first *int, after *string) (*model.ArtifactConnection, error) {
+	return r.artifactComments(ctx, obj.Base, first, after)
+}
+
+// CreatedBy is the resolver for the createdBy field.
 func (r *hypothesisResolver) CreatedBy(ctx context.Context, obj *model.Hypothesis) (*model.Actor, error) {
 	return r.artifactCreatedBy(ctx, obj.Base)
 }
@@ -429,6 +459,36 @@ func (r *paperResolver) History(ctx context.Context, obj *model.Paper, first *in
 
 // Comments is the resolver for the comments field.
 func (r *paperResolver) Comments(ctx context.Context, obj *model.Paper, first *int, after *string) (*model.ArtifactConnection, error) {
+	return r.artifactComments(ctx, obj.Base, first, after)
+}
+
+// CreatedBy is the resolver for the createdBy field.
+func (r *roleResolver) CreatedBy(ctx context.Context, obj *model.Role) (*model.Actor, error) {
+	return r.artifactCreatedBy(ctx, obj.Base)
+}
+
+// UpdatedBy is the resolver for the updatedBy field.
+func (r *roleResolver) UpdatedBy(ctx context.Context, obj *model.Role) (*model.Actor, error) {
+	return r.artifactUpdatedBy(ctx, obj.Base)
+}
+
+// Links is the resolver for the links field.
+func (r *roleResolver) Links(ctx context.Context, obj *model.Role, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error) {
+	return r.artifactLinks(ctx, obj.Base, direction, predicates, first, after)
+}
+
+// Signals is the resolver for the signals field.
+func (r *roleResolver) Signals(ctx context.Context, obj *model.Role, kinds []string) (*model.SignalSummary, error) {
+	return r.artifactSignals(ctx, obj.Base, kinds)
+}
+
+// History is the resolver for the history field.
+func (r *roleResolver) History(ctx context.Context, obj *model.Role, first *int, after *string) (*model.ArtifactConnection, error) {
+	return r.artifactHistory(ctx, obj.Base, first, after)
+}
+
+// Comments is the resolver for the comments field.
+func (r *roleResolver) Comments(ctx context.Context, obj *model.Role, first *int, after *string) (*model.ArtifactConnection, error) {
 	return r.artifactComments(ctx, obj.Base, first, after)
 }
 
@@ -634,6 +694,8 @@ func (r *Resolver) GenericArtifact() graph.GenericArtifactResolver {
 	return &genericArtifactResolver{r}
 }
 
+func (r *Resolver) Group() graph.GroupResolver { return &groupResolver{r} }
+
 func (r *Resolver) Hypothesis() graph.HypothesisResolver { return &hypothesisResolver{r} }
 
 func (r *Resolver) KgEdge() graph.KgEdgeResolver { return &kgEdgeResolver{r} }
@@ -643,6 +705,8 @@ func (r *Resolver) KnowledgeGap() graph.KnowledgeGapResolver { return &knowledge
 func (r *Resolver) Message() graph.MessageResolver { return &messageResolver{r} }
 
 func (r *Resolver) Paper() graph.PaperResolver { return &paperResolver{r} }
+
+func (r *Resolver) Role() graph.RoleResolver { return &roleResolver{r} }
 
 func (r *Resolver) Schema() graph.SchemaResolver { return &schemaResolver{r} }
 
@@ -666,11 +730,13 @@ type (
 	figureResolver          struct{ *Resolver }
 	gateResultResolver      struct{ *Resolver }
 	genericArtifactResolver struct{ *Resolver }
+	groupResolver           struct{ *Resolver }
 	hypothesisResolver      struct{ *Resolver }
 	kgEdgeResolver          struct{ *Resolver }
 	knowledgeGapResolver    struct{ *Resolver }
 	messageResolver         struct{ *Resolver }
 	paperResolver           struct{ *Resolver }
+	roleResolver            struct{ *Resolver }
 	schemaResolver          struct{ *Resolver }
 	skillResolver           struct{ *Resolver }
 	skillResultResolver     struct{ *Resolver }

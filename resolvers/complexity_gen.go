@@ -31,6 +31,9 @@ func setArtifactComplexity(c *graph.ComplexityRoot) {
 	c.GateResult.Links = linksCost
 	c.GateResult.History = pageCost
 	c.GateResult.Comments = pageCost
+	c.Group.Links = linksCost
+	c.Group.History = pageCost
+	c.Group.Comments = pageCost
 	c.Hypothesis.Links = linksCost
 	c.Hypothesis.History = pageCost
 	c.Hypothesis.Comments = pageCost
@@ -46,6 +49,9 @@ func setArtifactComplexity(c *graph.ComplexityRoot) {
 	c.Paper.Links = linksCost
 	c.Paper.History = pageCost
 	c.Paper.Comments = pageCost
+	c.Role.Links = linksCost
+	c.Role.History = pageCost
+	c.Role.Comments = pageCost
 	c.Schema.Links = linksCost
 	c.Schema.History = pageCost
 	c.Schema.Comments = pageCost

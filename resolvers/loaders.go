@@ -12,6 +12,7 @@ import (
 	"github.com/vikstrous/dataloadgen"
 
 	"github.com/scidex/substrate/graph/model"
+	"github.com/scidex/substrate/internal/request"
 	"github.com/scidex/substrate/internal/store"
 )
 
@@ -28,6 +29,8 @@ type Loaders struct {
 	artifacts *dataloadgen.Loader[int64, *store.Artifact]
 	signals   *dataloadgen.Loader[int64, []store.SignalFigures]
 	calib     *dataloadgen.Loader[int64, []store.SignalPoint]
+	// deliveries are the request's actor's deliveries of messages, by message pk.
+	deliveries *dataloadgen.Loader[int64, *store.Delivery]
 
 	mu    sync.Mutex
 	links map[string]*dataloadgen.Loader[int64, []store.Link]
@@ -44,15 +47,28 @@ func NewLoaders(s *store.Store) *Loaders {
 	l.actors = dataloadgen.NewMappedLoader(l.fetchActors, dataloadgen.WithWait(loaderWait))
 	l.artifacts = dataloadgen.NewMappedLoader(l.fetchArtifacts, dataloadgen.WithWait(loaderWait))
 	l.signals = dataloadgen.NewMappedLoader(s.SignalsFor, dataloadgen.WithWait(loaderWait))
+	l.deliveries = dataloadgen.NewMappedLoader(func(ctx context.Context, pks []int64) (map[int64]*store.Delivery, error) {
+		rc := request.From(ctx)
+		if rc == nil {
+			return map[int64]*store.Delivery{}, nil
+		}
+		ds, err := s.Deliveries(ctx, rc.Actor.ID, pks)
+		out := make(map[int64]*store.Delivery, len(ds))
+		for pk, d := range ds {
+			out[pk] = &d
+		}
+		return out, err
+	}, dataloadgen.WithWait(loaderWait))
 	l.calib = dataloadgen.NewMappedLoader(func(ctx context.Context, pks []int64) (map[int64][]store.SignalPoint, error) {
 		return s.SignalHistory(ctx, pks, "calibration")
 	}, dataloadgen.WithWait(loaderWait))
 	return l
 }
 
-// Middleware gives every GraphQL operation its own loaders.
-func Middleware(s *store.Store) graphql.OperationMiddleware {
-	return func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+// Middleware gives every GraphQL response its own loaders: a query's or
+// mutation's, and each event a subscription sends.
+func Middleware(s *store.Store) graphql.ResponseMiddleware {
+	return func(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 		return next(context.WithValue(ctx, loadersKey{}, NewLoaders(s)))
 	}
 }
@@ -252,4 +268,13 @@ func (l *Loaders) fill(ctx context.Context, s *store.Store, w *wanted) error {
 		l.mu.Unlock()
 	}
 	return nil
+}
+
+// Delivery returns the request's actor's delivery of a message, nil if none.
+func (l *Loaders) Delivery(ctx context.Context, pk int64) (*store.Delivery, error) {
+	d, err := l.deliveries.Load(ctx, pk)
+	if err != nil && isMissing(err) {
+		return nil, nil
+	}
+	return d, err
 }

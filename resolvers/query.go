@@ -87,3 +87,13 @@ func me(ctx context.Context) *model.Actor {
 	}
 	return &model.Actor{ID: rc.Actor.ID, Kind: rc.Actor.Kind, Permissions: perms}
 }
+
+// lookupUnpinned reads the current version of the artifact a (possibly pinned)
+// ref names; nil when absent.
+func (r *Resolver) lookupUnpinned(ctx context.Context, s string) (model.Artifact, error) {
+	rf, err := ref.Parse(s)
+	if err != nil {
+		return nil, nil
+	}
+	return r.lookup(ctx, rf.Unpinned().String(), "ref")
+}

@@ -4,13 +4,20 @@
 package resolvers
 
 import (
+	"context"
 	"log/slog"
 
+	"github.com/scidex/substrate/internal/event"
 	"github.com/scidex/substrate/internal/store"
 )
 
 // Resolver holds the dependencies every resolver uses.
 type Resolver struct {
-	Store  *store.Store
-	Logger *slog.Logger
+	Store     *store.Store
+	Logger    *slog.Logger
+	Hub       *event.Hub
+	Consumers *event.Consumers
+	// CloseConn ends a subscriber's websocket with a code and reason (set by the
+	// server; nil outside websockets).
+	CloseConn func(ctx context.Context, code int, reason string) bool
 }

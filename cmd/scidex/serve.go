@@ -11,7 +11,10 @@ import (
 	"os"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/scidex/substrate/internal/auth"
+	"github.com/scidex/substrate/internal/event"
 	"github.com/scidex/substrate/internal/server"
 	"github.com/scidex/substrate/internal/store"
 )
@@ -31,6 +34,9 @@ func serve(ctx context.Context, args []string) error {
 	writeBurst := f.integer("write-burst", "SCIDEX_WRITE_BURST", 500, "burst of writes per actor")
 	shadow := f.str("shadow-validators", "SCIDEX_SHADOW_VALIDATORS", "", "comma-separated validators that only log what they would refuse")
 	pprofAddr := f.str("pprof-addr", "SCIDEX_PPROF_ADDR", "", "serve net/http/pprof on this address (for profiling; off when empty)")
+	origins := f.str("allowed-origins", "SCIDEX_ALLOWED_ORIGINS", "", "comma-separated browser origins besides this server's own that may open a websocket")
+	maxSubs := f.integer("max-subscriptions", "SCIDEX_MAX_SUBSCRIPTIONS", server.DefaultMaxSubscriptions, "operations active at once on one websocket")
+	listenURL := f.str("listen-url", "SCIDEX_LISTEN_URL", "", "direct database connection for LISTEN when DATABASE_URL goes through a transaction pooler")
 	shutdownWait := f.duration("shutdown-timeout", "SCIDEX_SHUTDOWN_TIMEOUT", 15*time.Second, "how long to drain requests on SIGTERM")
 	if err := f.Parse(args); err != nil {
 		return err
@@ -54,12 +60,19 @@ func serve(ctx context.Context, args []string) error {
 		limiter = store.NewLimiter(*writeRate, *writeBurst)
 	}
 	st := store.New(store.Opts{Pool: db.pool, Logger: log, Limiter: limiter, ShadowValidators: splitList(*shadow)})
+	hub, err := startHub(ctx, db, *listenURL, log)
+	if err != nil {
+		return err
+	}
+	consumers := event.NewConsumers(db.pool)
 	h := server.New(server.Opts{
 		Store: st, Verifier: verifier, Logger: log, AnonymousRead: *anonRead, Introspection: *introspection,
 		MaxBodyBytes: int64(*maxBody), MaxDepth: *maxDepth, MaxComplexity: *maxComplexity,
-		ReadyFunc: st.Ping,
+		ReadyFunc: st.Ping, Hub: hub, Consumers: consumers,
+		AllowedOrigins: splitList(*origins), MaxSubscriptions: *maxSubs,
 	})
-	go sweepIdempotencyKeys(ctx, st, log)
+	go sweep(ctx, log, "idempotency keys", st.DeleteExpiredIdempotencyKeys)
+	go sweep(ctx, log, "event consumers", consumers.DeleteExpired)
 	if *pprofAddr != "" {
 		go servePprof(*pprofAddr, log)
 	}
@@ -125,8 +138,38 @@ func hsSecret(c common, fallback bool) ([]byte, error) {
 	return auth.LoadOrCreateSecret(*c.dataDir)
 }
 
-// sweepIdempotencyKeys deletes expired idempotency keys every hour until ctx ends.
-func sweepIdempotencyKeys(ctx context.Context, st *store.Store, log *slog.Logger) {
+// startHub starts the event hub (its LISTEN connection goes to listenURL when
+// set) and waits until it listens, so no event committed after the server
+// starts is missed by a subscriber.
+func startHub(ctx context.Context, db *database, listenURL string, log *slog.Logger) (*event.Hub, error) {
+	opts := event.HubOpts{Pool: db.pool, Logger: log}
+	if listenURL != "" {
+		cfg, err := pgx.ParseConfig(listenURL)
+		if err != nil {
+			return nil, fmt.Errorf("--listen-url: %w", err)
+		}
+		opts.Listen = cfg
+	}
+	hub := event.NewHub(opts)
+	done := make(chan error, 1)
+	go func() { done <- hub.Run(ctx) }()
+	select {
+	case <-hub.Ready():
+		go func() {
+			if err := <-done; err != nil && ctx.Err() == nil {
+				log.Error("event hub stopped", "err", err)
+			}
+		}()
+		return hub, nil
+	case err := <-done:
+		return nil, fmt.Errorf("event hub: %w", err)
+	case <-time.After(30 * time.Second):
+		return nil, fmt.Errorf("event hub: could not LISTEN within 30s (see the log for why)")
+	}
+}
+
+// sweep deletes expired rows every hour until ctx ends.
+func sweep(ctx context.Context, log *slog.Logger, what string, del func(context.Context, time.Time) (int64, error)) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
 	for {
@@ -134,10 +177,10 @@ func sweepIdempotencyKeys(ctx context.Context, st *store.Store, log *slog.Logger
 		case <-ctx.Done():
 			return
 		case now := <-t.C:
-			if n, err := st.DeleteExpiredIdempotencyKeys(ctx, now); err != nil {
-				log.Warn("sweep idempotency keys", "err", err)
+			if n, err := del(ctx, now); err != nil {
+				log.Warn("sweep "+what, "err", err)
 			} else if n > 0 {
-				log.Info("expired idempotency keys deleted", "count", n)
+				log.Info("expired "+what+" deleted", "count", n)
 			}
 		}
 	}

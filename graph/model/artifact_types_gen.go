@@ -440,6 +440,19 @@ func (a *GateResult) Verdict() (*string, error) {
 	return a.str("verdict")
 }
 
+// Group is the typed view of a group artifact.
+type Group struct{ *Base }
+
+// Description reads content.description.
+func (a *Group) Description() (*string, error) {
+	return a.str("description")
+}
+
+// Members reads content.members.
+func (a *Group) Members() ([]string, error) {
+	return a.strings("members")
+}
+
 // Hypothesis is the typed view of a hypothesis artifact.
 type Hypothesis struct{ *Base }
 
@@ -703,6 +716,19 @@ func (a *Paper) Volume() (*string, error) {
 // Year reads content.year.
 func (a *Paper) Year() (*int, error) {
 	return a.integer("year")
+}
+
+// Role is the typed view of a role artifact.
+type Role struct{ *Base }
+
+// Description reads content.description.
+func (a *Role) Description() (*string, error) {
+	return a.str("description")
+}
+
+// Members reads content.members.
+func (a *Role) Members() ([]string, error) {
+	return a.strings("members")
 }
 
 // Schema is the typed view of a schema artifact.
@@ -1113,11 +1139,13 @@ var Typed = map[string]string{
 	"experiment":        "Experiment",
 	"figure":            "Figure",
 	"gate_result":       "GateResult",
+	"group":             "Group",
 	"hypothesis":        "Hypothesis",
 	"kg_edge":           "KgEdge",
 	"knowledge_gap":     "KnowledgeGap",
 	"message":           "Message",
 	"paper":             "Paper",
+	"role":              "Role",
 	"schema":            "Schema",
 	"skill":             "Skill",
 	"skill_result":      "SkillResult",
@@ -1145,6 +1173,8 @@ func Wrap(base *Base) Artifact {
 		return &Figure{base}
 	case "gate_result":
 		return &GateResult{base}
+	case "group":
+		return &Group{base}
 	case "hypothesis":
 		return &Hypothesis{base}
 	case "kg_edge":
@@ -1155,6 +1185,8 @@ func Wrap(base *Base) Artifact {
 		return &Message{base}
 	case "paper":
 		return &Paper{base}
+	case "role":
+		return &Role{base}
 	case "schema":
 		return &Schema{base}
 	case "skill":

@@ -10,6 +10,10 @@ import (
 	"time"
 )
 
+type AckMessageResult interface {
+	IsAckMessageResult()
+}
+
 type AddCommentResult interface {
 	IsAddCommentResult()
 }
@@ -49,6 +53,10 @@ type Problem interface {
 	IsProblem()
 }
 
+type SendMessageResult interface {
+	IsSendMessageResult()
+}
+
 type SupersedeArtifactResult interface {
 	IsSupersedeArtifactResult()
 }
@@ -59,6 +67,13 @@ type UpdateArtifactResult interface {
 
 type WriteResult interface {
 	IsWriteResult()
+}
+
+type AckMessageInput struct {
+	Ref            string    `json:"ref"`
+	Status         AckStatus `json:"status"`
+	Response       *string   `json:"response,omitempty"`
+	IdempotencyKey *string   `json:"idempotencyKey,omitempty"`
 }
 
 // Someone or something that acts on SciDEX: a person or an AI agent.
@@ -179,6 +194,10 @@ type IdempotencyKeyReuse struct {
 	IdempotencyKey string    `json:"idempotencyKey"`
 }
 
+func (IdempotencyKeyReuse) IsSendMessageResult() {}
+
+func (IdempotencyKeyReuse) IsAckMessageResult() {}
+
 func (IdempotencyKeyReuse) IsCreateArtifactResult() {}
 
 func (IdempotencyKeyReuse) IsUpdateArtifactResult() {}
@@ -210,6 +229,8 @@ type LifecycleViolation struct {
 	// The states you may move this artifact to from its current state.
 	AllowedTransitions []string `json:"allowedTransitions"`
 }
+
+func (LifecycleViolation) IsAckMessageResult() {}
 
 func (LifecycleViolation) IsUpdateArtifactResult() {}
 
@@ -296,6 +317,10 @@ type NotFound struct {
 	Ref          *string   `json:"ref,omitempty"`
 }
 
+func (NotFound) IsSendMessageResult() {}
+
+func (NotFound) IsAckMessageResult() {}
+
 func (NotFound) IsUpdateArtifactResult() {}
 
 func (NotFound) IsSupersedeArtifactResult() {}
@@ -328,6 +353,10 @@ type PermissionDenied struct {
 	RetryAfterMs *int      `json:"retryAfterMs,omitempty"`
 }
 
+func (PermissionDenied) IsSendMessageResult() {}
+
+func (PermissionDenied) IsAckMessageResult() {}
+
 func (PermissionDenied) IsCreateArtifactResult() {}
 
 func (PermissionDenied) IsUpdateArtifactResult() {}
@@ -346,6 +375,14 @@ func (PermissionDenied) IsWriteResult() {}
 
 func (PermissionDenied) IsProblem() {}
 
+type PollResult struct {
+	Events []*Event `json:"events"`
+	// Where the next poll continues: after the last event looked at (returned or filtered out).
+	Cursor *string `json:"cursor,omitempty"`
+	// True when more events may be handed out now.
+	HasMore bool `json:"hasMore"`
+}
+
 type Query struct {
 }
 
@@ -357,6 +394,10 @@ type RateLimited struct {
 	Retryable    bool      `json:"retryable"`
 	RetryAfterMs *int      `json:"retryAfterMs,omitempty"`
 }
+
+func (RateLimited) IsSendMessageResult() {}
+
+func (RateLimited) IsAckMessageResult() {}
 
 func (RateLimited) IsCreateArtifactResult() {}
 
@@ -422,6 +463,17 @@ type SearchHit struct {
 	TitleHighlight *string `json:"titleHighlight,omitempty"`
 }
 
+type SendMessageInput struct {
+	Recipient string  `json:"recipient"`
+	Subject   *string `json:"subject,omitempty"`
+	Body      string  `json:"body"`
+	// low, normal, high or urgent.
+	Priority *string `json:"priority,omitempty"`
+	// The message this one answers (a thread).
+	InReplyTo      *string `json:"inReplyTo,omitempty"`
+	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
+}
+
 type SignalAggregate struct {
 	Kind      string `json:"kind"`
 	Dimension string `json:"dimension"`
@@ -434,6 +486,13 @@ type SignalAggregate struct {
 	// For funding: the quadratic-funding total (Σ√v)² over funders.
 	QuadraticTotal *float64 `json:"quadraticTotal,omitempty"`
 	Unit           *string  `json:"unit,omitempty"`
+}
+
+// Live events. Every write emits `<type>.<verb>` events (hypothesis.created, hypothesis.updated,
+// artifact.superseded, link.created, signal.created, message.created, message.acked…) in the same
+// transaction as the change. Over a websocket (graphql-transport-ws, or the legacy graphql-ws), with
+// the token in the connection_init payload: `{"Authorization": "Bearer <jwt>"}`.
+type Subscription struct {
 }
 
 type SupersedeArtifactInput struct {
@@ -475,6 +534,10 @@ type ValidationFailed struct {
 	// Every problem found, not just the first.
 	Problems []*ValidationProblem `json:"problems"`
 }
+
+func (ValidationFailed) IsSendMessageResult() {}
+
+func (ValidationFailed) IsAckMessageResult() {}
 
 func (ValidationFailed) IsCreateArtifactResult() {}
 
@@ -567,6 +630,10 @@ type WriteSuccess struct {
 	// The link written by addLink or cite.
 	Link *Link `json:"link,omitempty"`
 }
+
+func (WriteSuccess) IsSendMessageResult() {}
+
+func (WriteSuccess) IsAckMessageResult() {}
 
 func (WriteSuccess) IsCreateArtifactResult() {}
 

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/dbtest"
+	"github.com/scidex/substrate/internal/event"
 	"github.com/scidex/substrate/internal/server"
 	"github.com/scidex/substrate/internal/store"
 )
@@ -31,6 +33,7 @@ var Secret = []byte("apitest-secret-0123456789abcdef-0123456789")
 type Env struct {
 	Pool   *pgxpool.Pool
 	Store  *store.Store
+	Hub    *event.Hub
 	Server *httptest.Server
 	Log    *LogBuffer
 }
@@ -58,7 +61,24 @@ func New(t testing.TB, opts ...Opts) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := server.Opts{Store: st, Verifier: v, Logger: log, Introspection: true, ReadyFunc: st.Ping}
+	hub := event.NewHub(event.HubOpts{Pool: pool, Logger: log})
+	ctx, stop := context.WithCancel(context.Background())
+	hubDone := make(chan error, 1)
+	go func() { hubDone <- hub.Run(ctx) }()
+	t.Cleanup(func() {
+		stop()
+		if err := <-hubDone; err != nil && !errors.Is(err, context.Canceled) {
+			t.Errorf("event hub: %v", err)
+		}
+	})
+	select {
+	case <-hub.Ready():
+	case err := <-hubDone:
+		hubDone <- err // for the cleanup
+		t.Fatalf("event hub: %v", err)
+	}
+	o := server.Opts{Store: st, Verifier: v, Logger: log, Introspection: true, ReadyFunc: st.Ping,
+		Hub: hub, Consumers: event.NewConsumers(pool)}
 	for _, x := range opts {
 		if x.Server != nil {
 			x.Server(&o)
@@ -66,7 +86,7 @@ func New(t testing.TB, opts ...Opts) *Env {
 	}
 	srv := httptest.NewServer(server.New(o))
 	t.Cleanup(srv.Close)
-	return &Env{Pool: pool, Store: st, Server: srv, Log: logBuf}
+	return &Env{Pool: pool, Store: st, Hub: hub, Server: srv, Log: logBuf}
 }
 
 // Token mints a token for an actor with the given permissions.

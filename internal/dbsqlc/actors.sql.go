@@ -46,6 +46,19 @@ func (q *Queries) ActorGetMany(ctx context.Context, ids []string) ([]ActorGetMan
 	return items, nil
 }
 
+const actorResolveHandle = `-- name: ActorResolveHandle :one
+SELECT id FROM actors WHERE handle = $1::text OR id = $1::text
+ORDER BY (handle = $1::text) DESC NULLS LAST LIMIT 1
+`
+
+// The actor a @handle names: by handle, else by id.
+func (q *Queries) ActorResolveHandle(ctx context.Context, handle string) (string, error) {
+	row := q.db.QueryRow(ctx, actorResolveHandle, handle)
+	var id string
+	err := row.Scan(&id)
+	return id, err
+}
+
 const actorUpsert = `-- name: ActorUpsert :exec
 INSERT INTO actors (id, kind, permissions, first_seen_at, last_seen_at)
 VALUES ($1, $2, $3, $4, $4)

@@ -53,6 +53,15 @@ type ArtifactVersion struct {
 	JournalID      int64
 }
 
+type ConsumerCursor struct {
+	ActorID    string
+	ConsumerID string
+	CursorXid  pgtype.Uint64
+	CursorID   int64
+	UpdatedAt  time.Time
+	ExpiresAt  time.Time
+}
+
 type Event struct {
 	ID            int64
 	Xid           pgtype.Uint64
@@ -87,6 +96,15 @@ type Link struct {
 	CreatedBy string
 	CreatedAt time.Time
 	Metadata  pgjson.JSON
+}
+
+type MessageDelivery struct {
+	MessagePk int64
+	Recipient string
+	Status    string
+	AckedAt   *time.Time
+	Response  *string
+	CreatedAt time.Time
 }
 
 type Schema struct {

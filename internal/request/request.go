@@ -24,6 +24,9 @@ type Context struct {
 	// Now is frozen at the start of the request so every row a request writes
 	// carries the same time.
 	Now time.Time
+	// ExpiresAt is when the request's token expires (zero when anonymous): a
+	// websocket authenticated by it closes then.
+	ExpiresAt time.Time
 }
 
 type ctxKey struct{}
@@ -65,6 +68,7 @@ func FromPrincipal(p *auth.Principal, requestID string, now time.Time) *Context 
 		DelegationChain: p.DelegationChain,
 		RequestID:       requestID,
 		Now:             Clock(now),
+		ExpiresAt:       p.ExpiresAt,
 	}
 }
 

@@ -1,5 +1,5 @@
-// Package server is the HTTP face of the substrate: GraphQL over HTTP (and, in
-// later steps, websockets) on /graphql, GraphiQL, health and readiness. It turns
+// Package server is the HTTP face of the substrate: GraphQL over HTTP and
+// websockets on /graphql, GraphiQL, health and readiness. It turns
 // each request into a request.Context (who, when, which request) before any
 // resolver runs, and keeps internal errors away from clients.
 package server
@@ -19,8 +19,10 @@ import (
 
 	"github.com/scidex/substrate/graph"
 	"github.com/scidex/substrate/internal/auth"
+	"github.com/scidex/substrate/internal/event"
 	"github.com/scidex/substrate/internal/graphiql"
 	"github.com/scidex/substrate/internal/store"
+	"github.com/scidex/substrate/internal/wsconn"
 	"github.com/scidex/substrate/resolvers"
 )
 
@@ -49,6 +51,15 @@ type Opts struct {
 	ReadyFunc func(ctx context.Context) error
 	// Now is the clock; tests may freeze it.
 	Now func() time.Time
+	// Hub serves subscriptions; Consumers keeps durable cursors for poll and
+	// subscriptions with a consumerId. Without a Hub, subscriptions fail.
+	Hub       *event.Hub
+	Consumers *event.Consumers
+	// AllowedOrigins are the browser origins besides this server's own that may
+	// open a websocket.
+	AllowedOrigins []string
+	// MaxSubscriptions caps the operations active at once on one websocket.
+	MaxSubscriptions int
 }
 
 // Defaults for the limits.
@@ -88,9 +99,12 @@ func New(opts Opts) *Server {
 	if opts.ParserTokenLimit == 0 {
 		opts.ParserTokenLimit = DefaultParserTokenLimit
 	}
+	if opts.MaxSubscriptions == 0 {
+		opts.MaxSubscriptions = DefaultMaxSubscriptions
+	}
 	s := &Server{opts: opts, log: opts.Logger, mux: http.NewServeMux()}
 	s.gql = s.graphQL()
-	s.mux.Handle("/graphql", s.withRequest(s.gql))
+	s.mux.Handle("/graphql", s.withRequest(wsconn.Middleware(s.gql)))
 	graphiql.Mount(s.mux, "/graphiql", graphiql.Options{Endpoint: "/graphql"})
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /readyz", s.readyz)
@@ -103,8 +117,10 @@ func New(opts Opts) *Server {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
 
 func (s *Server) graphQL() *handler.Server {
-	cfg := graph.Config{Resolvers: &resolvers.Resolver{Store: s.opts.Store, Logger: s.log}, Complexity: resolvers.Complexity()}
+	res := &resolvers.Resolver{Store: s.opts.Store, Logger: s.log, Hub: s.opts.Hub, Consumers: s.opts.Consumers, CloseConn: wsconn.CloseConn}
+	cfg := graph.Config{Resolvers: res, Complexity: resolvers.Complexity()}
 	srv := handler.New(graph.NewExecutableSchema(cfg))
+	srv.AddTransport(s.websocket())
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.POST{})
@@ -118,6 +134,7 @@ func (s *Server) graphQL() *handler.Server {
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
 	srv.Use(depthLimit{max: s.opts.MaxDepth})
 	srv.Use(extension.FixedComplexityLimit(s.opts.MaxComplexity))
+	srv.AroundOperations(s.perOperation)
 	srv.AroundOperations(s.authorizeOperation)
 	if s.opts.ReportStatements {
 		srv.AroundResponses(func(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
@@ -131,6 +148,7 @@ func (s *Server) graphQL() *handler.Server {
 			return resp
 		})
 	}
-	srv.AroundOperations(resolvers.Middleware(s.opts.Store))
+	// Loaders live for one response: a query's, or one event of a subscription.
+	srv.AroundResponses(resolvers.Middleware(s.opts.Store))
 	return srv
 }

@@ -140,7 +140,7 @@ func TestSignalValidation(t *testing.T) {
 	tok := apitest.Contributor(t, "ada")
 	h := createH(t, env, tok, map[string]any{"title": "h", "content": map[string]any{}})
 	ref := unpinned(h.Ref)
-	msg := mustWrite(t, env, tok, "createArtifact", "CreateArtifactInput", map[string]any{"type": "message", "title": "m", "content": map[string]any{"recipient": "actor:ada", "body": "hi"}})
+	msg := mustWrite(t, env, tok, "sendMessage", "SendMessageInput", map[string]any{"recipient": "actor:b", "body": "hi"})
 	before := env.Count(t, "signals")
 	for _, c := range []struct {
 		name, ref, kind, path, constraint string

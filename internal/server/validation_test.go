@@ -19,8 +19,10 @@ func TestCreateRefusesBadInput(t *testing.T) {
 	}{
 		{"missing required field", map[string]any{"type": "kg_edge", "title": "TREM2 binds APOE",
 			"content": map[string]any{"subject": "TREM2", "object": "APOE"}}, []string{"content.predicate required"}},
-		{"two missing required fields", map[string]any{"type": "message", "title": "hi",
-			"content": map[string]any{"subject": "hello"}}, []string{"content.recipient required", "content.body required"}},
+		{"two missing required fields", map[string]any{"type": "gate_result", "title": "hi",
+			"content": map[string]any{"gate": "sop-readiness"}}, []string{"content.target required", "content.verdict required"}},
+		{"messages are sent, not created", map[string]any{"type": "message", "title": "hi",
+			"content": map[string]any{"recipient": "actor:bob", "body": "hello"}}, []string{"type sendMessage"}},
 		{"wrong JSON type", map[string]any{"type": "hypothesis", "title": "x",
 			"content": map[string]any{"confidence": "high", "target_gene": 7}}, []string{"content.confidence type", "content.target_gene type"}},
 		{"nested wrong type", map[string]any{"type": "paper", "id": "PMID:1", "title": "A paper",

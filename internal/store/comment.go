@@ -42,10 +42,14 @@ func (s *Store) comment(ctx context.Context, w *writer, p CommentParams) (*Write
 	if strings.TrimSpace(p.Body) == "" {
 		return nil, problem.Invalid(problem.Field("body", "minLength", "a comment needs a body", p.Body))
 	}
-	if _, err := w.q.ArtifactGetByTypeID(ctx, target.Type, target.ID); errors.Is(err, pgx.ErrNoRows) {
+	trow, err := w.q.ArtifactGetByTypeID(ctx, target.Type, target.ID)
+	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, problem.NotFoundRef(target.Unpinned().String())
 	} else if err != nil {
 		return nil, fmt.Errorf("load %s: %w", target, err)
+	}
+	if err := s.readable(ctx, w, fromRow(trow)); err != nil {
+		return nil, err
 	}
 	content := map[string]any{"target": target.String(), "body": p.Body}
 	var parent *ref.Ref

@@ -30,6 +30,8 @@ type CreateParams struct {
 	Content        json.RawMessage `json:"content"`
 	LifecycleState *string         `json:"lifecycleState,omitempty"`
 	IdempotencyKey string          `json:"-"`
+	// audience makes the created event private to these actors (messages).
+	audience []string
 }
 
 // WriteResult is what a single write returns. It is also what an idempotency key
@@ -88,6 +90,11 @@ func (s *Store) finish(ctx context.Context, res *WriteResult, replay bool) (*Wri
 
 func (s *Store) create(ctx context.Context, w *writer, p CreateParams, operation string) (*WriteResult, error) {
 	rc := w.rc
+	if p.Type == "message" && operation != "sendMessage" {
+		return nil, problem.Invalid(problem.Detail{Path: "type", Constraint: "sendMessage",
+			Message: "messages are sent with sendMessage, which delivers them to their recipients", Value: json.RawMessage(`"message"`),
+			Suggestion: `sendMessage(input: {recipient: "actor:<id>", body: "..."})`})
+	}
 	t, err := s.typeOf(ctx, w.q, p.Type)
 	if err != nil {
 		return nil, err
@@ -140,7 +147,7 @@ func (s *Store) create(ctx context.Context, w *writer, p CreateParams, operation
 			RequestID: rc.RequestID, Operation: operation, Ref: pinned, ActorKind: rc.Actor.Kind, Permissions: m.permissions,
 			SessionID: m.session, ParentSessionID: m.parentSession, DelegationChain: m.chain,
 			IdemKey: key, RequestHash: reqHash, Result: stored, ExpiresAt: expires,
-			EventType: t.Name() + ".created", Source: Source, Payload: pgjson.JSON(payload), Audience: []string{}, Channel: EventChannel,
+			EventType: t.Name() + ".created", Source: Source, Payload: pgjson.JSON(payload), Audience: nonNil(p.audience), Channel: EventChannel,
 		})
 		taken := isAssert(err, "scidex: id taken")
 		if err != nil && !taken {

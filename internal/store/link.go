@@ -113,6 +113,9 @@ func (s *Store) link(ctx context.Context, w *writer, operation string, p LinkPar
 		return nil, fmt.Errorf("load %s: %w", from, err)
 	}
 	src := fromRow(srcRow)
+	if err := s.readable(ctx, w, src); err != nil {
+		return nil, err
+	}
 	t, err := s.registry.GetWith(ctx, w.q, src.Type)
 	if err != nil {
 		return nil, err
@@ -151,6 +154,13 @@ func (s *Store) link(ctx context.Context, w *writer, operation string, p LinkPar
 	tgtRow, err := w.q.ArtifactGetByTypeID(ctx, to.Type, to.ID)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", to, err)
+	}
+	if ok, err := s.canRead(ctx, w.q, fromRow(tgtRow)); err != nil {
+		return nil, err
+	} else if !ok {
+		pr := problem.New(problem.LinkTargetMissing, "no artifact %s", to.Unpinned())
+		pr.Refs = []string{to.Unpinned().String()}
+		return nil, pr
 	}
 	var toHash *string
 	if to.IsPinned() {

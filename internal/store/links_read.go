@@ -78,6 +78,25 @@ func (s *Store) LinksFor(ctx context.Context, pks []int64, q LinkQuery) (map[int
 	if err != nil {
 		return nil, fmt.Errorf("links of %d artifacts: %w", len(pks), err)
 	}
+	var others []*Artifact
+	for _, ls := range out {
+		for _, l := range ls {
+			others = append(others, l.Other)
+		}
+	}
+	hidden, err := s.hiddenMessages(ctx, others)
+	if err != nil || len(hidden) == 0 {
+		return out, err
+	}
+	for pk, ls := range out {
+		kept := ls[:0]
+		for _, l := range ls {
+			if !hidden[l.Other.PK] {
+				kept = append(kept, l)
+			}
+		}
+		out[pk] = kept
+	}
 	return out, nil
 }
 
@@ -88,8 +107,18 @@ func (s *Store) GetManyByPK(ctx context.Context, pks []int64) (map[int64]*Artifa
 		return nil, fmt.Errorf("get %d artifacts: %w", len(pks), err)
 	}
 	out := make(map[int64]*Artifact, len(rows))
+	arts := make([]*Artifact, 0, len(rows))
 	for _, r := range rows {
-		out[r.Pk] = fromRow(r)
+		a := fromRow(r)
+		out[r.Pk] = a
+		arts = append(arts, a)
+	}
+	hidden, err := s.hiddenMessages(ctx, arts)
+	if err != nil {
+		return nil, err
+	}
+	for pk := range hidden {
+		delete(out, pk)
 	}
 	return out, nil
 }

@@ -94,7 +94,7 @@ func (s *Store) List(ctx context.Context, p ListParams) (*Page, error) {
 		return nil, err
 	}
 	b := &filter.Builder{}
-	where := "a.type = " + b.Arg(p.Type) + " AND (" + b.SQL(p.Filter, "a") + ")"
+	where := "a.type = " + b.Arg(p.Type) + " AND (" + b.SQL(p.Filter, "a") + ") AND " + privateSQL(ctx, b, "a")
 	if !filter.Mentions(p.Filter, "isLatest") {
 		where += " AND a.is_latest"
 	}
@@ -142,7 +142,7 @@ func (s *Store) List(ctx context.Context, p ListParams) (*Page, error) {
 // Count returns how many artifacts a listing would return in all.
 func (s *Store) Count(ctx context.Context, typ string, f *filter.Expr) (int, error) {
 	b := &filter.Builder{}
-	where := "a.type = " + b.Arg(typ) + " AND (" + b.SQL(f, "a") + ")"
+	where := "a.type = " + b.Arg(typ) + " AND (" + b.SQL(f, "a") + ") AND " + privateSQL(ctx, b, "a")
 	if !filter.Mentions(f, "isLatest") {
 		where += " AND a.is_latest"
 	}

@@ -21,6 +21,11 @@ func (s *Store) Get(ctx context.Context, r ref.Ref) (*Artifact, error) {
 		return nil, fmt.Errorf("get %s: %w", r, err)
 	}
 	a := fromRow(row)
+	if ok, err := s.canRead(ctx, s.q, a); err != nil {
+		return nil, err
+	} else if !ok {
+		return nil, fmt.Errorf("%s: %w", r, ErrNotFound)
+	}
 	if !r.IsPinned() || r.Hash == a.ContentHash {
 		return a, nil
 	}
@@ -47,9 +52,18 @@ func (s *Store) GetMany(ctx context.Context, refs []ref.Ref) (map[string]*Artifa
 		return nil, fmt.Errorf("get %d artifacts: %w", len(refs), err)
 	}
 	out := make(map[string]*Artifact, len(rows))
+	arts := make([]*Artifact, 0, len(rows))
 	for _, row := range rows {
-		a := fromRow(row)
-		out[a.Unpinned().String()] = a
+		arts = append(arts, fromRow(row))
+	}
+	hidden, err := s.hiddenMessages(ctx, arts)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range arts {
+		if !hidden[a.PK] {
+			out[a.Unpinned().String()] = a
+		}
 	}
 	return out, nil
 }

@@ -157,7 +157,7 @@ const highlightOpts = `StartSel=<mark>, StopSel=</mark>, MaxWords=24, MinWords=8
 
 func (s *Store) searchRun(ctx context.Context, mode, q string, p SearchParams, cur *searchCursor, limit int) ([]Hit, bool, error) {
 	b := &filter.Builder{}
-	where := []string{"a.is_latest", "(" + b.SQL(p.Filter, "a") + ")"}
+	where := []string{"a.is_latest", "(" + b.SQL(p.Filter, "a") + ")", privateSQL(ctx, b, "a")}
 	if len(p.Types) > 0 {
 		where = append(where, "a.type = ANY("+b.Arg(p.Types)+"::text[])")
 	} else {

@@ -54,6 +54,9 @@ func (s *Store) signal(ctx context.Context, w *writer, p SignalParams) (*WriteRe
 		return nil, fmt.Errorf("load %s: %w", r, err)
 	}
 	a := fromRow(row)
+	if err := s.readable(ctx, w, a); err != nil {
+		return nil, err
+	}
 	t, err := s.registry.GetWith(ctx, w.q, a.Type)
 	if err != nil {
 		return nil, err

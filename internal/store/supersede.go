@@ -62,6 +62,9 @@ func (s *Store) supersede(ctx context.Context, w *writer, p SupersedeParams) (*W
 		return nil, fmt.Errorf("lock %s: %w", r.Unpinned(), err)
 	}
 	cur := fromRow(row)
+	if err := s.readable(ctx, w, cur); err != nil {
+		return nil, err
+	}
 	if cur.CreatedBy != w.rc.Actor.ID && !w.rc.Actor.Has(auth.PermReviewer) {
 		return nil, problem.New(problem.PermissionDenied, "only the creator of %s or a reviewer may supersede it", cur.Unpinned())
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/canon"
 	"github.com/scidex/substrate/internal/dbsqlc"
 	"github.com/scidex/substrate/internal/pgjson"
@@ -28,6 +29,10 @@ type UpdateParams struct {
 	Title           *string         `json:"title,omitempty"`
 	LifecycleState  *string         `json:"lifecycleState,omitempty"`
 	IdempotencyKey  string          `json:"-"`
+
+	// operation names the write in the journal when it is not updateArtifact
+	// (ackMessage records a recipient's acknowledgement in the message).
+	operation string
 }
 
 // UpdateArtifact writes a new version of a mutable artifact, if the caller's base
@@ -63,6 +68,16 @@ func (s *Store) update(ctx context.Context, w *writer, p UpdateParams) (*WriteRe
 		return nil, fmt.Errorf("lock %s: %w", r.Unpinned(), err)
 	}
 	cur := fromRow(row)
+	if err := s.readable(ctx, w, cur); err != nil {
+		return nil, err
+	}
+	operation := p.operation
+	if operation == "" {
+		operation = "updateArtifact"
+		if cur.Type == "message" && cur.CreatedBy != w.rc.Actor.ID && !w.rc.Actor.Has(auth.PermAdmin) {
+			return nil, problem.New(problem.PermissionDenied, "only the sender edits %s; recipients acknowledge it with ackMessage", cur.Unpinned())
+		}
+	}
 	t, err := s.registry.GetWith(ctx, w.q, cur.Type)
 	if err != nil {
 		return nil, err
@@ -88,6 +103,9 @@ func (s *Store) update(ctx context.Context, w *writer, p UpdateParams) (*WriteRe
 		return nil, err
 	}
 	var problems []problem.Detail
+	if cur.Type == "message" && operation == "updateArtifact" {
+		problems = append(problems, messageFieldsKept(cur.Content, next.Content)...)
+	}
 	problems = append(problems, checkTitle(next.Title)...)
 	problems = append(problems, t.ValidateContent(next.Content)...)
 	if d := checkState(t, cur, next.LifecycleState); d != nil {
@@ -128,7 +146,16 @@ func (s *Store) update(ctx context.Context, w *writer, p UpdateParams) (*WriteRe
 		payload["lifecycleState"] = *next.LifecycleState
 	}
 	pb, _ := json.Marshal(payload)
-	m := w.meta("updateArtifact", pinned)
+	audience := []string{}
+	if cur.Type == "message" {
+		// A message's events are for its sender and recipients only.
+		rs, err := w.q.DeliveryRecipients(ctx, cur.PK)
+		if err != nil {
+			return nil, fmt.Errorf("message audience: %w", err)
+		}
+		audience = dedupeSorted(append(rs, cur.CreatedBy))
+	}
+	m := w.meta(operation, pinned)
 	key, reqHash, stored, expires, err := w.claimParams(&WriteResult{Ref: pinned, ContentHash: hash, RequestID: rc.RequestID, Warnings: []string{}})
 	if err != nil {
 		return nil, err
@@ -136,10 +163,10 @@ func (s *Store) update(ctx context.Context, w *writer, p UpdateParams) (*WriteRe
 	written, err := w.q.ArtifactUpdateWrite(ctx, dbsqlc.ArtifactUpdateWriteParams{
 		Title: next.Title, Content: pgjson.JSON(content), ContentHash: hash, LifecycleState: next.LifecycleState, SchemaVersion: int32(t.Version),
 		Now: rc.Now, ActorID: rc.Actor.ID, Pk: cur.PK, BaseContentHash: cur.ContentHash,
-		RequestID: rc.RequestID, Operation: "updateArtifact", Ref: pinned, ActorKind: rc.Actor.Kind, Permissions: m.permissions,
+		RequestID: rc.RequestID, Operation: operation, Ref: pinned, ActorKind: rc.Actor.Kind, Permissions: m.permissions,
 		SessionID: m.session, ParentSessionID: m.parentSession, DelegationChain: m.chain,
 		IdemKey: key, RequestHash: reqHash, Result: stored, ExpiresAt: expires,
-		EventType: cur.Type + ".updated", Source: Source, Payload: pgjson.JSON(pb), Audience: []string{}, Channel: EventChannel,
+		EventType: cur.Type + ".updated", Source: Source, Payload: pgjson.JSON(pb), Audience: audience, Channel: EventChannel,
 	})
 	moved := isAssert(err, "scidex: base changed")
 	if err != nil && !moved {

@@ -13,10 +13,11 @@ import (
 	"strings"
 )
 
-// defaultTypes are the types ARCHITECTURE.md says ship with the substrate.
+// defaultTypes are the types ARCHITECTURE.md says ship with the substrate, plus
+// group and role, whose members messages to group:<id> and actors:role:<id> reach.
 var defaultTypes = []string{
 	"agent_work_packet", "analysis", "comment", "dataset", "debate_session", "experiment", "figure",
-	"gate_result", "hypothesis", "kg_edge", "knowledge_gap", "message", "paper", "schema", "skill",
+	"gate_result", "group", "hypothesis", "kg_edge", "knowledge_gap", "message", "paper", "role", "schema", "skill",
 	"skill_result", "tool", "tool_call", "wiki_page",
 }
 

@@ -1,0 +1,279 @@
+package event
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/scidex/substrate/internal/auth"
+	"github.com/scidex/substrate/internal/dbsqlc"
+)
+
+// Channel is the NOTIFY channel writers signal new events on (the payload is the
+// event id; the hub reads the rows themselves).
+const Channel = "scidex_events"
+
+// HubOpts configures a Hub.
+type HubOpts struct {
+	Pool *pgxpool.Pool
+	// Listen is the connection LISTEN uses; it must reach the database directly,
+	// never through a transaction-mode pooler, which would lose the listen.
+	// Default: the pool's connection settings.
+	Listen *pgx.ConnConfig
+	Logger *slog.Logger
+	// Buffer is each live subscriber's queue length; a subscriber that falls this
+	// far behind is dropped. Default 256.
+	Buffer int
+	// Poll is how often the log is read even without a notification, as a safety
+	// net. Default 2s.
+	Poll time.Duration
+}
+
+// Hub reads each new event once and hands it to every matching subscriber.
+type Hub struct {
+	opts  HubOpts
+	q     *dbsqlc.Queries
+	log   *slog.Logger
+	wake  chan struct{}
+	ready chan struct{}
+
+	// quit is closed when Run ends; stopped then says why subscriptions end.
+	quit chan struct{}
+
+	mu      sync.Mutex
+	pos     Cursor // every event up to pos has been dispatched
+	subs    map[*Sub]struct{}
+	stopped string
+}
+
+// NewHub returns a hub; Run starts it.
+func NewHub(opts HubOpts) *Hub {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Buffer == 0 {
+		opts.Buffer = 256
+	}
+	if opts.Poll == 0 {
+		opts.Poll = 2 * time.Second
+	}
+	if opts.Listen == nil {
+		opts.Listen = opts.Pool.Config().ConnConfig.Copy()
+		opts.Listen.Tracer = nil
+	}
+	return &Hub{opts: opts, q: dbsqlc.New(opts.Pool), log: opts.Logger, wake: make(chan struct{}, 1),
+		ready: make(chan struct{}), quit: make(chan struct{}), subs: map[*Sub]struct{}{}}
+}
+
+// Ready is closed once the hub knows where the log ends and listens.
+func (h *Hub) Ready() <-chan struct{} { return h.ready }
+
+// Position is the cursor of the last event dispatched.
+func (h *Hub) Position() Cursor {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.pos
+}
+
+// Subscribers is how many live subscribers the hub has.
+func (h *Hub) Subscribers() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.subs)
+}
+
+// Run listens and dispatches until ctx ends. When it returns, every
+// subscription has ended with a reason and the listener has closed.
+func (h *Hub) Run(ctx context.Context) error {
+	defer h.shutdown("the server is shutting down")
+	pos, err := tail(ctx, h.q)
+	if err != nil {
+		return err
+	}
+	h.mu.Lock()
+	h.pos = pos
+	h.mu.Unlock()
+	listening := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		h.listen(ctx, listening)
+	}()
+	defer wg.Wait()
+	select {
+	case <-listening:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	close(h.ready)
+	h.dispatchLoop(ctx)
+	return nil
+}
+
+// listen holds the LISTEN connection: reconnects with backoff, pings when idle,
+// and after every (re)connect wakes the dispatcher to catch up on what it missed.
+func (h *Hub) listen(ctx context.Context, listening chan struct{}) {
+	backoff := 100 * time.Millisecond
+	first := true
+	for ctx.Err() == nil {
+		err := h.listenOnce(ctx, func() {
+			if first {
+				close(listening)
+				first = false
+			}
+			backoff = 100 * time.Millisecond
+			h.poke()
+		})
+		if ctx.Err() != nil {
+			return
+		}
+		h.log.Warn("event listener disconnected; reconnecting", "err", err, "in", backoff)
+		select {
+		case <-time.After(backoff):
+		case <-ctx.Done():
+			return
+		}
+		backoff = min(backoff*2, 5*time.Second)
+	}
+}
+
+func (h *Hub) listenOnce(ctx context.Context, connected func()) error {
+	conn, err := pgx.ConnectConfig(ctx, h.opts.Listen)
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{Channel}.Sanitize()); err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	connected()
+	for {
+		wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		_, err := conn.WaitForNotification(wctx)
+		cancel()
+		switch {
+		case err == nil:
+			h.poke()
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case errors.Is(err, context.DeadlineExceeded):
+			if err := conn.Ping(ctx); err != nil {
+				return fmt.Errorf("ping: %w", err)
+			}
+		default:
+			return err
+		}
+	}
+}
+
+func (h *Hub) poke() {
+	select {
+	case h.wake <- struct{}{}:
+	default:
+	}
+}
+
+// dispatchLoop reads the log after pos whenever woken, when events were held
+// back at the horizon (soon), and every Poll interval (a safety net).
+func (h *Hub) dispatchLoop(ctx context.Context) {
+	poll := time.NewTicker(h.opts.Poll)
+	defer poll.Stop()
+	var retry <-chan time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-h.wake:
+		case <-poll.C:
+		case <-retry:
+		}
+		retry = nil
+		heldBack, err := h.drain(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			h.log.Warn("event dispatch: read failed; will retry", "err", err)
+			retry = time.After(200 * time.Millisecond)
+			continue
+		}
+		if heldBack {
+			retry = time.After(20 * time.Millisecond)
+		}
+	}
+}
+
+var admin = auth.Actor{ID: "system", Kind: "system", Permissions: []auth.Permission{auth.PermAdmin}}
+
+// drain dispatches every event after pos that may be handed out.
+func (h *Hub) drain(ctx context.Context) (heldBack bool, err error) {
+	for {
+		from := h.Position()
+		evs, held, err := page(ctx, h.q, from, admin, 500)
+		if err != nil {
+			return false, err
+		}
+		for _, e := range evs {
+			h.dispatch(e)
+		}
+		if held || len(evs) < 500 {
+			return held, nil
+		}
+	}
+}
+
+func (h *Hub) dispatch(e *Event) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.pos.Less(e.Cursor) {
+		return // already dispatched (a page re-read after a retry)
+	}
+	h.pos = e.Cursor
+	for s := range h.subs {
+		if !s.wants(e) {
+			continue
+		}
+		select {
+		case s.ch <- e:
+		case <-time.After(time.Hour):
+			delete(h.subs, s)
+			s.drop(fmt.Sprintf("subscriber fell %d events behind and was dropped; resume with since: %q", cap(s.ch), s.lastSent().String()))
+		}
+	}
+}
+
+// shutdown ends every subscription with reason, and every later one: a
+// subscription still replaying its backlog, or made after Run returned, would
+// otherwise wait forever for a live stream that has stopped.
+func (h *Hub) shutdown(reason string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.stopped == "" {
+		h.stopped = reason
+		close(h.quit)
+	}
+	for s := range h.subs {
+		delete(h.subs, s)
+		s.drop(reason)
+	}
+}
+
+// stopReason is why the hub stopped, "" while it runs.
+func (h *Hub) stopReason() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.stopped
+}
+
+func (h *Hub) remove(s *Sub) {
+	h.mu.Lock()
+	delete(h.subs, s)
+	h.mu.Unlock()
+}

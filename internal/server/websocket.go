@@ -1,0 +1,93 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+
+	"github.com/scidex/substrate/internal/auth"
+	"github.com/scidex/substrate/internal/request"
+	"github.com/scidex/substrate/internal/wsconn"
+)
+
+// Websocket defaults.
+const (
+	DefaultMaxSubscriptions = 100
+	wsInitTimeout           = 10 * time.Second
+	wsKeepAlive             = 15 * time.Second // legacy graphql-ws "ka" messages
+	wsPingPong              = 25 * time.Second // graphql-transport-ws ping; no pong in 2x this ends the socket
+	wsWriteTimeout          = 10 * time.Second
+)
+
+// websocket is the graphql-transport-ws (and legacy graphql-ws) transport on
+// gorilla/websocket. A connection authenticates once, in connection_init:
+// {"Authorization": "Bearer <jwt>"} (or {"token": "<jwt>"}); without one it
+// uses what the upgrade request carried (an Authorization header, or the
+// scidex_jwt cookie from this server's own pages). A connection without a
+// token is refused with 4403 unless anonymous reads are on; a connection
+// closes with 4401 when its token expires.
+func (s *Server) websocket() transport.Websocket {
+	return transport.Websocket{
+		Implementation: wsconn.New(wsconn.Options{
+			AllowedOrigins:   s.opts.AllowedOrigins,
+			MaxSubscriptions: s.opts.MaxSubscriptions,
+			ReadLimit:        s.opts.MaxBodyBytes,
+			WriteTimeout:     wsWriteTimeout,
+		}),
+		InitFunc:              s.wsInit,
+		InitTimeout:           wsInitTimeout,
+		KeepAlivePingInterval: wsKeepAlive,
+		PingPongInterval:      wsPingPong,
+	}
+}
+
+type wsKey struct{}
+
+func (s *Server) wsInit(ctx context.Context, payload transport.InitPayload) (context.Context, *transport.InitPayload, error) {
+	refuse := func(msg string) (context.Context, *transport.InitPayload, error) {
+		ctx = transport.WithWebsocketCloseCode(ctx, wsconn.CloseForbidden)
+		ctx = transport.AppendCloseReason(ctx, "Forbidden: "+msg)
+		return ctx, nil, errors.New(msg)
+	}
+	rc := request.From(ctx)
+	if rc == nil {
+		return refuse("no request context")
+	}
+	if token := auth.TokenFromInitPayload(payload); token != "" {
+		now := s.opts.Now()
+		p, err := s.tokens.verify(ctx, s.opts.Verifier, token, now)
+		if err != nil {
+			s.log.Info("websocket token refused", "request_id", rc.RequestID, "reason", auth.Reason(err), "cause", causeOf(err))
+			return refuse("unauthenticated: " + auth.Reason(err))
+		}
+		rc = request.FromPrincipal(p, rc.RequestID, now)
+	}
+	if rc.Anonymous && !s.opts.AnonymousRead {
+		return refuse(`unauthenticated: send {"Authorization": "Bearer <jwt>"} in connection_init`)
+	}
+	ctx = context.WithValue(request.With(ctx, rc), wsKey{}, true)
+	if !rc.ExpiresAt.IsZero() {
+		wsconn.CloseAt(ctx, rc.ExpiresAt)
+	}
+	return ctx, nil, nil
+}
+
+// perOperation gives each operation on a websocket its own request id and
+// clock: the connection's identity stays, but writes made over one socket are
+// separate requests.
+func (s *Server) perOperation(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+	if on, _ := ctx.Value(wsKey{}).(bool); !on {
+		return next(ctx)
+	}
+	rc := request.From(ctx)
+	if rc == nil {
+		return next(ctx)
+	}
+	op := *rc
+	op.RequestID = request.NewID()
+	op.Now = request.Clock(s.opts.Now())
+	return next(request.With(ctx, &op))
+}

@@ -1,0 +1,193 @@
+package wsconn
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/gorilla/websocket"
+)
+
+// closeTimeout bounds writing a close frame, and how long the server waits for
+// the client's close frame in reply before it drops the TCP connection.
+const closeTimeout = 5 * time.Second
+
+// errServerClosed is what NextReader returns once this side has sent a close
+// frame. It wraps net.ErrClosed, which gqlgen treats as "closed by us" and does
+// not report to its ErrorFunc.
+var errServerClosed = fmt.Errorf("wsconn: connection closed by the server: %w", net.ErrClosed)
+
+// conn is the transport.WebsocketConn handed to gqlgen. gqlgen reads from one
+// goroutine at a time and serialises its own writes; conn also writes from the
+// reading goroutine (the protocol guard) and from timers (CloseAt), so data
+// writes are serialised by wmu. Close frames go through gorilla's WriteControl,
+// which may run concurrently with everything else.
+type conn struct {
+	ws           *websocket.Conn
+	writeTimeout time.Duration
+	readLimit    int64  // Options.ReadLimit; when positive gqlgen's is ignored
+	guard        *guard // nil unless the subprotocol is graphql-transport-ws
+
+	wmu sync.Mutex
+
+	mu             sync.Mutex
+	closing        bool // this side sent a close frame (or gorilla did, for 1009)
+	peerClosed     bool // the client's close frame arrived (gorilla answered it)
+	readFailed     bool // reading failed for another reason; no more reads
+	reading        bool // a goroutine is inside ws.ReadMessage
+	closeRequested bool // Close was called
+	netClosed      bool // the TCP connection is closed
+	expiry         *time.Timer
+}
+
+var (
+	_ transport.WebsocketConn          = (*conn)(nil)
+	_ transport.WebsocketReadLimiter   = (*conn)(nil)
+	_ transport.WebsocketReadDeadliner = (*conn)(nil)
+)
+
+func newConn(ws *websocket.Conn, opts Options) *conn {
+	c := &conn{ws: ws, writeTimeout: opts.WriteTimeout, readLimit: opts.ReadLimit}
+	if opts.ReadLimit > 0 {
+		ws.SetReadLimit(opts.ReadLimit)
+	}
+	if ws.Subprotocol() == subprotocolTransportWS {
+		c.guard = newGuard(c, opts.MaxSubscriptions)
+	}
+	return c
+}
+
+// Subprotocol returns the negotiated subprotocol.
+func (c *conn) Subprotocol() string { return c.ws.Subprotocol() }
+
+// SetReadLimit applies gqlgen's PayloadReadLimit unless Options.ReadLimit is
+// set. gqlgen calls it before the first read.
+func (c *conn) SetReadLimit(limit int64) {
+	if c.readLimit <= 0 {
+		c.ws.SetReadLimit(limit)
+	}
+}
+
+// SetReadDeadline sets the read deadline gqlgen's ping-pong uses, unless the
+// connection is closing and the close handshake owns the deadline.
+func (c *conn) SetReadDeadline(t time.Time) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closing || c.netClosed {
+		return nil
+	}
+	return c.ws.SetReadDeadline(t)
+}
+
+// NextReader returns the next message for gqlgen. On graphql-transport-ws the
+// guard checks each message first: it may answer it, drop it, rewrite it or
+// close the connection. After this side has sent a close frame, messages still
+// arriving are discarded until the client's close frame.
+func (c *conn) NextReader() (int, io.Reader, error) {
+	c.mu.Lock()
+	if c.closing || c.netClosed {
+		c.mu.Unlock()
+		return 0, nil, errServerClosed
+	}
+	if c.peerClosed {
+		c.mu.Unlock()
+		return 0, nil, transport.ErrWebsocketClosed
+	}
+	c.reading = true
+	c.mu.Unlock()
+	defer c.readDone()
+
+	for {
+		mt, data, err := c.ws.ReadMessage()
+		if err != nil {
+			return 0, nil, c.readError(err)
+		}
+		if c.isClosing() {
+			continue
+		}
+		if c.guard == nil {
+			return mt, bytes.NewReader(data), nil
+		}
+		out := c.guard.inbound(data)
+		if c.isClosing() {
+			return 0, nil, errServerClosed
+		}
+		if out != nil {
+			return websocket.TextMessage, bytes.NewReader(out), nil
+		}
+	}
+}
+
+func (c *conn) isClosing() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closing
+}
+
+// readError records why reading stopped and translates the error for gqlgen,
+// which expects transport.ErrWebsocketClosed for a normal close by the client.
+func (c *conn) readError(err error) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var ce *websocket.CloseError
+	switch {
+	case errors.As(err, &ce):
+		c.peerClosed = true
+	case errors.Is(err, websocket.ErrReadLimit):
+		c.readFailed = true
+		c.closing = true // gorilla has sent 1009
+		return err
+	default:
+		c.readFailed = true
+	}
+	if c.closing {
+		return errServerClosed
+	}
+	if ce != nil {
+		switch ce.Code {
+		case websocket.CloseNormalClosure, websocket.CloseGoingAway, websocket.CloseNoStatusReceived:
+			return transport.ErrWebsocketClosed
+		}
+	}
+	return err
+}
+
+// WriteJSON sends v, a message gqlgen built, after the guard has looked at it.
+func (c *conn) WriteJSON(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if c.guard != nil {
+		if b = c.guard.outbound(b); b == nil {
+			return nil
+		}
+	}
+	return c.writeData(b)
+}
+
+// writeData sends one text message. Messages after a close frame are dropped.
+func (c *conn) writeData(b []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.mu.Lock()
+	stop := c.closing || c.peerClosed || c.netClosed
+	c.mu.Unlock()
+	if stop {
+		return nil
+	}
+	if c.writeTimeout > 0 {
+		_ = c.ws.SetWriteDeadline(time.Now().Add(c.writeTimeout))
+	}
+	err := c.ws.WriteMessage(websocket.TextMessage, b)
+	if errors.Is(err, websocket.ErrCloseSent) {
+		return nil // a close frame overtook this message
+	}
+	return err
+}

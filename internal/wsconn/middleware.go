@@ -1,0 +1,112 @@
+package wsconn
+
+import (
+	"bufio"
+	"context"
+	"net"
+	"net/http"
+	"sync"
+)
+
+// holderKey is the context key of the *holder that Middleware puts in an
+// upgrade request's context.
+type holderKey struct{}
+
+// holder is created by Middleware before the upgrade and filled by Accept, so
+// that contexts gqlgen derives from the request can reach the connection.
+type holder struct {
+	mu       sync.Mutex
+	c        *conn
+	answered bool // Accept failed and the HTTP response has been written
+}
+
+func (h *holder) set(c *conn) {
+	h.mu.Lock()
+	h.c = c
+	h.mu.Unlock()
+}
+
+func (h *holder) conn() *conn {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.c
+}
+
+func (h *holder) markAnswered() {
+	h.mu.Lock()
+	h.answered = true
+	h.mu.Unlock()
+}
+
+func (h *holder) isAnswered() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.answered
+}
+
+func holderFrom(ctx context.Context) *holder {
+	h, _ := ctx.Value(holderKey{}).(*holder)
+	return h
+}
+
+// connFrom returns the connection accepted for the request ctx derives from,
+// or nil.
+func connFrom(ctx context.Context) *conn {
+	if ctx == nil {
+		return nil
+	}
+	if h := holderFrom(ctx); h != nil {
+		return h.conn()
+	}
+	return nil
+}
+
+// Middleware prepares websocket upgrade requests for this package: it puts a
+// holder in the request context, which Accept fills with the connection so
+// that [CloseConn] and [CloseAt] work from the InitFunc's and the resolvers'
+// contexts, and it keeps gqlgen from writing a second response after a refused
+// upgrade (which gorilla has already answered, for example with 403). Wrap the
+// gqlgen handler.Server in it:
+//
+//	mux.Handle("/graphql", wsconn.Middleware(srv))
+//
+// Requests without an Upgrade header pass through untouched.
+func Middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Upgrade") == "" { // gqlgen's test for its websocket transport
+			next.ServeHTTP(w, r)
+			return
+		}
+		h := &holder{}
+		r = r.WithContext(context.WithValue(r.Context(), holderKey{}, h))
+		next.ServeHTTP(&upgradeWriter{ResponseWriter: w, h: h}, r)
+	})
+}
+
+// upgradeWriter passes the response through, hijacking included, until Accept
+// reports that it has answered the request; later writes are dropped.
+type upgradeWriter struct {
+	http.ResponseWriter
+	h *holder
+}
+
+func (w *upgradeWriter) WriteHeader(status int) {
+	if !w.h.isAnswered() {
+		w.ResponseWriter.WriteHeader(status)
+	}
+}
+
+func (w *upgradeWriter) Write(p []byte) (int, error) {
+	if w.h.isAnswered() {
+		return len(p), nil
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// Hijack lets gorilla take over the connection.
+func (w *upgradeWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	return http.NewResponseController(w.ResponseWriter).Hijack()
+}
+
+// Unwrap exposes the wrapped writer to http.ResponseController.
+func (w *upgradeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -1,0 +1,131 @@
+package wsconn
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/gorilla/websocket"
+)
+
+// Options configures the websocket implementation returned by [New].
+type Options struct {
+	// AllowedOrigins are the origins (scheme://host[:port]) allowed to open a
+	// websocket besides the server's own; they are compared case-insensitively
+	// and a trailing slash is ignored. A request whose Origin host equals its
+	// Host is always allowed, and so is a request without an Origin header (a
+	// non-browser client).
+	AllowedOrigins []string
+
+	// MaxSubscriptions caps the operations active at once on one
+	// graphql-transport-ws connection (subscriptions, and queries or mutations
+	// sent over the socket, which share the id space). A subscribe beyond it is
+	// answered with an error message for its id and not executed; the
+	// connection stays open. Zero means no cap.
+	MaxSubscriptions int
+
+	// ReadLimit caps the size of one message from the client, in bytes; a
+	// larger one closes the connection with 1009. When positive it replaces
+	// transport.Websocket.PayloadReadLimit; when zero that setting (default
+	// 1 MiB) applies.
+	ReadLimit int64
+
+	// WriteTimeout bounds each write to the socket; a write that takes longer
+	// fails and ends the connection. Zero means messages never time out;
+	// writing a close frame always gives up after 5 seconds at most.
+	WriteTimeout time.Duration
+}
+
+// implementation is the transport.WebsocketImplementation returned by New.
+type implementation struct {
+	opts    Options
+	origins []string // AllowedOrigins, lower-cased, without trailing slash
+}
+
+// New returns a gqlgen websocket implementation on gorilla/websocket that
+// enforces the graphql-transport-ws protocol; see the package documentation.
+// Use it as transport.Websocket.Implementation and wrap the gqlgen handler in
+// [Middleware].
+func New(opts Options) transport.WebsocketImplementation {
+	im := &implementation{opts: opts}
+	for _, o := range opts.AllowedOrigins {
+		im.origins = append(im.origins, normaliseOrigin(o))
+	}
+	return im
+}
+
+// Accept upgrades the request to a websocket. It negotiates one of the
+// subprotocols gqlgen offers (preferring graphql-transport-ws) and refuses
+// origins that Options does not allow; on failure the HTTP error response has
+// been written.
+func (im *implementation) Accept(w http.ResponseWriter, r *http.Request, options transport.WebsocketAcceptOptions) (transport.WebsocketConn, error) {
+	h := holderFrom(r.Context())
+	up := websocket.Upgrader{
+		Subprotocols: preferTransportWS(options.Subprotocols),
+		CheckOrigin:  im.checkOrigin,
+	}
+	header := http.Header{}
+	for k, vs := range options.ResponseHeader {
+		switch http.CanonicalHeaderKey(k) {
+		case "Sec-Websocket-Protocol", "Sec-Websocket-Extensions":
+			continue // gorilla sets these itself and refuses the latter
+		}
+		header[k] = vs
+	}
+	ws, err := up.Upgrade(w, r, header)
+	if err != nil {
+		// Gorilla has written the error response or hijacked the connection;
+		// the holder tells Middleware's writer to drop what gqlgen writes next.
+		if h != nil {
+			h.markAnswered()
+		}
+		return nil, err
+	}
+	c := newConn(ws, im.opts)
+	if h != nil {
+		h.set(c)
+	}
+	return c, nil
+}
+
+// checkOrigin allows requests without Origin, same-origin requests and the
+// configured origins.
+func (im *implementation) checkOrigin(r *http.Request) bool {
+	values := r.Header["Origin"]
+	if len(values) == 0 {
+		return true
+	}
+	origin := values[0]
+	if slices.Contains(im.origins, normaliseOrigin(origin)) {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	return strings.EqualFold(u.Host, r.Host)
+}
+
+func normaliseOrigin(o string) string {
+	return strings.ToLower(strings.TrimSuffix(strings.TrimSpace(o), "/"))
+}
+
+// preferTransportWS returns the subprotocols with graphql-transport-ws first,
+// so that a client offering both gets the one this package enforces.
+func preferTransportWS(protocols []string) []string {
+	out := make([]string, 0, len(protocols))
+	for _, p := range protocols {
+		if p == subprotocolTransportWS {
+			out = append(out, p)
+		}
+	}
+	for _, p := range protocols {
+		if p != subprotocolTransportWS {
+			out = append(out, p)
+		}
+	}
+	return out
+}

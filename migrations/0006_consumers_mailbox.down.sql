@@ -1,0 +1,3 @@
+DROP INDEX events_ref_idx;
+DROP TABLE message_deliveries;
+DROP TABLE consumer_cursors;

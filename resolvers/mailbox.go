@@ -1,0 +1,110 @@
+package resolvers
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/scidex/substrate/graph/model"
+	"github.com/scidex/substrate/internal/event"
+	"github.com/scidex/substrate/internal/problem"
+	"github.com/scidex/substrate/internal/request"
+	"github.com/scidex/substrate/internal/store"
+)
+
+func deliveryModel(d *store.Delivery) *model.MessageDelivery {
+	return &model.MessageDelivery{RecipientID: d.Recipient, Status: model.AckStatus(strings.ToUpper(d.Status)), AckedAt: d.AckedAt, Response: d.Response}
+}
+
+func (r *Resolver) mailbox(ctx context.Context, status *model.AckStatus, first *int, after *string) (*model.ArtifactConnection, error) {
+	st := store.AckPending
+	if status != nil {
+		st = strings.ToLower(string(*status))
+	}
+	afterPK, err := decodePK(after, "after")
+	if err != nil {
+		return nil, err
+	}
+	items, more, err := r.Store.Mailbox(ctx, store.MailboxParams{Status: st, First: first, After: afterPK})
+	if err != nil {
+		return nil, err
+	}
+	ld := r.loaders(ctx)
+	conn := &model.ArtifactConnection{Edges: []*model.ArtifactEdge{}, PageInfo: &model.PageInfo{HasNextPage: more}}
+	arts := make([]*store.Artifact, len(items))
+	for i, it := range items {
+		d := it.Delivery
+		ld.deliveries.Prime(it.Message.PK, &d)
+		arts[i] = it.Message
+		conn.Edges = append(conn.Edges, &model.ArtifactEdge{Cursor: encodePK(it.Message.PK), Node: model.NewArtifact(it.Message)})
+	}
+	if err := r.prefetch(ctx, arts, path(ctx, selection(ctx), "edges", "node")); err != nil {
+		return nil, err
+	}
+	setPageInfo(conn.PageInfo, len(conn.Edges), func(i int) string { return conn.Edges[i].Cursor }, after != nil)
+	conn.CountFunc = func(ctx context.Context) (int, error) { return r.Store.MailboxCount(ctx, st) }
+	return conn, nil
+}
+
+// messageReplies lists the messages answering b that the caller may read.
+func (r *Resolver) messageReplies(ctx context.Context, b *model.Base, first *int, after *string) (*model.ArtifactConnection, error) {
+	raw, _ := json.Marshal(map[string]any{"content.in_reply_to": b.A.Unpinned().String()})
+	f, err := parseFilter(model.JSON(raw))
+	if err != nil {
+		return nil, err
+	}
+	p := store.ListParams{Type: "message", Filter: f, OrderBy: store.OrderCreatedAt, First: first}
+	if after != nil {
+		p.After = *after
+	}
+	page, err := r.Store.List(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	conn := &model.ArtifactConnection{Edges: make([]*model.ArtifactEdge, len(page.Items)), PageInfo: &model.PageInfo{HasNextPage: page.HasNext}}
+	for i, a := range page.Items {
+		conn.Edges[i] = &model.ArtifactEdge{Cursor: page.Cursors[i], Node: model.NewArtifact(a)}
+	}
+	setPageInfo(conn.PageInfo, len(conn.Edges), func(i int) string { return conn.Edges[i].Cursor }, after != nil)
+	return conn, nil
+}
+
+func (r *Resolver) poll(ctx context.Context, consumerID *string, types []string, filter model.JSON, since *string, limit *int, autoAdvance *bool) (*model.PollResult, error) {
+	rc := request.From(ctx)
+	if rc == nil || rc.Anonymous {
+		return nil, problem.New(problem.Unauthenticated, "poll needs a token")
+	}
+	sel, err := event.NewSelector(types, json.RawMessage(filter), "")
+	if err != nil {
+		return nil, err
+	}
+	p := event.PollParams{Actor: rc.Actor, Selector: sel, Limit: 100, AutoAdvance: autoAdvance == nil || *autoAdvance, Now: time.Now()}
+	if limit != nil {
+		p.Limit = *limit
+	}
+	if consumerID != nil {
+		if err := event.CheckConsumerID(*consumerID, "consumerId"); err != nil {
+			return nil, err
+		}
+		p.ConsumerID = *consumerID
+	}
+	if since != nil {
+		c, err := event.ParseCursor(*since, "since")
+		if err != nil {
+			return nil, err
+		}
+		p.Since = &c
+	}
+	res, err := r.Consumers.Poll(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	out := &model.PollResult{Events: make([]*model.Event, len(res.Events)), HasMore: res.HasMore}
+	for i, e := range res.Events {
+		out.Events[i] = eventModel(e)
+	}
+	c := res.Cursor.String()
+	out.Cursor = &c
+	return out, nil
+}
