@@ -62,7 +62,12 @@ func subscribe[T any](ctx context.Context, r *Resolver, sel *event.Selector, sin
 	out := make(chan T)
 	go func() {
 		defer close(out)
-		var last event.Cursor
+		// gqlgen takes the next event from out only after it has written the one
+		// before to the socket, so handing over an event confirms its predecessor:
+		// the cursor saved is the last confirmed one, and a consumer that
+		// reconnects after a crash gets at most one event twice, never a gap.
+		var last, pending event.Cursor
+		last, pending = *from, *from
 		saved := last
 		save := func() {
 			if cid == "" || !saved.Less(last) {
@@ -85,7 +90,7 @@ func subscribe[T any](ctx context.Context, r *Resolver, sel *event.Selector, sin
 				select {
 				case out <- conv(e):
 					sub.Delivered(e.Cursor)
-					last = e.Cursor
+					last, pending = pending, e.Cursor
 				case <-ctx.Done():
 					return
 				}

@@ -95,6 +95,14 @@ func (r *Resolver) poll(ctx context.Context, consumerID *string, types []string,
 			return nil, err
 		}
 		p.Since = &c
+		if p.ConsumerID != "" {
+			// since acknowledges everything up to it: the stored cursor moves there
+			// (never back), so a consumer that loses its place resumes after what it
+			// had confirmed.
+			if err := r.Consumers.Save(ctx, rc.Actor, p.ConsumerID, c, p.Now); err != nil {
+				return nil, err
+			}
+		}
 	}
 	res, err := r.Consumers.Poll(ctx, p)
 	if err != nil {
