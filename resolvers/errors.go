@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/gqlerror"
@@ -159,7 +160,11 @@ func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 	}
 }
 
-func withCode(e *gqlerror.Error, code problem.Code, rid string) *gqlerror.Error {
+func withCode(orig *gqlerror.Error, code problem.Code, rid string) *gqlerror.Error {
+	// A copy: gqlgen reads the original's code after presenting it (over a
+	// websocket, parse and validation errors go out as error, not next).
+	e := *orig
+	e.Extensions = maps.Clone(orig.Extensions)
 	if e.Extensions == nil {
 		e.Extensions = map[string]any{}
 	}
@@ -170,7 +175,7 @@ func withCode(e *gqlerror.Error, code problem.Code, rid string) *gqlerror.Error 
 		e.Extensions["code"] = string(code)
 	}
 	e.Extensions["requestId"] = rid
-	return e
+	return &e
 }
 
 func isOurs(code string) bool {

@@ -69,7 +69,7 @@ func TestGraphQLWSConformance(t *testing.T) {
 	tok := e2e.Token(t, dataDir, "ada", "contributor")
 	// Minted last: the script connects with it at once, and the server must
 	// close that connection with 4401 when it expires a few seconds later.
-	short := tokenWithTTL(t, dataDir, "ada", 4*time.Second)
+	short := tokenWithTTL(t, dataDir, "ada", 6*time.Second)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
