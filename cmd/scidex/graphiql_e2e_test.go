@@ -46,7 +46,7 @@ func TestTourInGraphiQL(t *testing.T) {
 			t.Fatalf("waiting for %s: %v\n%s", what, err, state())
 		}
 	}
-	run := func(query, want string) {
+	run := func(query, want string, meanwhile ...func()) {
 		t.Helper()
 		if _, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(function(){ document.querySelector(`+js(editor)+`).CodeMirror.setValue(`+js(query)+`); return ''; })()`)); err != nil {
 			t.Fatal(err)
@@ -54,6 +54,9 @@ func TestTourInGraphiQL(t *testing.T) {
 		waitFor("GraphiQL to parse the query", `(function(){ var cm = document.querySelector(`+js(editor)+`).CodeMirror;
 			return !!(cm.documentAST && cm.documentAST.loc && cm.documentAST.loc.source.body === `+js(query)+`); })()`)
 		do("run", chromedp.Click(chromedp.CSS(".graphiql-execute-button")))
+		for _, f := range meanwhile {
+			f()
+		}
 		waitFor("the answer to contain "+want, pane+`.includes(`+js(want)+`)`)
 	}
 
@@ -72,4 +75,17 @@ func TestTourInGraphiQL(t *testing.T) {
 		`"title": "TREM2 R47H impairs microglial phagocytosis"`)
 	run(`mutation { createArtifact(input: {type: "hypothesis", id: "h:1", title: "x", content: {confidence: "high"}}) {
   ... on ValidationFailed { problems { path constraint } } } }`, `"path": "content.confidence"`)
+
+	// A live subscription over GraphiQL's websocket, authenticated by the pasted
+	// token: a hypothesis created elsewhere shows up in the result pane.
+	data, errs := p.GraphQL(t, tok, `{ poll(limit: 1) { cursor } }`, nil)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	since := data["poll"].(map[string]any)["cursor"].(string)
+	run(`subscription { events(types: ["hypothesis.created"], since: `+js(since)+`) { type ref actor { id } artifact { title } } }`, `"title": "Seen live in GraphiQL"`, func() {
+		if _, errs := p.GraphQL(t, tok, `mutation { createArtifact(input: {type: "hypothesis", title: "Seen live in GraphiQL", content: {}}) { __typename } }`, nil); len(errs) > 0 {
+			t.Fatal(errs)
+		}
+	})
 }
