@@ -242,7 +242,7 @@ func (h *Hub) dispatch(e *Event) {
 		}
 		select {
 		case s.ch <- e:
-		case <-time.After(time.Hour):
+		default:
 			delete(h.subs, s)
 			s.drop(fmt.Sprintf("subscriber fell %d events behind and was dropped; resume with since: %q", cap(s.ch), s.lastSent().String()))
 		}

@@ -27,11 +27,21 @@ const wait = 30 * time.Second
 // Run's context and returns what Run returned; the test's cleanup stops it too.
 func runHub(t *testing.T, e *env, o event.HubOpts) (h *event.Hub, stop func() error) {
 	t.Helper()
+	h = newHub(e, o)
+	return h, startHub(t, h)
+}
+
+func newHub(e *env, o event.HubOpts) *event.Hub {
 	o.Pool = e.pool
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	h = event.NewHub(o)
+	return event.NewHub(o)
+}
+
+// startHub runs a hub made with newHub; see runHub.
+func startHub(t *testing.T, h *event.Hub) (stop func() error) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- h.Run(ctx) }()
@@ -61,7 +71,7 @@ func runHub(t *testing.T, e *env, o event.HubOpts) (h *event.Hub, stop func() er
 	case <-time.After(wait):
 		t.Fatalf("hub did not listen within %s", wait)
 	}
-	return h, stop
+	return stop
 }
 
 // next is the subscription's next event; the test fails if none comes.
@@ -250,7 +260,7 @@ func TestHubLiveDelivery(t *testing.T) {
 	if got := next(t, early, "early").Cursor.ID; got != before {
 		t.Fatalf("early subscriber got %d, want %d", got, before)
 	}
-	start := h.Position()
+	from := h.Position()
 	hyp, err := event.NewSelector([]string{"hypothesis.*"}, nil, "")
 	if err != nil {
 		t.Fatal(err)
@@ -261,19 +271,40 @@ func TestHubLiveDelivery(t *testing.T) {
 		"bob hypothesis.*": h.Subscribe(ctx, event.SubscribeOpts{Actor: bob, Selector: hyp}),
 	}
 
+	begin := func() pgx.Tx {
+		t.Helper()
+		tx, err := e.pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { tx.Rollback(context.Background()) }) //nolint:errcheck
+		if _, err := tx.Exec(ctx, "SELECT pg_current_xact_id()"); err != nil {
+			t.Fatal(err)
+		}
+		return tx
+	}
 	h1 := commitOne(t, e, "hypothesis.created")
 	toCarol := commitOne(t, e, "message.created", "alice", "carol")
-	// A takes its transaction id, B commits an event, then A writes and commits:
-	// A's event has the higher id but comes first.
-	a, err := e.pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Rollback(context.Background()) //nolint:errcheck
-	if _, err := a.Exec(ctx, "SELECT pg_current_xact_id()"); err != nil {
-		t.Fatal(err)
-	}
+	// P, then A take their transaction ids; B commits an event; P writes and
+	// commits. P's event may go out (no older transaction runs), B's must wait
+	// for A, which has not written yet: A's event, when it comes, sorts first.
+	p, a := begin(), begin()
 	bID := commitOne(t, e, "hypothesis.updated")
+	pID := insert(ctx, t, p, "hypothesis.noted", `{}`, nil)
+	if err := p.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]int64{
+		"admin":            {h1, toCarol, pID},
+		"bob":              {h1, pID},
+		"bob hypothesis.*": {h1, pID},
+	}
+	got := map[string][]*event.Event{}
+	// Once P's event is here the hub has read the log after B committed, and held
+	// B back.
+	for name, s := range subs {
+		got[name] = take(t, s, name, len(want[name]))
+	}
 	aID := insert(ctx, t, a, "paper.created", `{}`, nil)
 	if err := a.Commit(ctx); err != nil {
 		t.Fatal(err)
@@ -289,27 +320,29 @@ func TestHubLiveDelivery(t *testing.T) {
 		t.Fatal(err)
 	}
 	last := commitOne(t, e, "hypothesis.closed")
-
-	want := map[string][]int64{
-		"admin":            {h1, toCarol, aID, bID, sys, two1, two2, last},
-		"bob":              {h1, aID, bID, two1, two2, last},
-		"bob hypothesis.*": {h1, bID, two1, two2, last},
+	for name, rest := range map[string][]int64{
+		"admin":            {aID, bID, sys, two1, two2, last},
+		"bob":              {aID, bID, two1, two2, last},
+		"bob hypothesis.*": {bID, two1, two2, last},
+	} {
+		want[name] = append(want[name], rest...)
+		got[name] = append(got[name], take(t, subs[name], name, len(rest))...)
 	}
+
 	var logIDs []int64
-	for _, c := range logAfter(t, e, start) {
+	for _, c := range logAfter(t, e, from) {
 		logIDs = append(logIDs, c.ID)
 	}
 	if fmt.Sprint(logIDs) != fmt.Sprint(want["admin"]) {
 		t.Fatalf("test setup: the log after the start is %v, want %v", logIDs, want["admin"])
 	}
-	for name, s := range subs {
-		got := take(t, s, name, len(want[name]))
-		if fmt.Sprint(ids(got)) != fmt.Sprint(want[name]) {
-			t.Errorf("%s received %v, want %v", name, ids(got), want[name])
+	for name, evs := range got {
+		if fmt.Sprint(ids(evs)) != fmt.Sprint(want[name]) {
+			t.Errorf("%s received %v, want %v", name, ids(evs), want[name])
 		}
-		for i := 1; i < len(got); i++ {
-			if !got[i-1].Cursor.Less(got[i].Cursor) {
-				t.Errorf("%s: cursor %+v after %+v", name, got[i].Cursor, got[i-1].Cursor)
+		for i := 1; i < len(evs); i++ {
+			if !evs[i-1].Cursor.Less(evs[i].Cursor) {
+				t.Errorf("%s: cursor %+v after %+v", name, evs[i].Cursor, evs[i-1].Cursor)
 			}
 		}
 	}
@@ -331,7 +364,7 @@ func TestHubSeam(t *testing.T) {
 	h, _ := runHub(t, e, event.HubOpts{Buffer: 1 << 14})
 	ctx := t.Context()
 	live := h.Subscribe(ctx, event.SubscribeOpts{Actor: admin})
-	start := h.Position()
+	from := h.Position()
 
 	writeErr := make(chan error, writers)
 	var wg sync.WaitGroup
@@ -379,6 +412,8 @@ receive:
 			}
 		case <-writersDone:
 			writersDone, writing = nil, false
+			t.Logf("when the writers finished, %d of %d resuming subscribers had joined the live stream",
+				h.Subscribers()-1, len(resumers))
 			for range writers {
 				if err := <-writeErr; err != nil {
 					t.Fatal(err)
@@ -395,7 +430,7 @@ receive:
 		t.Fatalf("started %d resuming subscribers, want %d (live got %d events)", len(resumers), len(resumeAt), len(liveGot))
 	}
 
-	logFrom := logAfter(t, e, start)
+	logFrom := logAfter(t, e, from)
 	if n := len(logFrom); n < writers*perWriter {
 		t.Fatalf("test setup: %d events in the log, want at least %d", n, writers*perWriter)
 	}
@@ -677,14 +712,41 @@ func TestHubUnsubscribeAndShutdown(t *testing.T) {
 	if n := h.Subscribers(); n != 0 {
 		t.Errorf("after shutdown the hub has %d subscribers", n)
 	}
-	for name, o := range map[string]event.SubscribeOpts{
-		"live after shutdown":     {Actor: admin},
-		"resuming after shutdown": {Actor: admin, Since: &c0},
-	} {
-		s := h.Subscribe(t.Context(), o)
-		waitDone(t, s, name)
-		if s.Reason() == "" {
-			t.Errorf("%s: ended without a reason", name)
+	// Several of each: which way a resuming subscriber learns of the shutdown
+	// depends on the order its goroutine sees things in.
+	for i := range 8 {
+		for name, o := range map[string]event.SubscribeOpts{
+			"live after shutdown":                    {Actor: admin},
+			"resuming from the start after shutdown": {Actor: admin, Since: &c0},
+			"resuming from the end after shutdown":   {Actor: admin, Since: &end},
+		} {
+			s := h.Subscribe(t.Context(), o)
+			waitDone(t, s, fmt.Sprint(name, " ", i))
+			if s.Reason() == "" {
+				t.Errorf("%s %d: ended without a reason", name, i)
+			}
 		}
+	}
+}
+
+// A subscription resuming from a cursor made before the hub has read where the
+// log ends still gets its whole backlog: it does not join the live stream at a
+// position the hub has not taken up yet.
+func TestHubResumeBeforeRun(t *testing.T) {
+	e := newEnv(t)
+	since := poll(t, e, admin, event.Cursor{}, anyone).Cursor
+	var want []int64
+	for range 3 {
+		want = append(want, commitOne(t, e, "hypothesis.created"))
+	}
+	h := newHub(e, event.HubOpts{})
+	s := h.Subscribe(t.Context(), event.SubscribeOpts{Actor: admin, Since: &since})
+	startHub(t, h)
+	if got := ids(take(t, s, "resumed", len(want))); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("resumed before Run: got %v, want %v", got, want)
+	}
+	marker := commitOne(t, e, "hypothesis.marked")
+	if got := next(t, s, "resumed").Cursor.ID; got != marker {
+		t.Errorf("after the backlog came %d, want the marker %d", got, marker)
 	}
 }

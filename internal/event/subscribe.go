@@ -80,14 +80,12 @@ type SubscribeOpts struct {
 func (h *Hub) Subscribe(ctx context.Context, o SubscribeOpts) *Sub {
 	ch := make(chan *Event, h.opts.Buffer)
 	s := &Sub{C: ch, ch: ch, done: make(chan struct{}), actor: o.Actor, sel: o.Selector}
-	go func() {
-		select {
-		case <-ctx.Done():
-			h.remove(s)
-			s.drop("")
-		case <-s.done: // the hub ended it
-		}
-	}()
+	// Unsubscribe when ctx ends. AfterFunc instead of a goroutine waiting on
+	// ctx: an idle subscriber costs one goroutine stack less (bench/fanout).
+	context.AfterFunc(ctx, func() {
+		h.remove(s)
+		s.drop("")
+	})
 	if o.Since != nil {
 		// Until the consumer reports taking something, a drop tells it to resume
 		// from where it started: never from what was only queued for it.

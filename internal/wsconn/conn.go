@@ -160,6 +160,14 @@ func (c *conn) readError(err error) error {
 
 // WriteJSON sends v, a message gqlgen built, after the guard has looked at it.
 func (c *conn) WriteJSON(v any) error {
+	if c.guard != nil {
+		if m, ok := messageOf(v); ok {
+			if m, ok = c.guard.outboundMessage(m); !ok {
+				return nil
+			}
+			return c.writeData(m.appendJSON(make([]byte, 0, 64+len(m.Payload))))
+		}
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err

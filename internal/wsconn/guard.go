@@ -126,6 +126,20 @@ func (g *guard) outbound(b []byte) []byte {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return b
 	}
+	m, ok := g.outboundMessage(m)
+	switch {
+	case !ok:
+		return nil
+	case m.Type == msgNext || m.Type == msgError || m.Type == msgComplete:
+		return m.encode()
+	}
+	return b
+}
+
+// outboundMessage handles a message gqlgen wrote: it notes the ack and gives
+// an operation's messages the client's id back. It reports false when nothing
+// should be sent.
+func (g *guard) outboundMessage(m message) (message, bool) {
 	switch m.Type {
 	case msgConnectionAck:
 		g.mu.Lock()
@@ -142,12 +156,11 @@ func (g *guard) outbound(b []byte) []byte {
 		if !ok {
 			// Completed by the client, or a complete after an error: the
 			// protocol sends nothing more for the operation.
-			return nil
+			return m, false
 		}
 		m.ID = cid
-		return m.encode()
 	}
-	return b
+	return m, true
 }
 
 // closeCode maps the close gqlgen asks for to the code graphql-transport-ws
