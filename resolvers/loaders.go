@@ -65,17 +65,32 @@ func NewLoaders(s *store.Store) *Loaders {
 	return l
 }
 
+// lazyLoaders makes a response's loaders when a resolver first asks for them:
+// most subscription events (an envelope's scalar fields) need none, and
+// making them for every event at every subscriber was a measurable part of
+// the fan-out cost (bench/fanout).
+type lazyLoaders struct {
+	s    *store.Store
+	once sync.Once
+	l    *Loaders
+}
+
+func (z *lazyLoaders) get() *Loaders {
+	z.once.Do(func() { z.l = NewLoaders(z.s) })
+	return z.l
+}
+
 // Middleware gives every GraphQL response its own loaders: a query's or
 // mutation's, and each event a subscription sends.
 func Middleware(s *store.Store) graphql.ResponseMiddleware {
 	return func(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
-		return next(context.WithValue(ctx, loadersKey{}, NewLoaders(s)))
+		return next(context.WithValue(ctx, loadersKey{}, &lazyLoaders{s: s}))
 	}
 }
 
 func (r *Resolver) loaders(ctx context.Context) *Loaders {
-	if l, ok := ctx.Value(loadersKey{}).(*Loaders); ok {
-		return l
+	if z, ok := ctx.Value(loadersKey{}).(*lazyLoaders); ok {
+		return z.get()
 	}
 	// Outside an operation (tests calling resolvers directly): no batching, still correct.
 	return NewLoaders(r.Store)

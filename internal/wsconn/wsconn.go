@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql/handler/transport"
@@ -43,6 +44,10 @@ type Options struct {
 type implementation struct {
 	opts    Options
 	origins []string // AllowedOrigins, lower-cased, without trailing slash
+	// writeBuffers are shared by every connection: a connection holds a
+	// write buffer only while it writes a message, so an idle subscriber
+	// costs 4 KB less (bench/fanout).
+	writeBuffers sync.Pool
 }
 
 // New returns a gqlgen websocket implementation on gorilla/websocket that
@@ -64,8 +69,9 @@ func New(opts Options) transport.WebsocketImplementation {
 func (im *implementation) Accept(w http.ResponseWriter, r *http.Request, options transport.WebsocketAcceptOptions) (transport.WebsocketConn, error) {
 	h := holderFrom(r.Context())
 	up := websocket.Upgrader{
-		Subprotocols: preferTransportWS(options.Subprotocols),
-		CheckOrigin:  im.checkOrigin,
+		Subprotocols:    preferTransportWS(options.Subprotocols),
+		CheckOrigin:     im.checkOrigin,
+		WriteBufferPool: &im.writeBuffers,
 	}
 	header := http.Header{}
 	for k, vs := range options.ResponseHeader {

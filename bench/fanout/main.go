@@ -1,0 +1,221 @@
+// Command fanout measures TARGETS.md P4: websocket subscription fan-out. For
+// each N it starts the real server on the embedded PostgreSQL, opens N
+// graphql-transport-ws subscribers (one connection, one `events` subscription
+// each), measures the server's memory with no subscribers and with N idle
+// ones, then publishes 100 hypotheses a second over HTTP and measures, for
+// every event at every subscriber, the time from the moment its write was sent
+// to the moment the subscriber read it.
+//
+// The subscribers and the publishers run in this process, on the same machine
+// as the server and its database: their CPU competes with the server's, and
+// that is part of the result.
+//
+//	go run ./bench/fanout -n 1000,5000,10000
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/scidex/substrate/internal/auth"
+)
+
+var (
+	sizes      = flag.String("n", "1000,5000,10000", "comma-separated subscriber counts, one server each")
+	rate       = flag.Int("rate", 100, "events published per second")
+	duration   = flag.Duration("duration", 10*time.Second, "how long events are published")
+	writers    = flag.Int("writers", 4, "publishing goroutines, each its own actor")
+	drainWait  = flag.Duration("drain", 30*time.Second, "how long after the last write events may still arrive; later ones count as missing")
+	dialConc   = flag.Int("dial-concurrency", 64, "websocket handshakes in flight at once")
+	profileDir = flag.String("profile", "", "save the server's CPU (publish phase), heap and goroutine profiles here")
+	binPath    = flag.String("bin", "", "use this scidex binary instead of building ./cmd/scidex (to compare two builds)")
+	withFloor  = flag.Bool("floor", true, "also measure the fan-out floor (a minimal gorilla/websocket broadcaster) with the same subscribers")
+)
+
+const secret = "bench-secret-0123456789abcdef-0123456789abcdef"
+
+// Targets of TARGETS.md P4.
+const (
+	targetN        = 10000
+	targetP99      = 250 * time.Millisecond
+	targetPerIdleB = 30 * 1024
+)
+
+func main() {
+	if floorServe {
+		runFloorServer()
+		return
+	}
+	flag.Parse()
+	var ns []int
+	for _, s := range strings.Split(*sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		check(err)
+		ns = append(ns, n)
+	}
+	nofile := raiseFileLimit(uint64(2*slices.Max(ns) + 4096))
+	dir, err := os.MkdirTemp("", "scidex-bench-fanout-")
+	check(err)
+	_ = os.Chmod(dir, 0o755)
+	defer os.RemoveAll(dir)
+	bin := *binPath
+	if bin == "" {
+		bin = build(dir)
+	}
+	if *profileDir != "" {
+		check(os.MkdirAll(*profileDir, 0o755))
+	}
+
+	fmt.Printf("P4 subscription fan-out: %d events/s for %s, graphql-transport-ws, one subscription per connection (%s)\n",
+		*rate, *duration, time.Now().UTC().Format(time.RFC3339))
+	fmt.Printf("  machine: %d cores (GOMAXPROCS %d); server, embedded PostgreSQL, subscribers and publishers all on it, in one process tree; RLIMIT_NOFILE %d\n",
+		runtime.NumCPU(), runtime.GOMAXPROCS(0), nofile)
+	fmt.Printf("  latency: from just before the publisher sends createArtifact to the subscriber reading the event (includes the write itself)\n")
+	var results, floors []result
+	for _, n := range ns {
+		res := measure(startServer(bin, filepath.Join(dir, "data")), n)
+		res.print("scidex")
+		results = append(results, res)
+		if *withFloor {
+			res := measure(startFloor(), n)
+			res.print("floor")
+			floors = append(floors, res)
+		}
+	}
+	printTable(results, floors)
+}
+
+func mintToken(sub string, perm auth.Permission) string {
+	tok, err := auth.Mint(auth.MintOpts{Secret: []byte(secret), Issuer: "scidex", Audience: "scidex", Subject: sub,
+		Kind: auth.KindAILocal, Permissions: []auth.Permission{perm}, TTL: 2 * time.Hour, Now: time.Now()})
+	check(err)
+	return tok
+}
+
+func (r *run) idPrefix() string { return r.id }
+
+func newRun(events int) *run {
+	id := fmt.Sprintf("fanout-%x-", time.Now().UnixNano())
+	return &run{id: id, start: time.Now(), sentAt: make([]atomic.Int64, events), prefix: []byte(`"ref":"hypothesis:` + id)}
+}
+
+// measure runs one server with n subscribers through the idle and the publish
+// phases, and stops it.
+func measure(srv *server, n int) result {
+	res := result{n: n}
+	defer srv.stop()
+	total := *rate * int(duration.Seconds())
+	r := newRun(total)
+	reader := mintToken("fanout-reader", auth.PermViewer)
+	var pubs []string
+	for w := 0; w < *writers; w++ {
+		pubs = append(pubs, mintToken(fmt.Sprintf("fanout-writer-%d", w), auth.PermContributor))
+	}
+	probeN := 0
+	nextProbe := func() int64 { probeN++; probe(srv, pubs[0], r, probeN); return int64(probeN) }
+
+	// Warm up: a few subscribers receive a few events and leave, so that the
+	// baseline has the write path, the websocket code and the pools paged in.
+	g0 := srv.memory().goroutines
+	warm, _, err := connect(srv.addr, reader, r, 8, 8, total)
+	check(err)
+	awaitLive(warm, nextProbe)
+	closeAll(warm)
+	for deadline := time.Now().Add(10 * time.Second); srv.memory().goroutines > g0 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	res.mem0 = srv.memory()
+
+	subs, took, err := connect(srv.addr, reader, r, n, *dialConc, total)
+	check(err)
+	res.connect = took
+	t0 := time.Now()
+	awaitLive(subs, nextProbe)
+	if reached, ok := awaitProbe(subs, nextProbe(), 2*time.Minute); !ok {
+		fail(fmt.Errorf("n=%d: only %d of %d subscribers received the readiness fence", n, reached, n))
+	}
+	res.live = time.Since(t0)
+	res.memN = srv.memory()
+	name := "scidex"
+	if srv.floor {
+		name = "floor"
+	}
+	if *profileDir != "" {
+		srv.saveProfile(filepath.Join(*profileDir, fmt.Sprintf("fanout-%s-heap-%d.prof", name, n)), "/debug/pprof/heap?gc=1")
+		srv.saveProfile(filepath.Join(*profileDir, fmt.Sprintf("fanout-%s-goroutine-%d.txt", name, n)), "/debug/pprof/goroutine?debug=1")
+	}
+
+	// Publish.
+	cpu0, cc0 := srv.cpu(), clientCPU()
+	profDone := make(chan struct{})
+	go func() {
+		defer close(profDone)
+		if *profileDir != "" {
+			srv.saveProfile(filepath.Join(*profileDir, fmt.Sprintf("fanout-%s-cpu-%d.prof", name, n)),
+				fmt.Sprintf("/debug/pprof/profile?seconds=%d", int(duration.Seconds())))
+		}
+	}()
+	res.pub = publish(srv, pubs, r, *rate, total)
+	pubEnd := time.Now()
+	reached, ok := awaitProbe(subs, nextProbe(), *drainWait)
+	res.drain = time.Since(pubEnd)
+	res.fenceReached, res.fenceOK = reached, ok
+	// CPU from the first write until every event has been delivered.
+	cpu1, cc1 := srv.cpu(), clientCPU()
+	<-profDone
+	res.closed = closeReasons(subs)
+	closeAll(subs)
+	for _, s := range subs {
+		for !s.closed.Load() {
+			time.Sleep(time.Millisecond)
+		}
+	}
+
+	res.window = float64(cpu1.total-cpu0.total) / float64(runtime.NumCPU()) / 100 // seconds
+	res.serverCPU = float64(cpu1.server-cpu0.server) / 100 / res.window
+	res.dbCPU = float64(cpu1.db-cpu0.db) / 100 / res.window
+	res.machineCPU = float64(cpu1.machine-cpu0.machine) / 100 / res.window
+	res.clientCPU = (cc1 - cc0).Seconds() / res.window
+	res.collect(subs, total)
+	return res
+}
+
+// awaitLive writes probes until every subscriber has received one, which shows
+// that the server has registered its subscription.
+func awaitLive(subs []*subscriber, nextProbe func() int64) {
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
+		nextProbe()
+		for wait := time.Now().Add(500 * time.Millisecond); time.Now().Before(wait); time.Sleep(10 * time.Millisecond) {
+			live := 0
+			for _, s := range subs {
+				if s.lastProbe.Load() > 0 {
+					live++
+				}
+			}
+			if live == len(subs) {
+				return
+			}
+		}
+	}
+	fail(fmt.Errorf("not every subscriber received a probe within 2 minutes"))
+}
+
+func check(err error) {
+	if err != nil {
+		fail(err)
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "fanout:", err)
+	os.Exit(1)
+}

@@ -1,0 +1,274 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// server is one running `scidex serve` on the embedded PostgreSQL, or the
+// fan-out floor.
+type server struct {
+	cmd   *exec.Cmd
+	addr  string // host:port of /graphql
+	pprof string // host:port of net/http/pprof
+	floor bool
+}
+
+// create writes (or, on the floor, publishes) the hypothesis with this id.
+func (s *server) create(token, id string) error {
+	if s.floor {
+		return floorCreate(s.addr, id)
+	}
+	return create(s.addr, token, id)
+}
+
+func build(dir string) string {
+	bin := filepath.Join(dir, "scidex")
+	out, err := exec.Command("go", "build", "-o", bin, "./cmd/scidex").CombinedOutput()
+	if err != nil {
+		fail(fmt.Errorf("build: %v\n%s", err, out))
+	}
+	return bin
+}
+
+// raiseFileLimit lifts RLIMIT_NOFILE as far as the process may (the server
+// started later inherits it): 10,000 subscribers are 10,000 sockets on each side.
+func raiseFileLimit(want uint64) uint64 {
+	var lim syscall.Rlimit
+	check(syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim))
+	if lim.Max < want {
+		// Only root may raise the hard limit; otherwise keep what we have.
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: want, Max: want}); err == nil {
+			return want
+		}
+	}
+	lim.Cur = lim.Max
+	check(syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim))
+	return lim.Cur
+}
+
+var listenRE = regexp.MustCompile(`msg=listening addr=(\S+)`)
+
+// startServer runs the binary with production defaults (write rate limit
+// included) plus pprof on a free loopback port, and waits for /readyz.
+func startServer(bin, dataDir string) *server {
+	pp := freePort()
+	s := launch(bin, []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir, "--pprof-addr", pp, "--log-level", "info"},
+		[]string{"DATABASE_URL=", "SCIDEX_JWT_SECRET=" + secret})
+	s.pprof = pp
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		resp, err := http.Get("http://" + pp + "/debug/pprof/")
+		if err == nil {
+			resp.Body.Close()
+			return s
+		}
+		if time.Now().After(deadline) {
+			s.stop()
+			fail(fmt.Errorf("pprof on %s: %w", pp, err))
+		}
+	}
+}
+
+// launch starts a server process, reads its address from the log line
+// `msg=listening addr=...` and waits until /readyz answers 200.
+func launch(bin string, args, env []string) *server {
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	stderr, _ := cmd.StderrPipe()
+	check(cmd.Start())
+	addr := make(chan string, 1)
+	var head bytes.Buffer
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if m := listenRE.FindStringSubmatch(sc.Text()); m != nil {
+				addr <- m[1]
+				break
+			}
+			head.WriteString(sc.Text() + "\n")
+		}
+		_, _ = io.Copy(io.Discard, stderr)
+	}()
+	s := &server{cmd: cmd}
+	select {
+	case s.addr = <-addr:
+	case <-time.After(60 * time.Second):
+		s.stop()
+		fail(fmt.Errorf("%s did not log its address within 60s:\n%s", bin, head.String()))
+	}
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		resp, err := http.Get("http://" + s.addr + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return s
+			}
+		}
+	}
+	s.stop()
+	fail(fmt.Errorf("%s not ready within 60s", bin))
+	return nil
+}
+
+func (s *server) stop() {
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	_ = s.cmd.Wait()
+}
+
+// freePort finds a free port below the ephemeral range (32768 and up on
+// Linux): a port from that range can be taken by one of the thousands of
+// client connections between this check and the server's bind.
+func freePort() string {
+	for range 1000 {
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", 20000+rand.IntN(12000)))
+		if err == nil {
+			defer l.Close()
+			return l.Addr().String()
+		}
+	}
+	fail(fmt.Errorf("no free port for pprof"))
+	return ""
+}
+
+// mem is the server process's memory and goroutines at one moment.
+type mem struct {
+	rss        int64 // VmRSS, bytes
+	heapInuse  int64 // runtime.MemStats.HeapInuse after a forced GC
+	stackInuse int64 // runtime.MemStats.StackInuse
+	goroutines int64
+}
+
+var (
+	heapInuseRE = regexp.MustCompile(`(?m)^# HeapInuse = (\d+)`)
+	stackRE     = regexp.MustCompile(`(?m)^# Stack = (\d+) /`)
+	goroutineRE = regexp.MustCompile(`goroutine profile: total (\d+)`)
+)
+
+// memory forces a GC in the server (the heap profile with gc=1 runs one
+// first), then reads the runtime's figures and the kernel's RSS.
+func (s *server) memory() mem {
+	heap := s.pprofGet("/debug/pprof/heap?gc=1&debug=1")
+	var m mem
+	m.heapInuse = atoiMatch(heapInuseRE, heap)
+	m.stackInuse = atoiMatch(stackRE, heap)
+	m.goroutines = atoiMatch(goroutineRE, s.pprofGet("/debug/pprof/goroutine?debug=1"))
+	m.rss = procStatusKB(s.cmd.Process.Pid, "VmRSS") * 1024
+	return m
+}
+
+func (s *server) pprofGet(path string) []byte {
+	resp, err := http.Get("http://" + s.pprof + path)
+	check(err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	check(err)
+	if resp.StatusCode != http.StatusOK {
+		fail(fmt.Errorf("pprof %s: %s", path, resp.Status))
+	}
+	return b
+}
+
+// saveProfile writes a pprof profile of the server to path.
+func (s *server) saveProfile(path, query string) {
+	check(os.WriteFile(path, s.pprofGet(query), 0o644))
+}
+
+func atoiMatch(re *regexp.Regexp, b []byte) int64 {
+	m := re.FindSubmatch(b)
+	if m == nil {
+		fail(fmt.Errorf("no %s in pprof output", re))
+	}
+	v, _ := strconv.ParseInt(string(m[1]), 10, 64)
+	return v
+}
+
+func procStatusKB(pid int, field string) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	check(err)
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return n
+		}
+	}
+	fail(fmt.Errorf("no %s in /proc/%d/status", field, pid))
+	return 0
+}
+
+// cpuTicks are cumulative CPU times in clock ticks (USER_HZ, 100 per second).
+type cpuTicks struct {
+	server  int64 // the scidex process: utime + stime
+	db      int64 // its descendants: the embedded PostgreSQL
+	machine int64 // every core, busy (not idle or iowait)
+	total   int64 // every core, all states
+}
+
+func (s *server) cpu() cpuTicks {
+	var t cpuTicks
+	procs := map[int][2]int64{} // pid -> ppid, utime+stime
+	dirs, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, d := range dirs {
+		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(d)))
+		if ppid, ticks, ok := procStat(d); ok {
+			procs[pid] = [2]int64{ppid, ticks}
+		}
+	}
+	root := s.cmd.Process.Pid
+	t.server = procs[root][1]
+	for pid, p := range procs {
+		for a := p[0]; a > 1; a = procs[int(a)][0] {
+			if int(a) == root {
+				t.db += procs[pid][1]
+				break
+			}
+		}
+	}
+	b, err := os.ReadFile("/proc/stat")
+	check(err)
+	line, _, _ := strings.Cut(string(b), "\n")
+	for i, v := range strings.Fields(line)[1:] {
+		n, _ := strconv.ParseInt(v, 10, 64)
+		t.total += n
+		if i != 3 && i != 4 { // idle, iowait
+			t.machine += n
+		}
+	}
+	return t
+}
+
+// procStat reads a process's parent and its CPU time so far.
+func procStat(path string) (ppid, ticks int64, ok bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, 0, false // it exited
+	}
+	// The command name may hold spaces; fields are counted after its ')'.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
+	ppid, _ = strconv.ParseInt(f[1], 10, 64)
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return ppid, ut + st, true
+}
+
+// clientCPU is this process's CPU time (the subscribers and the publishers).
+func clientCPU() time.Duration {
+	var ru syscall.Rusage
+	check(syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func cpus() int { return runtime.NumCPU() }
