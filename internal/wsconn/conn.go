@@ -31,8 +31,9 @@ var errServerClosed = fmt.Errorf("wsconn: connection closed by the server: %w", 
 type conn struct {
 	ws           *websocket.Conn
 	writeTimeout time.Duration
-	readLimit    int64  // Options.ReadLimit; when positive gqlgen's is ignored
-	guard        *guard // nil unless the subprotocol is graphql-transport-ws
+	readLimit    int64      // Options.ReadLimit; when positive gqlgen's is ignored
+	guard        *guard     // nil unless the subprotocol is graphql-transport-ws
+	legacy       *legacyCap // nil unless it is legacy graphql-ws with a cap
 
 	wmu sync.Mutex
 
@@ -59,6 +60,8 @@ func newConn(ws *websocket.Conn, opts Options) *conn {
 	}
 	if ws.Subprotocol() == subprotocolTransportWS {
 		c.guard = newGuard(c, opts.MaxSubscriptions)
+	} else if opts.MaxSubscriptions > 0 {
+		c.legacy = newLegacyCap(c, opts.MaxSubscriptions)
 	}
 	return c
 }
@@ -112,6 +115,9 @@ func (c *conn) NextReader() (int, io.Reader, error) {
 			continue
 		}
 		if c.guard == nil {
+			if c.legacy != nil && !c.legacy.inbound(data) {
+				continue
+			}
 			return mt, bytes.NewReader(data), nil
 		}
 		out := c.guard.inbound(data)
@@ -171,6 +177,15 @@ func (c *conn) WriteJSON(v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
+	}
+	if c.legacy != nil {
+		var m struct {
+			Type string `json:"type"`
+			ID   string `json:"id"`
+		}
+		if json.Unmarshal(b, &m) == nil {
+			c.legacy.outbound(m.Type, m.ID)
+		}
 	}
 	if c.guard != nil {
 		if b = c.guard.outbound(b); b == nil {

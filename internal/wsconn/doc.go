@@ -43,8 +43,9 @@
 // back, so reusing an id is always safe.
 //
 // The legacy graphql-ws subprotocol (also used when the client asks for no
-// subprotocol) is left exactly as gqlgen implements it; it only runs on
-// gorilla/websocket.
+// subprotocol) is left as gqlgen implements it, with one addition: the same
+// cap on operations at once (a start beyond it gets an error and a complete
+// for its id).
 //
 // # Wiring
 //

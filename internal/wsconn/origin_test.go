@@ -73,13 +73,21 @@ func TestLegacyGraphQLWS(t *testing.T) {
 			e.gql.SendNextSubscriptionMessage()
 			jsonEq(t, expect(t, c, "data", "1").Payload, `{"data":{"name":"test"}}`)
 
-			// gqlgen's own behaviour: complete after stop, no cap, no guard.
+			// gqlgen's own behaviour: complete after stop.
 			sendRaw(t, c, `{"type":"stop","id":"1"}`)
 			expect(t, c, "complete", "1")
+
+			// The cap (1): a second operation while one runs is refused
+			// with an error and a complete; once the first ends the next runs.
 			sendRaw(t, c, `{"type":"start","id":"2","payload":`+subQuery+`}`)
 			sendRaw(t, c, `{"type":"start","id":"3","payload":{"query":"{ name }"}}`)
-			expect(t, c, "data", "3")
+			jsonEq(t, expect(t, c, "error", "3").Payload, `[{"message":"too many subscriptions on this connection (max 1)"}]`)
 			expect(t, c, "complete", "3")
+			sendRaw(t, c, `{"type":"stop","id":"2"}`)
+			expect(t, c, "complete", "2")
+			sendRaw(t, c, `{"type":"start","id":"4","payload":{"query":"{ name }"}}`)
+			expect(t, c, "data", "4")
+			expect(t, c, "complete", "4")
 			sendRaw(t, c, `{"type":"connection_terminate"}`)
 			expectClose(t, c, 1000, "terminated")
 		})

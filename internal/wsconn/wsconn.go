@@ -21,11 +21,11 @@ type Options struct {
 	// non-browser client).
 	AllowedOrigins []string
 
-	// MaxSubscriptions caps the operations active at once on one
-	// graphql-transport-ws connection (subscriptions, and queries or mutations
-	// sent over the socket, which share the id space). A subscribe beyond it is
-	// answered with an error message for its id and not executed; the
-	// connection stays open. Zero means no cap.
+	// MaxSubscriptions caps the operations active at once on one connection
+	// (subscriptions, and queries or mutations sent over the socket, which
+	// share the id space). A subscribe (legacy graphql-ws: a start) beyond it
+	// is answered with an error message for its id (legacy: and a complete)
+	// and not executed; the connection stays open. Zero means no cap.
 	MaxSubscriptions int
 
 	// ReadLimit caps the size of one message from the client, in bytes; a
