@@ -2268,7 +2268,7 @@ func (ec *executionContext) marshalNArtifactConnection2ᚖgithubᚗcomᚋscidex�
 }
 
 func (ec *executionContext) marshalNArtifactEdge2ᚕᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐArtifactEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ArtifactEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNArtifactEdge2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐArtifactEdge(ctx, sel, v[i])
@@ -2332,7 +2332,7 @@ func (ec *executionContext) marshalNLinkConnection2ᚖgithubᚗcomᚋscidexᚋsu
 }
 
 func (ec *executionContext) marshalNLinkEdge2ᚕᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐLinkEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.LinkEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNLinkEdge2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐLinkEdge(ctx, sel, v[i])
@@ -2388,7 +2388,7 @@ func (ec *executionContext) marshalNProvenanceStep2ᚖgithubᚗcomᚋscidexᚋsu
 }
 
 func (ec *executionContext) marshalNSignalAggregate2ᚕᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐSignalAggregateᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.SignalAggregate) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNSignalAggregate2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐSignalAggregate(ctx, sel, v[i])

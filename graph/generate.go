@@ -7,4 +7,4 @@ package graph
 // typed subtypes typegen writes are part of the schema gqlgen reads.
 //go:generate sh -c "cd .. && go tool sqlc generate"
 //go:generate sh -c "cd .. && go run ./cmd/typegen"
-//go:generate sh -c "cd .. && go tool gqlgen generate"
+//go:generate sh -c "cd .. && go run ./cmd/gqlgen"

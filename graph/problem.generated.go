@@ -2469,7 +2469,7 @@ func (ec *executionContext) marshalNMergeHint2ᚖgithubᚗcomᚋscidexᚋsubstra
 }
 
 func (ec *executionContext) marshalNValidationProblem2ᚕᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐValidationProblemᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ValidationProblem) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNValidationProblem2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐValidationProblem(ctx, sel, v[i])

@@ -2137,7 +2137,7 @@ func (ec *executionContext) marshalNArtifactOrderField2githubᚗcomᚋscidexᚋs
 }
 
 func (ec *executionContext) marshalNDiffOp2ᚕᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐDiffOpᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.DiffOp) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNDiffOp2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐDiffOp(ctx, sel, v[i])
@@ -2181,7 +2181,7 @@ func (ec *executionContext) marshalNOrderDirection2githubᚗcomᚋscidexᚋsubst
 }
 
 func (ec *executionContext) marshalNSchemaDoc2ᚕᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐSchemaDocᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.SchemaDoc) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNSchemaDoc2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐSchemaDoc(ctx, sel, v[i])
@@ -2213,7 +2213,7 @@ func (ec *executionContext) marshalNSearchConnection2ᚖgithubᚗcomᚋscidexᚋ
 }
 
 func (ec *executionContext) marshalNSearchEdge2ᚕᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐSearchEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.SearchEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNSearchEdge2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐSearchEdge(ctx, sel, v[i])
@@ -2255,7 +2255,7 @@ func (ec *executionContext) marshalNSearchMode2githubᚗcomᚋscidexᚋsubstrate
 }
 
 func (ec *executionContext) marshalNTextFieldDiff2ᚕᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐTextFieldDiffᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.TextFieldDiff) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNTextFieldDiff2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐTextFieldDiff(ctx, sel, v[i])

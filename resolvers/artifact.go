@@ -93,6 +93,9 @@ func (r *Resolver) artifactHistory(ctx context.Context, b *model.Base, first *in
 		conn.PageInfo.HasNextPage = true
 		versions = versions[:n]
 	}
+	if err := r.prefetch(ctx, versions, path(ctx, selection(ctx), "edges", "node")); err != nil {
+		return nil, err
+	}
 	for _, v := range versions {
 		conn.Edges = append(conn.Edges, &model.ArtifactEdge{Cursor: encodePK(int64(v.Version)), Node: model.NewArtifact(v)})
 	}

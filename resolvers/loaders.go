@@ -239,12 +239,6 @@ func (l *Loaders) fill(ctx context.Context, s *store.Store, w *wanted) error {
 			cal = append(cal, pk)
 		}
 	}
-	var ids []string
-	for id := range w.actors {
-		if !l.primed["actor|"+id] {
-			ids = append(ids, id)
-		}
-	}
 	l.mu.Unlock()
 	if len(sig) > 0 {
 		figs, err := s.SignalsFor(ctx, sig)
@@ -270,6 +264,28 @@ func (l *Loaders) fill(ctx context.Context, s *store.Store, w *wanted) error {
 		}
 		l.mu.Unlock()
 	}
+	if err := l.fillDeliveries(ctx, s, w.deliveries); err != nil {
+		return err
+	}
+	if w.forecasters {
+		for pk := range w.calibration {
+			points, err := l.calib.Load(ctx, pk) // primed, here or at an earlier level
+			if err != nil {
+				return err
+			}
+			for _, p := range points {
+				w.actors[p.Voter] = true
+			}
+		}
+	}
+	l.mu.Lock()
+	var ids []string
+	for id := range w.actors {
+		if !l.primed["actor|"+id] {
+			ids = append(ids, id)
+		}
+	}
+	l.mu.Unlock()
 	if len(ids) > 0 {
 		actors, err := l.fetchActors(ctx, ids)
 		if err != nil {
@@ -283,6 +299,47 @@ func (l *Loaders) fill(ctx context.Context, s *store.Store, w *wanted) error {
 		l.mu.Unlock()
 	}
 	return nil
+}
+
+// fillDeliveries loads the request's actor's deliveries of the messages pks
+// that no earlier level loaded; a message without one is primed as missing.
+func (l *Loaders) fillDeliveries(ctx context.Context, s *store.Store, pks map[int64]bool) error {
+	rc := request.From(ctx)
+	if len(pks) == 0 || rc == nil {
+		return nil
+	}
+	l.mu.Lock()
+	var todo []int64
+	for pk := range pks {
+		if !l.primed[fmt.Sprint("delivery|", pk)] {
+			todo = append(todo, pk)
+		}
+	}
+	l.mu.Unlock()
+	if len(todo) == 0 {
+		return nil
+	}
+	ds, err := s.Deliveries(ctx, rc.Actor.ID, todo)
+	if err != nil {
+		return err
+	}
+	for _, pk := range todo {
+		var d *store.Delivery
+		if got, ok := ds[pk]; ok {
+			d = &got
+		}
+		l.primeDelivery(pk, d)
+	}
+	return nil
+}
+
+// primeDelivery records the request's actor's delivery of message pk (nil:
+// none).
+func (l *Loaders) primeDelivery(pk int64, d *store.Delivery) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.deliveries.Prime(pk, d)
+	l.primed[fmt.Sprint("delivery|", pk)] = true
 }
 
 // Delivery returns the request's actor's delivery of a message, nil if none.

@@ -35,7 +35,7 @@ func (r *Resolver) mailbox(ctx context.Context, status *model.AckStatus, first *
 	arts := make([]*store.Artifact, len(items))
 	for i, it := range items {
 		d := it.Delivery
-		ld.deliveries.Prime(it.Message.PK, &d)
+		ld.primeDelivery(it.Message.PK, &d)
 		arts[i] = it.Message
 		conn.Edges = append(conn.Edges, &model.ArtifactEdge{Cursor: encodePK(it.Message.PK), Node: model.NewArtifact(it.Message)})
 	}
@@ -60,6 +60,9 @@ func (r *Resolver) messageReplies(ctx context.Context, b *model.Base, first *int
 	}
 	page, err := r.Store.List(ctx, p)
 	if err != nil {
+		return nil, err
+	}
+	if err := r.prefetch(ctx, page.Items, path(ctx, selection(ctx), "edges", "node")); err != nil {
 		return nil, err
 	}
 	conn := &model.ArtifactConnection{Edges: make([]*model.ArtifactEdge, len(page.Items)), PageInfo: &model.PageInfo{HasNextPage: page.HasNext}}

@@ -2,6 +2,7 @@ package resolvers
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -85,6 +86,15 @@ func selection(ctx context.Context) ast.SelectionSet {
 type wanted struct {
 	signals, calibration map[int64]bool
 	actors               map[string]bool
+	// forecasters: the calibration points' forecasters are asked for, so the
+	// voters of the calibration history join the actors.
+	forecasters bool
+	// deliveries: messages whose delivery to the request's actor is asked for.
+	deliveries map[int64]bool
+}
+
+func newWanted() *wanted {
+	return &wanted{signals: map[int64]bool{}, calibration: map[int64]bool{}, actors: map[string]bool{}, deliveries: map[int64]bool{}}
 }
 
 // prefetch loads what sel asks of arts (and, through links and comments, of the
@@ -93,7 +103,7 @@ func (r *Resolver) prefetch(ctx context.Context, arts []*store.Artifact, sel ast
 	if len(arts) == 0 || len(sel) == 0 {
 		return nil
 	}
-	w := &wanted{signals: map[int64]bool{}, calibration: map[int64]bool{}, actors: map[string]bool{}}
+	w := newWanted()
 	if err := r.walk(ctx, w, arts, sel, 0); err != nil {
 		return err
 	}
@@ -120,6 +130,27 @@ func (r *Resolver) walk(ctx context.Context, w *wanted, arts []*store.Artifact, 
 		if asks(ctx, sig, "calibration") || asks(ctx, sig, "brierScore") {
 			for _, pk := range pks {
 				w.calibration[pk] = true
+			}
+			if asks(ctx, childSelections(ctx, sig, "calibration"), "forecaster") {
+				w.forecasters = true
+			}
+		}
+	}
+	if asks(ctx, sel, "delivery") {
+		for _, a := range arts {
+			if a.Type == "message" {
+				w.deliveries[a.PK] = true
+			}
+		}
+	}
+	if asks(ctx, childSelections(ctx, sel, "provenance"), "actor") {
+		for _, a := range arts {
+			var steps []store.ProvenanceStep
+			if json.Unmarshal(a.Provenance, &steps) != nil {
+				continue // the provenance resolver reports it
+			}
+			for _, st := range steps {
+				w.actors[st.ActorID] = true
 			}
 		}
 	}
@@ -243,7 +274,7 @@ func (r *Resolver) prefetchLinks(ctx context.Context, links []store.Link, sel as
 	if len(links) == 0 || len(node) == 0 {
 		return nil
 	}
-	w := &wanted{signals: map[int64]bool{}, calibration: map[int64]bool{}, actors: map[string]bool{}}
+	w := newWanted()
 	var others []*store.Artifact
 	for _, l := range links {
 		if l.Other != nil {

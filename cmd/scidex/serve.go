@@ -41,6 +41,7 @@ func serve(ctx context.Context, args []string) error {
 	if err := f.Parse(args); err != nil {
 		return err
 	}
+	tuneGC()
 	log, err := c.logger()
 	if err != nil {
 		return err

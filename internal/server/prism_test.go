@@ -151,3 +151,97 @@ func TestListStatementsAreConstant(t *testing.T) {
 	}
 	t.Logf("statements per list: %v", counts)
 }
+
+// Lists are marshalled one element after another (cmd/gqlgen), so what their
+// elements ask for must be loaded ahead: the provenance steps' actors and the
+// forecasters of calibration histories cost the same for 2 or 12 artifacts,
+// and so do the creators in each artifact's history.
+func TestNestedActorsAreLoadedAhead(t *testing.T) {
+	env := apitest.New(t, apitest.Opts{Server: func(o *server.Opts) { o.ReportStatements = true }})
+	q := `{ artifacts(type: "hypothesis", first: 100) { edges { node { title
+	  provenance { actor { id } }
+	  signals { calibration { forecaster { id } probability } }
+	  history(first: 3) { edges { node { createdBy { id } updatedBy { id } } } } } } } }`
+	var counts []float64
+	made := 0
+	for _, n := range []int{2, 12} {
+		for ; made < n; made++ {
+			h := createH(t, env, apitest.Contributor(t, fmt.Sprintf("author%d", made)), map[string]any{"title": fmt.Sprintf("h%d", made), "content": map[string]any{}})
+			for v := range 2 {
+				if r := signal(t, env, fmt.Sprintf("forecaster%d-%d", made, v), unpinned(h.Ref), "calibration", 0.5, "default"); r.Typename != "WriteSuccess" {
+					t.Fatalf("forecast: %+v", r)
+				}
+			}
+		}
+		r := env.Post(t, apitest.Contributor(t, "reader"), q, nil)
+		if len(r.Errors) > 0 {
+			t.Fatalf("%s", r.Raw)
+		}
+		var got struct {
+			Artifacts struct {
+				Edges []struct {
+					Node struct {
+						Title      string
+						Provenance []struct{ Actor struct{ ID string } }
+						Signals    struct {
+							Calibration []struct{ Forecaster struct{ ID string } }
+						}
+						History struct {
+							Edges []struct {
+								Node struct{ CreatedBy, UpdatedBy struct{ ID string } }
+							}
+						}
+					}
+				}
+			}
+		}
+		if err := jsonUnmarshal(r.Data, &got); err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Artifacts.Edges) != n {
+			t.Fatalf("%d artifacts, want %d", len(got.Artifacts.Edges), n)
+		}
+		for _, e := range got.Artifacts.Edges {
+			var i int
+			if _, err := fmt.Sscanf(e.Node.Title, "h%d", &i); err != nil {
+				t.Fatalf("title %q", e.Node.Title)
+			}
+			author := fmt.Sprintf("author%d", i)
+			if len(e.Node.Provenance) != 1 || e.Node.Provenance[0].Actor.ID != author {
+				t.Errorf("%s provenance %+v, want one step by %s", e.Node.Title, e.Node.Provenance, author)
+			}
+			var forecasters []string
+			for _, c := range e.Node.Signals.Calibration {
+				forecasters = append(forecasters, c.Forecaster.ID)
+			}
+			if want := []string{fmt.Sprintf("forecaster%d-0", i), fmt.Sprintf("forecaster%d-1", i)}; !sameSet(forecasters, want) {
+				t.Errorf("%s forecasters %v, want %v", e.Node.Title, forecasters, want)
+			}
+			if h := e.Node.History.Edges; len(h) != 1 || h[0].Node.CreatedBy.ID != author || h[0].Node.UpdatedBy.ID != author {
+				t.Errorf("%s history %+v, want one version by %s", e.Node.Title, h, author)
+			}
+		}
+		counts = append(counts, r.Extensions["sqlStatements"].(float64))
+	}
+	// Each artifact's history is a statement of its own; nothing else grows.
+	if grew := counts[1] - counts[0]; grew != 12-2 {
+		t.Errorf("statements for 2 and 12 artifacts: %v; want them to differ by the 10 history reads only", counts)
+	}
+	t.Logf("statements: %v", counts)
+}
+
+func sameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	seen := map[string]int{}
+	for _, x := range a {
+		seen[x]++
+	}
+	for _, x := range b {
+		if seen[x]--; seen[x] < 0 {
+			return false
+		}
+	}
+	return true
+}
