@@ -123,7 +123,7 @@ func (s *Server) graphQL() *handler.Server {
 	srv.AddTransport(s.websocket())
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
-	srv.AddTransport(transport.POST{})
+	srv.AddTransport(post{})
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.SetParserTokenLimit(s.opts.ParserTokenLimit)
 	srv.SetErrorPresenter(resolvers.ErrorPresenter(s.log))
