@@ -32,3 +32,18 @@ func marshalSliceInOrder(ctx context.Context, length int, _ int64, omitPanicHand
 	}
 	return ret
 }
+
+// deferredGroup stands in for graphql.NewDeferredGroup(ctx) in the
+// marshaller of an object whose fields are collected (cmd/gqlgen puts it
+// there). gqlgen fills a group only with fields under @defer; when the object
+// has none, the usual case, the group stays unused and is left empty instead
+// of computing the object's response path, a field set and a map for it (14 %
+// of the server's CPU on the Prism page).
+func deferredGroup(ctx context.Context, fields []graphql.CollectedField) graphql.DeferredGroup {
+	for _, f := range fields {
+		if f.IsDeferred() {
+			return graphql.NewDeferredGroup(ctx)
+		}
+	}
+	return graphql.DeferredGroup{}
+}

@@ -16,6 +16,10 @@
 // from them, have no field that gqlgen resolves concurrently, or when its
 // element type is one of the prefetched edges.
 //
+// An object's marshaller makes the group for its @defer'd fields only when
+// one of its fields is deferred: gqlgen computes the object's response path
+// for it every time (graph/inorder.go).
+//
 // And a field that only reads a struct field or calls a method of the object
 // (no arguments, no directives, no resolver, no error) and whose type is a
 // scalar or an enum, or a list of them, is marshalled straight from the
@@ -54,6 +58,8 @@ var prefetched = []string{"ArtifactEdge", "LinkEdge", "SearchEdge"}
 const (
 	concurrent = "graphql.MarshalSliceConcurrently("
 	inOrder    = "marshalSliceInOrder(" // graph/inorder.go
+	newGroup   = "graphql.NewDeferredGroup(ctx)"
+	lazyGroup  = "deferredGroup(ctx, fields)" // graph/inorder.go
 )
 
 func main() {
@@ -158,8 +164,8 @@ func purity(data *codegen.Data) func(string) bool {
 	return pure
 }
 
-// rewrite replaces gqlgen's concurrent list marshalling in the chosen
-// functions of the generated files in dir.
+// rewrite makes the changes described at the top in the generated files in
+// dir.
 func (p *plugin) rewrite(dir string) error {
 	files, err := filepath.Glob(filepath.Join(dir, "*.generated.go"))
 	if err != nil {
@@ -167,12 +173,13 @@ func (p *plugin) rewrite(dir string) error {
 	}
 	rewritten := map[string]bool{} // element types
 	direct := 0                    // fields marshalled straight from the object
+	groups := 0                    // objects making their @defer group only when needed
 	for _, file := range files {
 		src, err := os.ReadFile(file)
 		if err != nil {
 			return err
 		}
-		out := p.rewriteFile(src, rewritten, &direct)
+		out := p.rewriteFile(src, rewritten, &direct, &groups)
 		if bytes.Equal(out, src) {
 			continue
 		}
@@ -197,8 +204,9 @@ func (p *plugin) rewrite(dir string) error {
 	sort.Strings(names)
 	log.Printf("lists marshalled in order: %s", strings.Join(names, ", "))
 	log.Printf("fields marshalled straight from the object: %d", direct)
-	if direct == 0 {
-		return fmt.Errorf("no field to marshal straight from its object (did gqlgen change its output?)")
+	log.Printf("objects making their @defer group only when needed: %d", groups)
+	if direct == 0 || groups == 0 {
+		return fmt.Errorf("no field to marshal straight from its object or no object's @defer group found (did gqlgen change its output?)")
 	}
 	return nil
 }
@@ -228,7 +236,7 @@ var plainField = regexp.MustCompile(`^(_[A-Za-z0-9_]+\(ctx context\.Context, fie
 
 // rewriteFile rewrites, function by function, the marshallers p chose and
 // the plain scalar fields.
-func (p *plugin) rewriteFile(src []byte, rewritten map[string]bool, direct *int) []byte {
+func (p *plugin) rewriteFile(src []byte, rewritten map[string]bool, direct, groups *int) []byte {
 	const head = "\nfunc (ec *executionContext) "
 	parts := bytes.Split(src, []byte(head))
 	for i := 1; i < len(parts); i++ {
@@ -238,6 +246,10 @@ func (p *plugin) rewriteFile(src []byte, rewritten map[string]bool, direct *int)
 			parts[i] = append([]byte(body), parts[i][m[1]:]...)
 			*direct++
 			continue
+		}
+		if bytes.Contains(parts[i], []byte(newGroup)) && bytes.Contains(parts[i], []byte("fields := graphql.CollectFields(")) {
+			parts[i] = bytes.ReplaceAll(parts[i], []byte(newGroup), []byte(lazyGroup))
+			*groups++
 		}
 		name, _, _ := bytes.Cut(parts[i], []byte("("))
 		elem, ok := p.funcs[string(name)]

@@ -47,6 +47,13 @@ const (
 		true,
 	)
 }`
+	object = `_SignalAggregate(ctx context.Context, sel ast.SelectionSet, obj *model.SignalAggregate) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, signalAggregateImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	return out
+}`
 	list = `marshalNSignalAggregate2ᚕᚖmodelᚐSignalAggregateᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.SignalAggregate) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		return ec.marshalNSignalAggregate2ᚖmodelᚐSignalAggregate(ctx, sel, v[i])
@@ -61,9 +68,9 @@ func TestRewrite(t *testing.T) {
 		scalars: map[string]bool{"marshalNRef2string": true},
 	}
 	head := "\nfunc (ec *executionContext) "
-	src := "package graph\n" + head + plainRef + "\n" + head + resolved + "\n" + head + list + "\n"
-	rewritten, direct := map[string]bool{}, 0
-	out := string(p.rewriteFile([]byte(src), rewritten, &direct))
+	src := "package graph\n" + head + plainRef + "\n" + head + resolved + "\n" + head + list + "\n" + head + object + "\n"
+	rewritten, direct, groups := map[string]bool{}, 0, 0
+	out := string(p.rewriteFile([]byte(src), rewritten, &direct, &groups))
 
 	if want := "_Hypothesis_ref(ctx context.Context, field graphql.CollectedField, obj *model.Hypothesis) (ret graphql.Marshaler) {\n\treturn ec.marshalNRef2string(ctx, field.Selections, obj.Ref())\n}"; !strings.Contains(out, want) {
 		t.Errorf("the plain field was not marshalled straight from the object:\n%s", out)
@@ -74,15 +81,18 @@ func TestRewrite(t *testing.T) {
 	if !strings.Contains(out, "ret := marshalSliceInOrder(ctx, len(v), 0, false,") || strings.Contains(out, "MarshalSliceConcurrently") {
 		t.Errorf("the chosen list is not marshalled in order:\n%s", out)
 	}
-	if direct != 1 || !rewritten["SignalAggregate"] {
-		t.Errorf("direct %d, rewritten %v", direct, rewritten)
+	if !strings.Contains(out, "deferred := deferredGroup(ctx, fields)") || strings.Contains(out, "NewDeferredGroup") {
+		t.Errorf("the object still makes its @defer group every time:\n%s", out)
+	}
+	if direct != 1 || groups != 1 || !rewritten["SignalAggregate"] {
+		t.Errorf("direct %d, groups %d, rewritten %v", direct, groups, rewritten)
 	}
 
 	// A plain field of a type that is not a scalar or an enum keeps gqlgen's
 	// path: the objects under it need its field context.
 	p.scalars = map[string]bool{}
 	direct = 0
-	if out := string(p.rewriteFile([]byte(head+plainRef), map[string]bool{}, &direct)); out != head+plainRef || direct != 0 {
+	if out := string(p.rewriteFile([]byte(head+plainRef), map[string]bool{}, &direct, &groups)); out != head+plainRef || direct != 0 {
 		t.Errorf("a field whose marshaller is not a scalar's was rewritten:\n%s", out)
 	}
 }
