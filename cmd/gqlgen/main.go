@@ -1,33 +1,31 @@
 // Command gqlgen runs gqlgen's generator (the version go.mod pins) on
-// gqlgen.yml, with one change to what it writes: some lists are marshalled
-// element after element instead of one goroutine per element.
+// gqlgen.yml and then makes three changes to the executor it writes, each
+// measured on the Prism page (bench/prism, bench/RESULTS.md P1). It is run by
+// `go generate ./...`; -v shows gqlgen's log and what was changed.
 //
-// gqlgen marshals every element of an object list in a goroutine of its own,
-// so that resolvers of sibling elements run together and a dataloader can
-// batch them. This server does not batch that way where it matters: the
-// resolvers of the connections below look ahead and load what their elements
-// ask for before the elements are marshalled (resolvers/prefetch.go), and many
-// lists hold objects whose fields need no resolver at all. For those lists the
-// goroutines buy nothing and cost a fifth of the server's CPU on the Prism
-// page (bench/prism): each element's goroutine starts on a small stack and
-// grows it, by copying, to hold the page's deep nesting.
+// Lists in order. gqlgen marshals every element of an object list in a
+// goroutine of its own, so that resolvers of sibling elements run together
+// and a dataloader can batch them. This server batches by looking ahead
+// instead: the resolvers of the prefetched connections load what their
+// elements ask for before the elements are marshalled (resolvers/prefetch.go).
+// For those lists, and for lists whose elements (and everything reachable
+// from them) have no field gqlgen resolves concurrently, the goroutines buy
+// nothing; they cost a fifth of the server's CPU, each growing its small
+// stack by copying to hold the page's nesting. Those lists are marshalled in
+// order (graph/inorder.go).
 //
-// A list is marshalled in order when its elements, and everything reachable
-// from them, have no field that gqlgen resolves concurrently, or when its
-// element type is one of the prefetched edges.
+// Plain fields straight from the object. A field that reads a struct field
+// or calls a method of the object without arguments, directives, resolver or
+// error, and whose type is a scalar or an enum (or a list of them), goes
+// through gqlgen's generic path: a field context, the middleware chain, a
+// recover, the value boxed in an any. That cost more than the value itself,
+// and the Prism page has ~900 such fields. Its function now calls the
+// marshaller on the object's value. Such a field cannot fail, so no error
+// needs its path.
 //
-// An object's marshaller makes the group for its @defer'd fields only when
-// one of its fields is deferred: gqlgen computes the object's response path
-// for it every time (graph/inorder.go).
-//
-// And a field that only reads a struct field or calls a method of the object
-// (no arguments, no directives, no resolver, no error) and whose type is a
-// scalar or an enum, or a list of them, is marshalled straight from the
-// object: gqlgen's generic path (a field context, a middleware chain, a
-// recover, the value boxed and unboxed) cost more than the value itself, and
-// the Prism page has ~900 such fields. Such a field cannot fail, so nothing
-// is lost: no error can need its path. It is run by `go generate ./...`; -v shows gqlgen's log and the lists
-// chosen.
+// @defer groups when needed. Each object's marshaller made a group for its
+// @defer'd fields, computing the object's response path, every time; it is
+// made only when one of the object's fields is deferred (graph/inorder.go).
 package main
 
 import (
@@ -90,7 +88,8 @@ func fail(err error) {
 }
 
 // plugin learns from gqlgen's model of the schema which list marshallers to
-// rewrite; gqlgen calls it before it writes the code.
+// rewrite and which marshallers are a scalar's; gqlgen calls it before it
+// writes the code.
 type plugin struct {
 	funcs   map[string]string // marshal function -> element type
 	scalars map[string]bool   // marshal functions of scalars, enums and lists of them
