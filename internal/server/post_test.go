@@ -2,6 +2,8 @@ package server_test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -67,5 +69,29 @@ func TestPostStatusesAndBodies(t *testing.T) {
 		} else if string(got["data"]) != `{"me":{"id":"ada"}}` {
 			t.Errorf("%s: data %s", c.name, got["data"])
 		}
+	}
+}
+
+// Automatic persisted queries over POST: a hash the server has not seen asks
+// for the query; sent once with it, the hash alone is enough afterwards.
+func TestPostPersistedQueries(t *testing.T) {
+	env := apitest.New(t, apitest.Opts{})
+	tok := apitest.Contributor(t, "ada")
+	const query = "{ me { id } }"
+	sum := sha256.Sum256([]byte(query))
+	ext := map[string]any{"persistedQuery": map[string]any{"version": 1, "sha256Hash": hex.EncodeToString(sum[:])}}
+	send := func(body map[string]any) *apitest.Response {
+		t.Helper()
+		b, _ := json.Marshal(body)
+		return env.Raw(t, tok, "application/json", b)
+	}
+	if r := send(map[string]any{"extensions": ext}); len(r.Errors) != 1 || r.Errors[0].Message != "PersistedQueryNotFound" {
+		t.Fatalf("unknown hash: %d %s", r.Status, r.Raw)
+	}
+	if r := send(map[string]any{"query": query, "extensions": ext}); len(r.Errors) != 0 || string(r.Data) != `{"me":{"id":"ada"}}` {
+		t.Fatalf("query with its hash: %d %s", r.Status, r.Raw)
+	}
+	if r := send(map[string]any{"extensions": ext}); len(r.Errors) != 0 || string(r.Data) != `{"me":{"id":"ada"}}` {
+		t.Fatalf("hash alone, once known: %d %s", r.Status, r.Raw)
 	}
 }
