@@ -65,9 +65,10 @@ func (q *Queries) EventGetMany(ctx context.Context, ids []int64) ([]EventGetMany
 }
 
 const eventListAfter = `-- name: EventListAfter :many
+WITH h AS MATERIALIZED (SELECT event_horizon() AS x)
 SELECT e.id, e.xid::text AS xid, e.event_type, e.occurred_at, e.source, e.actor_id, e.actor_kind, e.ref, e.payload,
-       e.schema_version, e.audience, pg_snapshot_xmin(pg_current_snapshot())::text AS horizon
-FROM events e
+       e.schema_version, e.audience, h.x::text AS horizon
+FROM events e, h
 WHERE (e.xid, e.id) > ($1::xid8, $2::bigint)
   AND ($3::boolean OR (
         e.event_type NOT LIKE 'system.%'
@@ -100,10 +101,11 @@ type EventListAfterRow struct {
 }
 
 // Events after a cursor in delivery order (xid, id), with the horizon: the oldest
-// transaction id still running. Only events whose xid is below the horizon may be
-// handed out: an older transaction still running could yet commit an event that
-// sorts before them. Visibility is applied here: public events, events whose
-// audience names the actor, and everything for admins (system.* only for them).
+// transaction of this database still running (event_horizon, migration 0007).
+// Only events whose xid is below the horizon may be handed out: an older
+// transaction still running could yet commit an event that sorts before them.
+// Visibility is applied here: public events, events whose audience names the
+// actor, and everything for admins (system.* only for them).
 func (q *Queries) EventListAfter(ctx context.Context, arg EventListAfterParams) ([]EventListAfterRow, error) {
 	rows, err := q.db.Query(ctx, eventListAfter,
 		arg.AfterXid,
@@ -144,8 +146,10 @@ func (q *Queries) EventListAfter(ctx context.Context, arg EventListAfterParams) 
 }
 
 const eventTail = `-- name: EventTail :one
-SELECT coalesce((SELECT e.xid FROM events e WHERE e.xid < pg_snapshot_xmin(pg_current_snapshot()) ORDER BY e.xid DESC, e.id DESC LIMIT 1), '0'::xid8)::text AS xid,
-       coalesce((SELECT e.id FROM events e WHERE e.xid < pg_snapshot_xmin(pg_current_snapshot()) ORDER BY e.xid DESC, e.id DESC LIMIT 1), 0)::bigint AS id
+WITH h AS MATERIALIZED (SELECT event_horizon() AS x),
+     t AS (SELECT e.xid, e.id FROM events e, h WHERE e.xid < h.x ORDER BY e.xid DESC, e.id DESC LIMIT 1)
+SELECT coalesce((SELECT t.xid FROM t), '0'::xid8)::text AS xid,
+       coalesce((SELECT t.id FROM t), 0)::bigint AS id
 `
 
 type EventTailRow struct {
@@ -153,7 +157,7 @@ type EventTailRow struct {
 	ID  int64
 }
 
-// The cursor of the newest event that may be handed out now, and the horizon.
+// The cursor of the newest event that may be handed out now.
 func (q *Queries) EventTail(ctx context.Context) (EventTailRow, error) {
 	row := q.db.QueryRow(ctx, eventTail)
 	var i EventTailRow

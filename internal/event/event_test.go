@@ -219,3 +219,51 @@ func TestDurableConsumer(t *testing.T) {
 		t.Errorf("expired %d (%v), want 2", n, err)
 	}
 }
+
+// A transaction running in another database of the same cluster holds back
+// nothing here: it cannot commit an event into this database's log. (The
+// cluster-wide pg_snapshot_xmin would hold every later event back until it
+// ends.) A transaction of this database still does.
+func TestAnotherDatabaseHoldsNothingBack(t *testing.T) {
+	e := newEnv(t)
+	ctx := t.Context()
+	start := poll(t, e, admin, event.Cursor{}, anyone).Cursor
+
+	other, err := pgx.Connect(ctx, dbtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(context.Background())
+	elsewhere, err := other.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer elsewhere.Rollback(context.Background()) //nolint:errcheck
+	if _, err := elsewhere.Exec(ctx, "SELECT pg_current_xact_id()"); err != nil {
+		t.Fatal(err)
+	}
+
+	first := commitOne(t, e, "hypothesis.created")
+	if got := ids(poll(t, e, admin, start, anyone).Events); fmt.Sprint(got) != fmt.Sprint([]int64{first}) {
+		t.Fatalf("with a transaction open in another database: %v, want [%d]", got, first)
+	}
+
+	here, err := e.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer here.Rollback(context.Background()) //nolint:errcheck
+	if _, err := here.Exec(ctx, "SELECT pg_current_xact_id()"); err != nil {
+		t.Fatal(err)
+	}
+	second := commitOne(t, e, "hypothesis.created")
+	if got := ids(poll(t, e, admin, start, anyone).Events); fmt.Sprint(got) != fmt.Sprint([]int64{first}) {
+		t.Fatalf("with an older transaction open in this database: %v, want only [%d]", got, first)
+	}
+	if err := here.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(poll(t, e, admin, start, anyone).Events); fmt.Sprint(got) != fmt.Sprint([]int64{first, second}) {
+		t.Fatalf("once it ended: %v, want [%d %d]", got, first, second)
+	}
+}

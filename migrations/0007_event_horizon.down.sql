@@ -1,0 +1,1 @@
+DROP FUNCTION event_horizon();
