@@ -34,31 +34,29 @@ type Loaders struct {
 
 	mu    sync.Mutex
 	links map[string]*dataloadgen.Loader[int64, []store.Link]
-	// primed records what a lookahead has loaded ("signals|<pk>", "actor|<id>",
-	// "<link query>|<pk>"), so nothing is loaded twice in a request.
-	primed map[string]bool
+	// primed records what a lookahead has loaded, so nothing is loaded twice
+	// in a request.
+	primed map[primeKey]bool
+}
+
+// primeKey names one loaded thing: of kind "signals", "calibration" or
+// "delivery" by pk, of kind "actor" by id, or a link query's page (kind:
+// its linkKey) by pk.
+type primeKey struct {
+	kind string
+	pk   int64
+	id   string
 }
 
 type loadersKey struct{}
 
 // NewLoaders returns fresh loaders for one request.
 func NewLoaders(s *store.Store) *Loaders {
-	l := &Loaders{s: s, links: map[string]*dataloadgen.Loader[int64, []store.Link]{}, primed: map[string]bool{}}
+	l := &Loaders{s: s, links: map[string]*dataloadgen.Loader[int64, []store.Link]{}, primed: map[primeKey]bool{}}
 	l.actors = dataloadgen.NewMappedLoader(l.fetchActors, dataloadgen.WithWait(loaderWait))
 	l.artifacts = dataloadgen.NewMappedLoader(l.fetchArtifacts, dataloadgen.WithWait(loaderWait))
 	l.signals = dataloadgen.NewMappedLoader(s.SignalsFor, dataloadgen.WithWait(loaderWait))
-	l.deliveries = dataloadgen.NewMappedLoader(func(ctx context.Context, pks []int64) (map[int64]*store.Delivery, error) {
-		rc := request.From(ctx)
-		if rc == nil {
-			return map[int64]*store.Delivery{}, nil
-		}
-		ds, err := s.Deliveries(ctx, rc.Actor.ID, pks)
-		out := make(map[int64]*store.Delivery, len(ds))
-		for pk, d := range ds {
-			out[pk] = &d
-		}
-		return out, err
-	}, dataloadgen.WithWait(loaderWait))
+	l.deliveries = dataloadgen.NewMappedLoader(l.fetchDeliveries, dataloadgen.WithWait(loaderWait))
 	l.calib = dataloadgen.NewMappedLoader(func(ctx context.Context, pks []int64) (map[int64][]store.SignalPoint, error) {
 		return s.SignalHistory(ctx, pks, "calibration")
 	}, dataloadgen.WithWait(loaderWait))
@@ -122,20 +120,25 @@ func (l *Loaders) fetchArtifacts(ctx context.Context, pks []int64) (map[int64]*s
 	return l.s.GetManyByPK(ctx, pks)
 }
 
+// fetchDeliveries reads the request's actor's deliveries of the messages pks;
+// a message without one is absent from the map.
+func (l *Loaders) fetchDeliveries(ctx context.Context, pks []int64) (map[int64]*store.Delivery, error) {
+	rc := request.From(ctx)
+	if rc == nil {
+		return map[int64]*store.Delivery{}, nil
+	}
+	ds, err := l.s.Deliveries(ctx, rc.Actor.ID, pks)
+	out := make(map[int64]*store.Delivery, len(ds))
+	for pk, d := range ds {
+		out[pk] = &d
+	}
+	return out, err
+}
+
 // Links returns the links of one artifact for q, batched with every other
 // artifact asking the same q in this request.
 func (l *Loaders) Links(ctx context.Context, pk int64, q store.LinkQuery) ([]store.Link, error) {
-	l.mu.Lock()
-	ld, ok := l.links[linkKey(q)]
-	if !ok {
-		fetch := func(ctx context.Context, pks []int64) (map[int64][]store.Link, error) {
-			return l.s.LinksFor(ctx, pks, q)
-		}
-		ld = dataloadgen.NewMappedLoader(fetch, dataloadgen.WithWait(loaderWait))
-		l.links[linkKey(q)] = ld
-	}
-	l.mu.Unlock()
-	links, err := ld.Load(ctx, pk)
+	links, err := l.linkLoader(q).Load(ctx, pk)
 	if err != nil && isMissing(err) {
 		return nil, nil
 	}
@@ -199,73 +202,62 @@ func (l *Loaders) Calibration(ctx context.Context, pk int64) ([]store.SignalPoin
 	return h, err
 }
 
-// unprimedLinks returns the pks whose links for q have not been loaded yet.
-func (l *Loaders) unprimedLinks(q store.LinkQuery, pks []int64) []int64 {
+// unprimed returns the pks of kind not loaded yet in this request.
+func (l *Loaders) unprimed(kind string, pks []int64) []int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	key := linkKey(q)
 	var out []int64
 	for _, pk := range pks {
-		if !l.primed[key+fmt.Sprint("|", pk)] {
+		if !l.primed[primeKey{kind: kind, pk: pk}] {
 			out = append(out, pk)
 		}
 	}
 	return out
 }
 
-// primeLinks stores loaded links for q (an empty page too) in the links loader.
-func (l *Loaders) primeLinks(q store.LinkQuery, pks []int64, links map[int64][]store.Link) {
-	ld := l.linkLoader(q)
+// prime stores what was loaded for each of pks (nothing is an answer too) in
+// ld, and records it as loaded.
+func prime[V any](l *Loaders, kind string, ld *dataloadgen.Loader[int64, V], pks []int64, got map[int64]V) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	key := linkKey(q)
 	for _, pk := range pks {
-		ld.Prime(pk, links[pk])
-		l.primed[key+fmt.Sprint("|", pk)] = true
+		ld.Prime(pk, got[pk])
+		l.primed[primeKey{kind: kind, pk: pk}] = true
 	}
 }
 
+// unprimedLinks returns the pks whose links for q have not been loaded yet.
+func (l *Loaders) unprimedLinks(q store.LinkQuery, pks []int64) []int64 {
+	return l.unprimed(linkKey(q), pks)
+}
+
+// primeLinks stores loaded links for q (an empty page too) in the links loader.
+func (l *Loaders) primeLinks(q store.LinkQuery, pks []int64, links map[int64][]store.Link) {
+	prime(l, linkKey(q), l.linkLoader(q), pks, links)
+}
+
 // fill loads in bulk what a lookahead found wanted and not yet loaded.
-func (l *Loaders) fill(ctx context.Context, s *store.Store, w *wanted) error {
-	l.mu.Lock()
-	var sig, cal []int64
-	for pk := range w.signals {
-		if !l.primed[fmt.Sprint("signals|", pk)] {
-			sig = append(sig, pk)
-		}
-	}
-	for pk := range w.calibration {
-		if !l.primed[fmt.Sprint("calibration|", pk)] {
-			cal = append(cal, pk)
-		}
-	}
-	l.mu.Unlock()
-	if len(sig) > 0 {
-		figs, err := s.SignalsFor(ctx, sig)
+func (l *Loaders) fill(ctx context.Context, w *wanted) error {
+	if sig := l.unprimed("signals", keys(w.signals)); len(sig) > 0 {
+		figs, err := l.s.SignalsFor(ctx, sig)
 		if err != nil {
 			return err
 		}
-		l.mu.Lock()
-		for _, pk := range sig {
-			l.signals.Prime(pk, figs[pk]) // no signals is an answer too
-			l.primed[fmt.Sprint("signals|", pk)] = true
-		}
-		l.mu.Unlock()
+		prime(l, "signals", l.signals, sig, figs)
 	}
-	if len(cal) > 0 {
-		hist, err := s.SignalHistory(ctx, cal, "calibration")
+	if cal := l.unprimed("calibration", keys(w.calibration)); len(cal) > 0 {
+		hist, err := l.s.SignalHistory(ctx, cal, "calibration")
 		if err != nil {
 			return err
 		}
-		l.mu.Lock()
-		for _, pk := range cal {
-			l.calib.Prime(pk, hist[pk])
-			l.primed[fmt.Sprint("calibration|", pk)] = true
-		}
-		l.mu.Unlock()
+		prime(l, "calibration", l.calib, cal, hist)
 	}
-	if err := l.fillDeliveries(ctx, s, w.deliveries); err != nil {
-		return err
+	if del := l.unprimed("delivery", keys(w.deliveries)); len(del) > 0 {
+		ds, err := l.fetchDeliveries(ctx, del)
+		if err != nil {
+			return err
+		}
+		prime(l, "delivery", l.deliveries, del, ds) // a message without one: nil
 	}
 	if w.forecasters {
 		for pk := range w.calibration {
@@ -281,7 +273,7 @@ func (l *Loaders) fill(ctx context.Context, s *store.Store, w *wanted) error {
 	l.mu.Lock()
 	var ids []string
 	for id := range w.actors {
-		if !l.primed["actor|"+id] {
+		if !l.primed[primeKey{kind: "actor", id: id}] {
 			ids = append(ids, id)
 		}
 	}
@@ -294,43 +286,19 @@ func (l *Loaders) fill(ctx context.Context, s *store.Store, w *wanted) error {
 		l.mu.Lock()
 		for id, a := range actors {
 			l.actors.Prime(id, a)
-			l.primed["actor|"+id] = true
+			l.primed[primeKey{kind: "actor", id: id}] = true
 		}
 		l.mu.Unlock()
 	}
 	return nil
 }
 
-// fillDeliveries loads the request's actor's deliveries of the messages pks
-// that no earlier level loaded; a message without one is primed as missing.
-func (l *Loaders) fillDeliveries(ctx context.Context, s *store.Store, pks map[int64]bool) error {
-	rc := request.From(ctx)
-	if len(pks) == 0 || rc == nil {
-		return nil
+func keys[K comparable](set map[K]bool) []K {
+	out := make([]K, 0, len(set))
+	for k := range set {
+		out = append(out, k)
 	}
-	l.mu.Lock()
-	var todo []int64
-	for pk := range pks {
-		if !l.primed[fmt.Sprint("delivery|", pk)] {
-			todo = append(todo, pk)
-		}
-	}
-	l.mu.Unlock()
-	if len(todo) == 0 {
-		return nil
-	}
-	ds, err := s.Deliveries(ctx, rc.Actor.ID, todo)
-	if err != nil {
-		return err
-	}
-	for _, pk := range todo {
-		var d *store.Delivery
-		if got, ok := ds[pk]; ok {
-			d = &got
-		}
-		l.primeDelivery(pk, d)
-	}
-	return nil
+	return out
 }
 
 // primeDelivery records the request's actor's delivery of message pk (nil:
@@ -339,7 +307,7 @@ func (l *Loaders) primeDelivery(pk int64, d *store.Delivery) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.deliveries.Prime(pk, d)
-	l.primed[fmt.Sprint("delivery|", pk)] = true
+	l.primed[primeKey{kind: "delivery", pk: pk}] = true
 }
 
 // Delivery returns the request's actor's delivery of a message, nil if none.

@@ -107,7 +107,7 @@ func (r *Resolver) prefetch(ctx context.Context, arts []*store.Artifact, sel ast
 	if err := r.walk(ctx, w, arts, sel, 0); err != nil {
 		return err
 	}
-	return r.loaders(ctx).fill(ctx, r.Store, w)
+	return r.loaders(ctx).fill(ctx, w)
 }
 
 // walk records what sel asks of arts and follows links and comments down.
@@ -123,7 +123,8 @@ func (r *Resolver) walk(ctx context.Context, w *wanted, arts []*store.Artifact, 
 		}
 		pks = append(pks, a.PK)
 	}
-	if sig := childSelections(ctx, sel, "signals"); len(fieldsNamed(ctx, sel, "signals")) > 0 {
+	if asks(ctx, sel, "signals") {
+		sig := childSelections(ctx, sel, "signals")
 		for _, pk := range pks {
 			w.signals[pk] = true
 		}
@@ -203,14 +204,15 @@ func (r *Resolver) walkLinks(ctx context.Context, w *wanted, pks []int64, q stor
 		ld.primeLinks(q, missing, links)
 	}
 	var others []*store.Artifact
-	node := childSelections(ctx, childSelections(ctx, sel, "edges"), "node")
+	node := path(ctx, sel, "edges", "node")
+	creators := !comments && asks(ctx, node, "createdBy")
 	for _, pk := range pks {
 		links, _ := ld.Links(ctx, pk, q) // primed: answers from the cache
 		for _, l := range links {
 			if l.Other != nil {
 				others = append(others, l.Other)
 			}
-			if !comments && asks(ctx, node, "createdBy") {
+			if creators {
 				w.actors[l.CreatedBy] = true
 			}
 		}
@@ -275,17 +277,18 @@ func (r *Resolver) prefetchLinks(ctx context.Context, links []store.Link, sel as
 		return nil
 	}
 	w := newWanted()
+	creators := asks(ctx, node, "createdBy")
 	var others []*store.Artifact
 	for _, l := range links {
 		if l.Other != nil {
 			others = append(others, l.Other)
 		}
-		if asks(ctx, node, "createdBy") {
+		if creators {
 			w.actors[l.CreatedBy] = true
 		}
 	}
 	if err := r.walk(ctx, w, others, append(path(ctx, node, "to"), path(ctx, node, "from")...), 1); err != nil {
 		return err
 	}
-	return r.loaders(ctx).fill(ctx, r.Store, w)
+	return r.loaders(ctx).fill(ctx, w)
 }
