@@ -54,23 +54,7 @@ func (r *Resolver) messageReplies(ctx context.Context, b *model.Base, first *int
 	if err != nil {
 		return nil, err
 	}
-	p := store.ListParams{Type: "message", Filter: f, OrderBy: store.OrderCreatedAt, First: first}
-	if after != nil {
-		p.After = *after
-	}
-	page, err := r.Store.List(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	if err := r.prefetch(ctx, page.Items, path(ctx, selection(ctx), "edges", "node")); err != nil {
-		return nil, err
-	}
-	conn := &model.ArtifactConnection{Edges: make([]*model.ArtifactEdge, len(page.Items)), PageInfo: &model.PageInfo{HasNextPage: page.HasNext}}
-	for i, a := range page.Items {
-		conn.Edges[i] = &model.ArtifactEdge{Cursor: page.Cursors[i], Node: model.NewArtifact(a)}
-	}
-	setPageInfo(conn.PageInfo, len(conn.Edges), func(i int) string { return conn.Edges[i].Cursor }, after != nil)
-	return conn, nil
+	return r.listConnection(ctx, store.ListParams{Type: "message", Filter: f, OrderBy: store.OrderCreatedAt, First: first}, after)
 }
 
 func (r *Resolver) poll(ctx context.Context, consumerID *string, types []string, filter model.JSON, since *string, limit *int, autoAdvance *bool) (*model.PollResult, error) {

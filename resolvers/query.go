@@ -40,6 +40,27 @@ func (r *Resolver) lookup(ctx context.Context, s, arg string) (model.Artifact, e
 	return model.NewArtifact(a), nil
 }
 
+// listConnection serves a page of store.List (after the cursor after) as an
+// ArtifactConnection, with what the query asks of its nodes loaded ahead.
+func (r *Resolver) listConnection(ctx context.Context, p store.ListParams, after *string) (*model.ArtifactConnection, error) {
+	if after != nil {
+		p.After = *after
+	}
+	page, err := r.Store.List(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.prefetch(ctx, page.Items, path(ctx, selection(ctx), "edges", "node")); err != nil {
+		return nil, err
+	}
+	conn := &model.ArtifactConnection{Edges: make([]*model.ArtifactEdge, len(page.Items)), PageInfo: &model.PageInfo{HasNextPage: page.HasNext}}
+	for i, a := range page.Items {
+		conn.Edges[i] = &model.ArtifactEdge{Cursor: page.Cursors[i], Node: model.NewArtifact(a)}
+	}
+	setPageInfo(conn.PageInfo, len(conn.Edges), func(i int) string { return conn.Edges[i].Cursor }, after != nil)
+	return conn, nil
+}
+
 func parseFilter(f model.JSON) (*filter.Expr, error) {
 	if len(f) == 0 {
 		return nil, nil

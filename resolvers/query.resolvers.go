@@ -38,21 +38,10 @@ func (r *queryResolver) Artifacts(ctx context.Context, typeArg string, filter mo
 		p.OrderBy = orderFields[orderBy.Field]
 		p.Desc = orderBy.Direction == model.OrderDirectionDesc
 	}
-	if after != nil {
-		p.After = *after
-	}
-	page, err := r.Store.List(ctx, p)
+	conn, err := r.listConnection(ctx, p, after)
 	if err != nil {
 		return nil, err
 	}
-	if err := r.prefetch(ctx, page.Items, path(ctx, selection(ctx), "edges", "node")); err != nil {
-		return nil, err
-	}
-	conn := &model.ArtifactConnection{Edges: make([]*model.ArtifactEdge, len(page.Items)), PageInfo: &model.PageInfo{HasNextPage: page.HasNext}}
-	for i, a := range page.Items {
-		conn.Edges[i] = &model.ArtifactEdge{Cursor: page.Cursors[i], Node: model.NewArtifact(a)}
-	}
-	setPageInfo(conn.PageInfo, len(conn.Edges), func(i int) string { return conn.Edges[i].Cursor }, after != nil)
 	conn.CountFunc = func(ctx context.Context) (int, error) { return r.Store.Count(ctx, typeArg, f) }
 	return conn, nil
 }

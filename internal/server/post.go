@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"mime"
 	"net/http"
 	"strings"
@@ -52,13 +51,8 @@ func (post) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecuto
 	w.Header().Set("Content-Type", media)
 	start := graphql.Now()
 
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		writeResponse(w, http.StatusBadRequest, exec.DispatchError(ctx, gqlerror.List{gqlerror.Errorf("could not read the request body: %v", err)}))
-		return
-	}
 	var params graphql.RawParams
-	dec := json.NewDecoder(bytes.NewReader(body))
+	dec := json.NewDecoder(r.Body)
 	dec.UseNumber()
 	if err := dec.Decode(&params); err != nil {
 		writeResponse(w, http.StatusBadRequest, exec.DispatchError(ctx, gqlerror.List{gqlerror.Errorf("the request body is not a GraphQL request in JSON: %v", err)}))
