@@ -82,8 +82,14 @@ func subscribe[T any](ctx context.Context, r *Resolver, sel *event.Selector, sin
 			saved = last
 		}
 		defer save()
-		tick := time.NewTicker(time.Second)
-		defer tick.Stop()
+		// Only a consumer saves its cursor; other subscribers need no timer
+		// waking them every second.
+		var tick <-chan time.Time
+		if cid != "" {
+			t := time.NewTicker(time.Second)
+			defer t.Stop()
+			tick = t.C
+		}
 		for {
 			select {
 			case e := <-sub.C:
@@ -94,7 +100,7 @@ func subscribe[T any](ctx context.Context, r *Resolver, sel *event.Selector, sin
 				case <-ctx.Done():
 					return
 				}
-			case <-tick.C:
+			case <-tick:
 				save()
 			case <-sub.Done():
 				if reason := sub.Reason(); reason != "" && r.CloseConn != nil {
