@@ -12084,6 +12084,29 @@ func (ec *executionContext) fieldContext_Schema_mutability(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Schema", field, true, false, "String")
 }
 
+func (ec *executionContext) _Schema_policy(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Schema_policy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Policy()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Schema_policy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Schema", field, true, false, "JSON")
+}
+
 func (ec *executionContext) _Schema_schemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18549,6 +18572,11 @@ func (ec *executionContext) _Schema(ctx context.Context, sel ast.SelectionSet, o
 			}
 		case "mutability":
 			out.Values[i] = ec._Schema_mutability(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "policy":
+			out.Values[i] = ec._Schema_policy(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

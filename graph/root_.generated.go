@@ -815,6 +815,7 @@ type ComplexityRoot struct {
 		LockMode       func(childComplexity int) int
 		Merge          func(childComplexity int) int
 		Mutability     func(childComplexity int) int
+		Policy         func(childComplexity int) int
 		Provenance     func(childComplexity int) int
 		QualityScore   func(childComplexity int) int
 		Ref            func(childComplexity int) int
@@ -5375,6 +5376,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Schema.Mutability(childComplexity), true
+	case "Schema.policy":
+		if e.ComplexityRoot.Schema.Policy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Schema.Policy(childComplexity), true
 	case "Schema.provenance":
 		if e.ComplexityRoot.Schema.Provenance == nil {
 			break

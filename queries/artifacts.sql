@@ -62,10 +62,10 @@ WITH k AS (
 ), a AS (
     INSERT INTO artifacts (
         type, id, version, title, content, content_hash, lifecycle_state, schema_version,
-        created_at, updated_at, created_by, updated_by, provenance
+        created_at, updated_at, created_by, updated_by, provenance, visibility
     )
     SELECT @type::text, @id::text, 1, @title::text, @content::jsonb, @content_hash::text, sqlc.narg(lifecycle_state)::text, @schema_version::integer,
-        @now::timestamptz, @now::timestamptz, @actor_id::text, @actor_id::text, @provenance::jsonb
+        @now::timestamptz, @now::timestamptz, @actor_id::text, @actor_id::text, @provenance::jsonb, @visibility::text
     FROM go
     ON CONFLICT ON CONSTRAINT artifacts_type_id_key DO NOTHING
     RETURNING pk
@@ -157,3 +157,8 @@ SELECT
     coalesce((SELECT version FROM u), 0)::integer AS version,
     coalesce((SELECT id FROM n), 0)::bigint AS event_id,
     scidex_assert(NOT EXISTS (SELECT 1 FROM k) OR EXISTS (SELECT 1 FROM u), 'scidex: base changed') AS consistent;
+
+-- name: ArtifactRestampVisibility :execrows
+-- A new schema version changed its type's policy.read: every artifact of the
+-- type takes the new visibility, in the registering transaction.
+UPDATE artifacts SET visibility = @visibility::text WHERE type = @type::text AND visibility <> @visibility::text;

@@ -26,8 +26,9 @@ WHERE d.recipient = @recipient AND d.status = @status AND d.message_pk < @before
 ORDER BY d.message_pk DESC
 LIMIT @lim::integer;
 
--- name: MessagesVisible :many
--- Which of many message artifacts an actor may read: sender or recipient.
+-- name: ArtifactsVisibleToParticipant :many
+-- Which of many participants-only artifacts an actor may read: their creator
+-- or a recipient of a delivery.
 SELECT a.pk FROM artifacts a
 WHERE a.pk = ANY (@pks::bigint[])
   AND (a.created_by = @actor_id OR EXISTS (

@@ -54,7 +54,7 @@ func (r *Resolver) messageReplies(ctx context.Context, b *model.Base, first *int
 	if err != nil {
 		return nil, err
 	}
-	return r.listConnection(ctx, store.ListParams{Type: "message", Filter: f, OrderBy: store.OrderCreatedAt, First: first}, after)
+	return r.listConnection(ctx, store.ListParams{Type: store.MessageType, Filter: f, OrderBy: store.OrderCreatedAt, First: first}, after)
 }
 
 func (r *Resolver) poll(ctx context.Context, consumerID *string, types []string, filter model.JSON, since *string, limit *int, autoAdvance *bool) (*model.PollResult, error) {

@@ -8,6 +8,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 
+	"github.com/scidex/substrate/internal/schema"
 	"github.com/scidex/substrate/internal/store"
 )
 
@@ -138,8 +139,10 @@ func (r *Resolver) walk(ctx context.Context, w *wanted, arts []*store.Artifact, 
 		}
 	}
 	if asks(ctx, sel, "delivery") {
+		// Only what has deliveries (a participants-only artifact) can have one
+		// for the caller; the rest need no lookup.
 		for _, a := range arts {
-			if a.Type == "message" {
+			if a.Visibility == schema.ReadParticipants {
 				w.deliveries[a.PK] = true
 			}
 		}

@@ -784,6 +784,11 @@ func (a *Schema) Mutability() (*string, error) {
 	return a.str("mutability")
 }
 
+// Policy reads content.policy.
+func (a *Schema) Policy() (JSON, error) {
+	return a.json("policy")
+}
+
 // SchemaVersion reads content.schema_version.
 func (a *Schema) SchemaVersion() (*int, error) {
 	return a.integer("schema_version")

@@ -10,6 +10,20 @@ const (
 	KindAISwarm    = "ai_swarm"
 )
 
+// KindSystem is the kind of the server's own actor; no token carries it.
+const KindSystem = "system"
+
+// SystemID is the id of the server's own actor.
+const SystemID = "system"
+
+// System is the server itself: the actor of its own writes (seeding the schema
+// registry) and of its own reads (the event hub reads every event), holding
+// every permission. Declared here once; a fresh value each call, so no caller
+// can change another's permissions.
+func System() Actor {
+	return Actor{ID: SystemID, Kind: KindSystem, Permissions: []Permission{PermAdmin}}
+}
+
 // ValidKind reports whether kind is one of the four actor kinds: human,
 // ai_local, ai_external or ai_swarm.
 func ValidKind(kind string) bool {

@@ -27,10 +27,10 @@ WITH k AS (
 ), a AS (
     INSERT INTO artifacts (
         type, id, version, title, content, content_hash, lifecycle_state, schema_version,
-        created_at, updated_at, created_by, updated_by, provenance
+        created_at, updated_at, created_by, updated_by, provenance, visibility
     )
     SELECT $8::text, $9::text, 1, $10::text, $11::jsonb, $12::text, $13::text, $14::integer,
-        $6::timestamptz, $6::timestamptz, $1::text, $1::text, $15::jsonb
+        $6::timestamptz, $6::timestamptz, $1::text, $1::text, $15::jsonb, $16::text
     FROM go
     ON CONFLICT ON CONSTRAINT artifacts_type_id_key DO NOTHING
     RETURNING pk
@@ -39,8 +39,8 @@ WITH k AS (
         occurred_at, request_id, operation, ref, actor_id, actor_kind, permissions,
         session_id, parent_session_id, delegation_chain, idempotency_key
     )
-    SELECT $6::timestamptz, $16::text, $3::text, $17::text, $1::text, $18::text, $19::text[],
-        $20::text, $21::text, $22::text[], nullif($2::text, '')
+    SELECT $6::timestamptz, $17::text, $3::text, $18::text, $1::text, $19::text, $20::text[],
+        $21::text, $22::text, $23::text[], nullif($2::text, '')
     FROM a
     RETURNING id
 ), v AS (
@@ -53,11 +53,11 @@ WITH k AS (
     FROM a, j
 ), e AS (
     INSERT INTO events (event_type, occurred_at, source, actor_id, actor_kind, ref, payload, schema_version, audience)
-    SELECT $23::text, $6::timestamptz, $24::text, $1::text, $18::text, $17::text, $25::jsonb, 1, $26::text[]
+    SELECT $24::text, $6::timestamptz, $25::text, $1::text, $19::text, $18::text, $26::jsonb, 1, $27::text[]
     FROM a
     RETURNING id
 ), n AS (
-    SELECT e.id FROM e CROSS JOIN LATERAL (SELECT pg_notify($27::text, e.id::text)) AS notify
+    SELECT e.id FROM e CROSS JOIN LATERAL (SELECT pg_notify($28::text, e.id::text)) AS notify
 )
 SELECT
     EXISTS (SELECT 1 FROM go) AS claimed,
@@ -82,6 +82,7 @@ type ArtifactCreateWriteParams struct {
 	LifecycleState  *string
 	SchemaVersion   int32
 	Provenance      pgjson.JSON
+	Visibility      string
 	RequestID       string
 	Ref             string
 	ActorKind       string
@@ -127,6 +128,7 @@ func (q *Queries) ArtifactCreateWrite(ctx context.Context, arg ArtifactCreateWri
 		arg.LifecycleState,
 		arg.SchemaVersion,
 		arg.Provenance,
+		arg.Visibility,
 		arg.RequestID,
 		arg.Ref,
 		arg.ActorKind,
@@ -182,7 +184,7 @@ func (q *Queries) ArtifactExistMany(ctx context.Context, types []string, ids []s
 }
 
 const artifactGetByTypeID = `-- name: ArtifactGetByTypeID :one
-SELECT pk, type, id, version, title, content, content_hash, lifecycle_state, schema_version, created_at, updated_at, created_by, updated_by, is_latest, superseded_by, quality_score, provenance FROM artifacts WHERE type = $1 AND id = $2
+SELECT pk, type, id, version, title, content, content_hash, lifecycle_state, schema_version, created_at, updated_at, created_by, updated_by, is_latest, superseded_by, quality_score, provenance, visibility FROM artifacts WHERE type = $1 AND id = $2
 `
 
 func (q *Queries) ArtifactGetByTypeID(ctx context.Context, type_ string, iD string) (Artifact, error) {
@@ -206,12 +208,13 @@ func (q *Queries) ArtifactGetByTypeID(ctx context.Context, type_ string, iD stri
 		&i.SupersededBy,
 		&i.QualityScore,
 		&i.Provenance,
+		&i.Visibility,
 	)
 	return i, err
 }
 
 const artifactGetForUpdate = `-- name: ArtifactGetForUpdate :one
-SELECT pk, type, id, version, title, content, content_hash, lifecycle_state, schema_version, created_at, updated_at, created_by, updated_by, is_latest, superseded_by, quality_score, provenance FROM artifacts WHERE type = $1 AND id = $2 FOR UPDATE
+SELECT pk, type, id, version, title, content, content_hash, lifecycle_state, schema_version, created_at, updated_at, created_by, updated_by, is_latest, superseded_by, quality_score, provenance, visibility FROM artifacts WHERE type = $1 AND id = $2 FOR UPDATE
 `
 
 // Locks the artifact row for the rest of the transaction: the optimistic-lock
@@ -237,12 +240,13 @@ func (q *Queries) ArtifactGetForUpdate(ctx context.Context, type_ string, iD str
 		&i.SupersededBy,
 		&i.QualityScore,
 		&i.Provenance,
+		&i.Visibility,
 	)
 	return i, err
 }
 
 const artifactGetManyByPK = `-- name: ArtifactGetManyByPK :many
-SELECT pk, type, id, version, title, content, content_hash, lifecycle_state, schema_version, created_at, updated_at, created_by, updated_by, is_latest, superseded_by, quality_score, provenance FROM artifacts WHERE pk = ANY ($1::bigint[])
+SELECT pk, type, id, version, title, content, content_hash, lifecycle_state, schema_version, created_at, updated_at, created_by, updated_by, is_latest, superseded_by, quality_score, provenance, visibility FROM artifacts WHERE pk = ANY ($1::bigint[])
 `
 
 func (q *Queries) ArtifactGetManyByPK(ctx context.Context, pks []int64) ([]Artifact, error) {
@@ -272,6 +276,7 @@ func (q *Queries) ArtifactGetManyByPK(ctx context.Context, pks []int64) ([]Artif
 			&i.SupersededBy,
 			&i.QualityScore,
 			&i.Provenance,
+			&i.Visibility,
 		); err != nil {
 			return nil, err
 		}
@@ -284,7 +289,7 @@ func (q *Queries) ArtifactGetManyByPK(ctx context.Context, pks []int64) ([]Artif
 }
 
 const artifactGetManyByTypeID = `-- name: ArtifactGetManyByTypeID :many
-SELECT pk, type, id, version, title, content, content_hash, lifecycle_state, schema_version, created_at, updated_at, created_by, updated_by, is_latest, superseded_by, quality_score, provenance FROM artifacts
+SELECT pk, type, id, version, title, content, content_hash, lifecycle_state, schema_version, created_at, updated_at, created_by, updated_by, is_latest, superseded_by, quality_score, provenance, visibility FROM artifacts
 WHERE (type, id) IN (SELECT unnest($1::text[]), unnest($2::text[]))
 `
 
@@ -316,6 +321,7 @@ func (q *Queries) ArtifactGetManyByTypeID(ctx context.Context, types []string, i
 			&i.SupersededBy,
 			&i.QualityScore,
 			&i.Provenance,
+			&i.Visibility,
 		); err != nil {
 			return nil, err
 		}
@@ -368,6 +374,20 @@ func (q *Queries) ArtifactInsert(ctx context.Context, arg ArtifactInsertParams) 
 	var pk int64
 	err := row.Scan(&pk)
 	return pk, err
+}
+
+const artifactRestampVisibility = `-- name: ArtifactRestampVisibility :execrows
+UPDATE artifacts SET visibility = $1::text WHERE type = $2::text AND visibility <> $1::text
+`
+
+// A new schema version changed its type's policy.read: every artifact of the
+// type takes the new visibility, in the registering transaction.
+func (q *Queries) ArtifactRestampVisibility(ctx context.Context, visibility string, type_ string) (int64, error) {
+	result, err := q.db.Exec(ctx, artifactRestampVisibility, visibility, type_)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const artifactSupersede = `-- name: ArtifactSupersede :exec

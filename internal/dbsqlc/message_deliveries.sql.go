@@ -10,6 +10,35 @@ import (
 	"time"
 )
 
+const artifactsVisibleToParticipant = `-- name: ArtifactsVisibleToParticipant :many
+SELECT a.pk FROM artifacts a
+WHERE a.pk = ANY ($1::bigint[])
+  AND (a.created_by = $2 OR EXISTS (
+        SELECT 1 FROM message_deliveries d WHERE d.message_pk = a.pk AND d.recipient = $2))
+`
+
+// Which of many participants-only artifacts an actor may read: their creator
+// or a recipient of a delivery.
+func (q *Queries) ArtifactsVisibleToParticipant(ctx context.Context, pks []int64, actorID string) ([]int64, error) {
+	rows, err := q.db.Query(ctx, artifactsVisibleToParticipant, pks, actorID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var pk int64
+		if err := rows.Scan(&pk); err != nil {
+			return nil, err
+		}
+		items = append(items, pk)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const deliveryGetForUpdate = `-- name: DeliveryGetForUpdate :one
 SELECT message_pk, recipient, status, acked_at, response, created_at FROM message_deliveries WHERE message_pk = $1 AND recipient = $2 FOR UPDATE
 `
@@ -131,7 +160,7 @@ func (q *Queries) MailboxCount(ctx context.Context, recipient string, status str
 }
 
 const mailboxList = `-- name: MailboxList :many
-SELECT a.pk, a.type, a.id, a.version, a.title, a.content, a.content_hash, a.lifecycle_state, a.schema_version, a.created_at, a.updated_at, a.created_by, a.updated_by, a.is_latest, a.superseded_by, a.quality_score, a.provenance, d.message_pk, d.recipient, d.status, d.acked_at, d.response, d.created_at
+SELECT a.pk, a.type, a.id, a.version, a.title, a.content, a.content_hash, a.lifecycle_state, a.schema_version, a.created_at, a.updated_at, a.created_by, a.updated_by, a.is_latest, a.superseded_by, a.quality_score, a.provenance, a.visibility, d.message_pk, d.recipient, d.status, d.acked_at, d.response, d.created_at
 FROM message_deliveries d
 JOIN artifacts a ON a.pk = d.message_pk
 WHERE d.recipient = $1 AND d.status = $2 AND d.message_pk < $3::bigint
@@ -184,6 +213,7 @@ func (q *Queries) MailboxList(ctx context.Context, arg MailboxListParams) ([]Mai
 			&i.Artifact.SupersededBy,
 			&i.Artifact.QualityScore,
 			&i.Artifact.Provenance,
+			&i.Artifact.Visibility,
 			&i.MessageDelivery.MessagePk,
 			&i.MessageDelivery.Recipient,
 			&i.MessageDelivery.Status,
@@ -194,34 +224,6 @@ func (q *Queries) MailboxList(ctx context.Context, arg MailboxListParams) ([]Mai
 			return nil, err
 		}
 		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const messagesVisible = `-- name: MessagesVisible :many
-SELECT a.pk FROM artifacts a
-WHERE a.pk = ANY ($1::bigint[])
-  AND (a.created_by = $2 OR EXISTS (
-        SELECT 1 FROM message_deliveries d WHERE d.message_pk = a.pk AND d.recipient = $2))
-`
-
-// Which of many message artifacts an actor may read: sender or recipient.
-func (q *Queries) MessagesVisible(ctx context.Context, pks []int64, actorID string) ([]int64, error) {
-	rows, err := q.db.Query(ctx, messagesVisible, pks, actorID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []int64{}
-	for rows.Next() {
-		var pk int64
-		if err := rows.Scan(&pk); err != nil {
-			return nil, err
-		}
-		items = append(items, pk)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err

@@ -38,6 +38,7 @@ type Artifact struct {
 	SupersededBy   *string
 	QualityScore   *float64
 	Provenance     pgjson.JSON
+	Visibility     string
 }
 
 type ArtifactVersion struct {

@@ -210,7 +210,8 @@ func (h *Hub) dispatchLoop(ctx context.Context) {
 	}
 }
 
-var admin = auth.Actor{ID: "system", Kind: "system", Permissions: []auth.Permission{auth.PermAdmin}}
+// admin is who the hub reads as: every event, each then checked per subscriber.
+var admin = auth.System()
 
 // drain dispatches every event after pos that may be handed out.
 func (h *Hub) drain(ctx context.Context) (heldBack bool, err error) {

@@ -80,7 +80,7 @@ func Clock(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
 // schema registry, say). Its actor is "system" with every permission.
 func System(requestID string, now time.Time) *Context {
 	return &Context{
-		Actor:     auth.Actor{ID: "system", Kind: "system", Permissions: []auth.Permission{auth.PermAdmin}},
+		Actor:     auth.System(),
 		RequestID: requestID,
 		Now:       Clock(now),
 	}

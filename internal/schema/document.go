@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strings"
 )
 
 // Mutability says how an artifact of a type may change after it is created.
@@ -30,6 +31,11 @@ const (
 	IDStrategyClient = "client"
 	IDStrategySlug   = "slug"
 )
+
+// MetaType is the type of schema documents: writing a `schema` artifact
+// registers a new version of the type it describes (the one type whose writes
+// have an effect beyond the artifact, since it is the registry itself).
+const MetaType = "schema"
 
 // DefaultIDPattern is the id grammar of types that do not declare their own. It
 // excludes ':' and '@' so that every ref splits one way only.
@@ -51,6 +57,7 @@ type Document struct {
 	Signals       map[string]SignalRule `json:"signals"`
 	Lifecycle     Lifecycle             `json:"lifecycle"`
 	Validators    []string              `json:"validators"`
+	Policy        Policy                `json:"policy"`
 	Merge         MergeRules            `json:"merge"`
 	Examples      []Example             `json:"examples"`
 }
@@ -141,6 +148,10 @@ func ParseDocument(raw []byte) (*Document, error) {
 	}
 	if d.Lifecycle.Initial != nil && !d.Lifecycle.HasState(*d.Lifecycle.Initial) {
 		return nil, fmt.Errorf("schema document %s: initial state %q is not among the states", d.Type, *d.Lifecycle.Initial)
+	}
+	d.Policy.withDefaults()
+	if problems := d.Policy.check(nil); len(problems) > 0 {
+		return nil, fmt.Errorf("schema document %s: %s", d.Type, strings.Join(problems, "; "))
 	}
 	for kind, rule := range d.Signals {
 		for state := range rule.Outcomes {

@@ -1,12 +1,17 @@
 package server_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/scidex/substrate/internal/apitest"
+	"github.com/scidex/substrate/internal/auth"
+	"github.com/scidex/substrate/internal/request"
+	"github.com/scidex/substrate/internal/store"
 )
 
 // result is the decoded union member of any write: every field any member has.
@@ -139,3 +144,20 @@ func unpinned(ref string) string {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// serverCreate writes an artifact as the server does for one of its own
+// operations (the tool dispatcher's), on behalf of actor, and returns what a
+// createArtifact over GraphQL would have.
+func serverCreate(t testing.TB, env *apitest.Env, actor, op string, in map[string]any) result {
+	t.Helper()
+	content, _ := json.Marshal(in["content"])
+	id, _ := in["id"].(string)
+	rc := &request.Context{Actor: auth.Actor{ID: actor, Kind: auth.KindHuman, Permissions: []auth.Permission{auth.PermContributor}},
+		RequestID: request.NewID(), Now: request.Clock(time.Now())}
+	res, err := env.Store.ServerCreate(request.With(context.Background(), rc), op,
+		store.CreateParams{Type: in["type"].(string), ID: id, Title: in["title"].(string), Content: content})
+	if err != nil {
+		t.Fatalf("%s %s: %v", op, in["type"], err)
+	}
+	return result{Typename: "WriteSuccess", Ref: res.Ref, ContentHash: res.ContentHash, RequestID: res.RequestID}
+}

@@ -149,10 +149,10 @@ func TestPMIDValidatorAndShadowMode(t *testing.T) {
 func TestContentReferenceValidators(t *testing.T) {
 	env := apitest.New(t)
 	tok := apitest.Contributor(t, "ada")
-	r := mutate(t, env, tok, "createArtifact", "CreateArtifactInput", map[string]any{"type": "tool_call", "title": "call",
-		"content": map[string]any{"tool_name": "pk.nca", "status": "queued", "tool": "tool:ghost"}})
-	if r.Typename != "ValidationFailed" || r.Problems[0].Path != "content.tool" || r.Problems[0].Constraint != "link_targets_exist" {
-		t.Errorf("tool_call naming a missing tool: %+v", r)
+	r := mutate(t, env, tok, "createArtifact", "CreateArtifactInput", map[string]any{"type": "agent_work_packet", "title": "packet",
+		"content": map[string]any{"instructions": "apply it", "status": "open", "skill": "skill:ghost"}})
+	if r.Typename != "ValidationFailed" || r.Problems[0].Path != "content.skill" || r.Problems[0].Constraint != "link_targets_exist" {
+		t.Errorf("a packet naming a missing skill: %+v", r)
 	}
 	r = mutate(t, env, tok, "createArtifact", "CreateArtifactInput", map[string]any{"type": "kg_edge", "title": "edge",
 		"content": map[string]any{"subject": "TREM2", "predicate": "increases_risk_of", "object": "AD", "evidence": []string{"PMID:5"}}})

@@ -21,8 +21,6 @@ func TestCreateRefusesBadInput(t *testing.T) {
 			"content": map[string]any{"subject": "TREM2", "object": "APOE"}}, []string{"content.predicate required"}},
 		{"two missing required fields", map[string]any{"type": "gate_result", "title": "hi",
 			"content": map[string]any{"gate": "sop-readiness"}}, []string{"content.target required", "content.verdict required"}},
-		{"messages are sent, not created", map[string]any{"type": "message", "title": "hi",
-			"content": map[string]any{"recipient": "actor:bob", "body": "hello"}}, []string{"type sendMessage"}},
 		{"wrong JSON type", map[string]any{"type": "hypothesis", "title": "x",
 			"content": map[string]any{"confidence": "high", "target_gene": 7}}, []string{"content.confidence type", "content.target_gene type"}},
 		{"nested wrong type", map[string]any{"type": "paper", "id": "PMID:1", "title": "A paper",

@@ -28,6 +28,9 @@ type Artifact struct {
 	SupersededBy   *string
 	QualityScore   *float64
 	Provenance     json.RawMessage
+	// Visibility is who may read it: schema.ReadPublic or ReadParticipants,
+	// stamped from the type's policy.
+	Visibility string
 	// Current is true when this is the artifact's newest version (even if the
 	// artifact itself has been superseded).
 	Current bool
@@ -45,7 +48,7 @@ func fromRow(r dbsqlc.Artifact) *Artifact {
 		ContentHash: r.ContentHash, LifecycleState: r.LifecycleState, SchemaVersion: int(r.SchemaVersion),
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, CreatedBy: r.CreatedBy, UpdatedBy: r.UpdatedBy,
 		IsLatest: r.IsLatest, SupersededBy: r.SupersededBy, QualityScore: r.QualityScore,
-		Provenance: json.RawMessage(r.Provenance), Current: true,
+		Provenance: json.RawMessage(r.Provenance), Visibility: r.Visibility, Current: true,
 	}
 }
 

@@ -184,7 +184,8 @@ func (s *Store) batchWrite(ctx context.Context, w *writer, i int, bw BatchWrite,
 	// The savepoint may roll back the actor row with the write; the flag is shared
 	// only if this write succeeds.
 	recorded := *w.actorRecorded
-	r, err := run(&writer{q: w.q.WithTx(sp), rc: w.rc, op: w.op, tx: sp, actorRecorded: &recorded, store: w.store})
+	child := &writer{q: w.q.WithTx(sp), rc: w.rc, op: w.op, tx: sp, actorRecorded: &recorded, store: w.store}
+	r, err := run(child)
 	if err != nil {
 		if rbErr := sp.Rollback(ctx); rbErr != nil {
 			return nil, fmt.Errorf("rollback to savepoint: %w", rbErr)
@@ -195,6 +196,7 @@ func (s *Store) batchWrite(ctx context.Context, w *writer, i int, bw BatchWrite,
 		return nil, fmt.Errorf("release savepoint: %w", err)
 	}
 	*w.actorRecorded = recorded
+	w.hooks = append(w.hooks, child.hooks...) // a rolled-back write's hooks are dropped with it
 	return r, nil
 }
 

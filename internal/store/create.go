@@ -12,6 +12,7 @@ import (
 
 	"github.com/scidex/substrate/internal/canon"
 	"github.com/scidex/substrate/internal/dbsqlc"
+	"github.com/scidex/substrate/internal/event"
 	"github.com/scidex/substrate/internal/pgjson"
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/ref"
@@ -30,7 +31,8 @@ type CreateParams struct {
 	Content        json.RawMessage `json:"content"`
 	LifecycleState *string         `json:"lifecycleState,omitempty"`
 	IdempotencyKey string          `json:"-"`
-	// audience makes the created event private to these actors (messages).
+	// audience lists the recipients the operation delivers a participants-only
+	// artifact to (sendMessage's); its created event reaches them and the creator.
 	audience []string
 }
 
@@ -54,7 +56,7 @@ type WriteResult struct {
 
 // CreateArtifact validates and stores a new artifact.
 func (s *Store) CreateArtifact(ctx context.Context, p CreateParams) (*WriteResult, error) {
-	res, replay, err := write(ctx, s, writeOp{Operation: "createArtifact", IdempotencyKey: p.IdempotencyKey, Input: p, SingleStatement: p.Type != "schema"},
+	res, replay, err := write(ctx, s, writeOp{Operation: "createArtifact", IdempotencyKey: p.IdempotencyKey, Input: p, SingleStatement: p.Type != schema.MetaType},
 		func(ctx context.Context, w *writer) (*WriteResult, error) {
 			return s.create(ctx, w, p, "createArtifact")
 		})
@@ -90,16 +92,15 @@ func (s *Store) finish(ctx context.Context, res *WriteResult, replay bool) (*Wri
 
 func (s *Store) create(ctx context.Context, w *writer, p CreateParams, operation string) (*WriteResult, error) {
 	rc := w.rc
-	if p.Type == "message" && operation != "sendMessage" {
-		return nil, problem.Invalid(problem.Detail{Path: "type", Constraint: "sendMessage",
-			Message: "messages are sent with sendMessage, which delivers them to their recipients", Value: json.RawMessage(`"message"`),
-			Suggestion: `sendMessage(input: {recipient: "actor:<id>", body: "..."})`})
-	}
 	t, err := s.typeOf(ctx, w.q, p.Type)
 	if err != nil {
 		return nil, err
 	}
+	if err := allowWrite(t, "create", t.Doc.Policy.Create, operation, rc, ""); err != nil {
+		return nil, err
+	}
 	state, problems := s.checkCreate(t, rc, &p)
+	problems = append(problems, serverFieldsOnCreate(t, operation, p.Content)...)
 	if len(problems) > 0 {
 		return nil, problem.Invalid(problems...)
 	}
@@ -112,7 +113,7 @@ func (s *Store) create(ctx context.Context, w *writer, p CreateParams, operation
 		return nil, fmt.Errorf("content hash: %w", err)
 	}
 	var hook *schemaWrite
-	if t.Name() == "schema" {
+	if t.Name() == schema.MetaType {
 		if hook, err = s.checkSchemaWrite(ctx, w, p.ID, content); err != nil {
 			return nil, err
 		}
@@ -132,6 +133,12 @@ func (s *Store) create(ctx context.Context, w *writer, p CreateParams, operation
 		return nil, err
 	}
 	prov, _ := json.Marshal([]ProvenanceStep{newStep(rc, operation)})
+	// The created event of a participants-only artifact reaches its participants
+	// alone: the creator and the recipients the operation delivers it to.
+	audience := []string{}
+	if t.Doc.Policy.Participants() {
+		audience = dedupeSorted(append(p.audience, rc.Actor.ID))
+	}
 	var row dbsqlc.ArtifactCreateWriteRow
 	for attempt := 0; ; attempt++ {
 		pinned := ref.Ref{Type: t.Name(), ID: id, Hash: hash}.String()
@@ -147,7 +154,8 @@ func (s *Store) create(ctx context.Context, w *writer, p CreateParams, operation
 			RequestID: rc.RequestID, Operation: operation, Ref: pinned, ActorKind: rc.Actor.Kind, Permissions: m.permissions,
 			SessionID: m.session, ParentSessionID: m.parentSession, DelegationChain: m.chain,
 			IdemKey: key, RequestHash: reqHash, Result: stored, ExpiresAt: expires,
-			EventType: t.Name() + ".created", Source: Source, Payload: pgjson.JSON(payload), Audience: nonNil(p.audience), Channel: EventChannel,
+			EventType: t.Name() + ".created", Source: Source, Payload: pgjson.JSON(payload), Audience: audience, Channel: event.Channel,
+			Visibility: t.Doc.Policy.Read,
 		})
 		taken := isAssert(err, "scidex: id taken")
 		if err != nil && !taken {
@@ -175,7 +183,7 @@ func (s *Store) create(ctx context.Context, w *writer, p CreateParams, operation
 	pinned := ref.Ref{Type: t.Name(), ID: id, Hash: hash}.String()
 	a := &Artifact{PK: row.Pk, Type: t.Name(), ID: id, Version: 1, Title: p.Title, Content: content, ContentHash: hash,
 		LifecycleState: state, SchemaVersion: t.Version, CreatedAt: rc.Now, UpdatedAt: rc.Now, CreatedBy: rc.Actor.ID,
-		UpdatedBy: rc.Actor.ID, IsLatest: true, Provenance: prov, Current: true}
+		UpdatedBy: rc.Actor.ID, IsLatest: true, Provenance: prov, Visibility: t.Doc.Policy.Read, Current: true}
 	return &WriteResult{Ref: pinned, ContentHash: hash, RequestID: rc.RequestID, Warnings: []string{}, Artifact: a}, nil
 }
 

@@ -196,7 +196,11 @@ func (s *Store) link(ctx context.Context, w *writer, operation string, p LinkPar
 		return nil, err
 	}
 	payload := map[string]any{"from": src.Unpinned().String(), "predicate": p.Predicate, "to": to.String(), "evidence": evStrings, "linkId": pk}
-	if err := w.event(ctx, "link.created", src.Unpinned().String(), payload, nil); err != nil {
+	audience, err := w.audience(ctx, src, fromRow(tgtRow))
+	if err != nil {
+		return nil, err
+	}
+	if err := w.event(ctx, "link.created", src.Unpinned().String(), payload, audience); err != nil {
 		return nil, err
 	}
 	return &WriteResult{Ref: src.Ref().String(), ContentHash: src.ContentHash, RequestID: w.rc.RequestID, LinkPK: pk, Warnings: warnings}, nil

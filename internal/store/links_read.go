@@ -84,7 +84,7 @@ func (s *Store) LinksFor(ctx context.Context, pks []int64, q LinkQuery) (map[int
 			others = append(others, l.Other)
 		}
 	}
-	hidden, err := s.hiddenMessages(ctx, others)
+	hidden, err := s.hidden(ctx, others)
 	if err != nil || len(hidden) == 0 {
 		return out, err
 	}
@@ -113,7 +113,7 @@ func (s *Store) GetManyByPK(ctx context.Context, pks []int64) (map[int64]*Artifa
 		out[r.Pk] = a
 		arts = append(arts, a)
 	}
-	hidden, err := s.hiddenMessages(ctx, arts)
+	hidden, err := s.hidden(ctx, arts)
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +187,7 @@ func (s *Store) CountLinks(ctx context.Context, pk int64, direction string, pred
 		predicates = []string{}
 	}
 	var n int
-	err := s.pool.QueryRow(ctx, "SELECT count(*) FROM links WHERE "+cond+
+	err := s.db.QueryRow(ctx, "SELECT count(*) FROM links WHERE "+cond+
 		" AND (cardinality($2::text[]) = 0 OR predicate = ANY ($2::text[]))", pk, predicates).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count links: %w", err)

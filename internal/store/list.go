@@ -118,7 +118,7 @@ func (s *Store) List(ctx context.Context, p ListParams) (*Page, error) {
 	}
 	sql := fmt.Sprintf("SELECT a.* FROM artifacts a WHERE %s ORDER BY %s %s, a.pk %s LIMIT %d",
 		where, order.expr, dir, dir, limit+1)
-	rows, err := s.pool.Query(ctx, sql, b.Args...)
+	rows, err := s.db.Query(ctx, sql, b.Args...)
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", p.Type, err)
 	}
@@ -147,7 +147,7 @@ func (s *Store) Count(ctx context.Context, typ string, f *filter.Expr) (int, err
 		where += " AND a.is_latest"
 	}
 	var n int
-	if err := s.pool.QueryRow(ctx, "SELECT count(*) FROM artifacts a WHERE "+where, b.Args...).Scan(&n); err != nil {
+	if err := s.db.QueryRow(ctx, "SELECT count(*) FROM artifacts a WHERE "+where, b.Args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count %s: %w", typ, err)
 	}
 	return n, nil

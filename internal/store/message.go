@@ -11,12 +11,14 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/dbsqlc"
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/ref"
 	"github.com/scidex/substrate/internal/request"
 )
+
+// MessageType is the type sendMessage writes and ackMessage acknowledges.
+const MessageType = "message"
 
 // Acknowledgement states of a message delivery.
 const (
@@ -87,7 +89,7 @@ func (s *Store) send(ctx context.Context, w *writer, p SendParams) (*WriteResult
 	}
 	if p.InReplyTo != nil {
 		orig, err := ref.Parse(*p.InReplyTo)
-		if err != nil || orig.Type != "message" {
+		if err != nil || orig.Type != MessageType {
 			return nil, problem.Invalid(problem.Field("inReplyTo", "ref", "a reply names the message it answers: message:<id>", *p.InReplyTo))
 		}
 		row, err := w.q.ArtifactGetByTypeID(ctx, orig.Type, orig.ID)
@@ -97,7 +99,7 @@ func (s *Store) send(ctx context.Context, w *writer, p SendParams) (*WriteResult
 		if err != nil {
 			return nil, fmt.Errorf("load %s: %w", orig, err)
 		}
-		if ok, err := s.messageVisible(ctx, w.q, w.rc, row.Pk); err != nil {
+		if ok, err := s.canRead(ctx, w.q, fromRow(row)); err != nil {
 			return nil, err
 		} else if !ok {
 			return nil, problem.NotFoundRef(orig.Unpinned().String())
@@ -110,7 +112,7 @@ func (s *Store) send(ctx context.Context, w *writer, p SendParams) (*WriteResult
 	}
 	raw, _ := json.Marshal(content)
 	audience := append([]string{w.rc.Actor.ID}, recipients...)
-	res, err := s.create(ctx, w, CreateParams{Type: "message", Title: title, Content: raw, audience: dedupeSorted(audience)}, "sendMessage")
+	res, err := s.create(ctx, w, CreateParams{Type: MessageType, Title: title, Content: raw, audience: dedupeSorted(audience)}, "sendMessage")
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +188,7 @@ var ackNext = map[string][]string{
 
 func (s *Store) ack(ctx context.Context, w *writer, p AckParams) (*WriteResult, error) {
 	r, err := ref.Parse(p.Ref)
-	if err != nil || r.Type != "message" {
+	if err != nil || r.Type != MessageType {
 		return nil, problem.Invalid(problem.Field("ref", "ref", "acknowledge a message: message:<id>", p.Ref))
 	}
 	switch p.Status {
@@ -337,43 +339,10 @@ func deliveryFromRow(r dbsqlc.MessageDelivery) Delivery {
 	return Delivery{MessagePK: r.MessagePk, Recipient: r.Recipient, Status: r.Status, AckedAt: r.AckedAt, Response: r.Response}
 }
 
-// messageVisible reports whether the request's actor may read a message: its
-// sender, its recipients and admins.
-func (s *Store) messageVisible(ctx context.Context, q *dbsqlc.Queries, rc *request.Context, pk int64) (bool, error) {
-	if rc.Actor.Has(auth.PermAdmin) {
-		return true, nil
-	}
-	rows, err := q.MessagesVisible(ctx, []int64{pk}, rc.Actor.ID)
-	if err != nil {
-		return false, fmt.Errorf("message visibility: %w", err)
-	}
-	return len(rows) == 1, nil
-}
-
 // singleRecipient reports whether an address names one actor (rather than the
 // members of a role or group).
 func singleRecipient(to string) bool {
 	return strings.HasPrefix(to, "actor:") || strings.HasPrefix(to, "@")
-}
-
-// messageFieldsKept refuses a sender's edit of what sending and acknowledging
-// decide: the recipient (the deliveries were made to it) and the
-// acknowledgement.
-func messageFieldsKept(cur, next json.RawMessage) []problem.Detail {
-	var a, b map[string]json.RawMessage
-	_ = json.Unmarshal(cur, &a)
-	_ = json.Unmarshal(next, &b)
-	var out []problem.Detail
-	for _, f := range []string{"recipient", "ack_status", "ack_at", "response"} {
-		if string(a[f]) != string(b[f]) {
-			msg := "set by ackMessage; the sender cannot change it"
-			if f == "recipient" {
-				msg = "the message was delivered to its recipient; send a new message to reach someone else"
-			}
-			out = append(out, problem.Detail{Path: "content." + f, Constraint: "readOnly", Message: msg, Value: b[f]})
-		}
-	}
-	return out
 }
 
 func dedupeSorted(xs []string) []string {

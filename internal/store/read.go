@@ -56,7 +56,7 @@ func (s *Store) GetMany(ctx context.Context, refs []ref.Ref) (map[string]*Artifa
 	for _, row := range rows {
 		arts = append(arts, fromRow(row))
 	}
-	hidden, err := s.hiddenMessages(ctx, arts)
+	hidden, err := s.hidden(ctx, arts)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/canon"
 	"github.com/scidex/substrate/internal/dbsqlc"
 	"github.com/scidex/substrate/internal/pgjson"
@@ -19,21 +18,23 @@ type schemaWrite struct {
 	typ     string
 	version int
 	doc     json.RawMessage
+	// read is the new document's policy.read, stamped on the type's artifacts.
+	read string
 	// registered is true when the registry already holds this exact document.
 	registered bool
 }
 
 // checkSchemaWrite enforces what a schema document must satisfy beyond its JSON
-// Schema: only reviewers and admins change types, the id is the type name, the
-// document compiles and its version moves forward.
+// Schema (who may write one is the schema type's own policy): the id is the
+// type name, the document compiles, names only validators and operations this
+// build has and no reserved type, and its version moves forward.
 func (s *Store) checkSchemaWrite(ctx context.Context, w *writer, id string, content json.RawMessage) (*schemaWrite, error) {
-	rc := w.rc
-	if !rc.Actor.Has(auth.PermReviewer) {
-		return nil, problem.New(problem.PermissionDenied, "changing a type's schema needs the reviewer or admin permission")
-	}
 	t, err := schema.Compile(content, 0, "")
 	if err != nil {
 		return nil, problem.Invalid(problem.Field("content", "schema_compiles", err.Error(), nil))
+	}
+	if problems := t.Doc.CheckKnown(Known()); len(problems) > 0 {
+		return nil, problem.Invalid(problems...)
 	}
 	if id != "" && t.Name() != id {
 		return nil, problem.Invalid(problem.Field("content.type", "const",
@@ -55,7 +56,7 @@ func (s *Store) checkSchemaWrite(ctx context.Context, w *writer, id string, cont
 			return nil, fmt.Errorf("schema %s v%d: %w", t.Name(), latest, err)
 		}
 		if reg.ContentHash == hash {
-			return &schemaWrite{typ: t.Name(), version: int(latest), doc: content, registered: true}, nil
+			return &schemaWrite{typ: t.Name(), version: int(latest), doc: content, read: t.Doc.Policy.Read, registered: true}, nil
 		}
 	}
 	if t.Doc.SchemaVersion <= int(latest) {
@@ -64,7 +65,7 @@ func (s *Store) checkSchemaWrite(ctx context.Context, w *writer, id string, cont
 			Value:      mustJSON(t.Doc.SchemaVersion),
 			Suggestion: fmt.Sprintf("set schema_version to %d", latest+1)})
 	}
-	return &schemaWrite{typ: t.Name(), version: t.Doc.SchemaVersion, doc: content}, nil
+	return &schemaWrite{typ: t.Name(), version: t.Doc.SchemaVersion, doc: content, read: t.Doc.Policy.Read}, nil
 }
 
 func (h *schemaWrite) apply(ctx context.Context, s *Store, w *writer) error {
@@ -86,6 +87,11 @@ func (h *schemaWrite) apply(ctx context.Context, s *Store, w *writer) error {
 		return problem.Invalid(problem.Field("content.schema_version", "unique",
 			fmt.Sprintf("%s version %d was registered by a concurrent write; read it and try again", h.typ, h.version), h.version))
 	}
-	s.registry.Forget(h.typ)
+	// Artifacts written under the old policy.read take the new one with the type.
+	if _, err := w.q.ArtifactRestampVisibility(ctx, h.read, h.typ); err != nil {
+		return fmt.Errorf("restamp %s visibility: %w", h.typ, err)
+	}
+	typ := h.typ
+	w.afterCommit(func() { s.registry.Forget(typ) })
 	return nil
 }

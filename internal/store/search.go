@@ -204,7 +204,7 @@ func (s *Store) searchRun(ctx context.Context, mode, q string, p SearchParams, c
 	) AS p ORDER BY %s`,
 		title, snippet, score, from, strings.Join(where, " AND "), order, limit+1,
 		strings.ReplaceAll(strings.ReplaceAll(order, "a.", "p."), "score", "p.score"))
-	rows, err := s.pool.Query(ctx, sql, b.Args...)
+	rows, err := s.db.Query(ctx, sql, b.Args...)
 	if err != nil {
 		return nil, false, fmt.Errorf("search: %w", err)
 	}

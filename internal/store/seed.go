@@ -41,14 +41,14 @@ func (s *Store) SeedSchemas(ctx context.Context, docs []json.RawMessage) (*SeedR
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool { return parsed[order[a]].Type == "schema" && parsed[order[b]].Type != "schema" })
+	sort.SliceStable(order, func(a, b int) bool { return parsed[order[a]].Type == schema.MetaType && parsed[order[b]].Type != schema.MetaType })
 
 	rc := request.System("seed", time.Now())
 	ctx = request.With(ctx, rc)
 	res := &SeedResult{}
 	for _, i := range order {
 		d, raw := parsed[i], docs[i]
-		if d.Type == "schema" {
+		if d.Type == schema.MetaType {
 			if err := s.bootstrapMetaSchema(ctx, rc, raw, d.SchemaVersion); err != nil {
 				return nil, err
 			}
@@ -57,10 +57,10 @@ func (s *Store) SeedSchemas(ctx context.Context, docs []json.RawMessage) (*SeedR
 		if err != nil {
 			return nil, fmt.Errorf("seed %s: %w", d.Type, err)
 		}
-		existing, err := s.q.ArtifactGetByTypeID(ctx, "schema", d.Type)
+		existing, err := s.q.ArtifactGetByTypeID(ctx, schema.MetaType, d.Type)
 		switch {
 		case errors.Is(err, pgx.ErrNoRows):
-			if _, err := s.CreateArtifact(ctx, CreateParams{Type: "schema", ID: d.Type, Title: d.Title, Content: raw}); err != nil {
+			if _, err := s.CreateArtifact(ctx, CreateParams{Type: schema.MetaType, ID: d.Type, Title: d.Title, Content: raw}); err != nil {
 				return nil, fmt.Errorf("seed %s: %w", d.Type, err)
 			}
 			res.Created = append(res.Created, d.Type)
@@ -86,11 +86,11 @@ func (s *Store) bootstrapMetaSchema(ctx context.Context, rc *request.Context, ra
 		return err
 	}
 	_, err = s.q.SchemaInsert(ctx, dbsqlc.SchemaInsertParams{
-		Type: "schema", Version: int32(version), Document: pgjson.JSON(raw), ContentHash: hash, CreatedAt: rc.Now, CreatedBy: rc.Actor.ID,
+		Type: schema.MetaType, Version: int32(version), Document: pgjson.JSON(raw), ContentHash: hash, CreatedAt: rc.Now, CreatedBy: rc.Actor.ID,
 	})
 	if err != nil {
 		return fmt.Errorf("seed: register the schema type: %w", err)
 	}
-	s.registry.Forget("schema")
+	s.registry.Forget(schema.MetaType)
 	return nil
 }

@@ -87,7 +87,11 @@ func (s *Store) signal(ctx context.Context, w *writer, p SignalParams) (*WriteRe
 		return nil, err
 	}
 	payload := map[string]any{"ref": a.Unpinned().String(), "kind": p.Kind, "dimension": dim, "value": p.Value, "weight": weight, "voter": w.rc.Actor.ID}
-	if err := w.event(ctx, "signal.created", a.Unpinned().String(), payload, nil); err != nil {
+	audience, err := w.audience(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.event(ctx, "signal.created", a.Unpinned().String(), payload, audience); err != nil {
 		return nil, err
 	}
 	return &WriteResult{Ref: a.Ref().String(), ContentHash: a.ContentHash, RequestID: w.rc.RequestID, Warnings: []string{}}, nil

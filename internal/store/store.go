@@ -17,9 +17,6 @@ import (
 	"github.com/scidex/substrate/internal/schema"
 )
 
-// EventChannel is the NOTIFY channel that carries new event ids.
-const EventChannel = "scidex_events"
-
 // IdempotencyTTL is how long a stored result answers replays of its key.
 const IdempotencyTTL = 24 * time.Hour
 
@@ -39,14 +36,19 @@ type Opts struct {
 
 // Store reads and writes artifacts.
 type Store struct {
-	pool     *pgxpool.Pool
+	pool *pgxpool.Pool
+	// q and db read and write through the pool, or through tx for the view a
+	// transaction gives (Tx.Store).
 	q        *dbsqlc.Queries
+	db       dbsqlc.DBTX
+	tx       *Tx
 	registry *schema.Registry
 	log      *slog.Logger
 	limiter  *Limiter
 	shadow   map[string]bool
-	// actors remembers actor rows this process wrote (see actorKnown).
-	actors sync.Map
+	// actors remembers actor rows this process wrote (see actorKnown); shared by
+	// every transaction's view.
+	actors *sync.Map
 }
 
 // New returns a Store over opts.Pool.
@@ -63,7 +65,8 @@ func New(opts Opts) *Store {
 	for _, name := range opts.ShadowValidators {
 		shadow[name] = true
 	}
-	return &Store{pool: opts.Pool, q: dbsqlc.New(opts.Pool), registry: reg, log: log, limiter: opts.Limiter, shadow: shadow}
+	return &Store{pool: opts.Pool, q: dbsqlc.New(opts.Pool), db: opts.Pool, registry: reg, log: log, limiter: opts.Limiter,
+		shadow: shadow, actors: &sync.Map{}}
 }
 
 // Registry is the schema registry the store validates against.

@@ -8,7 +8,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/ref"
 )
@@ -65,8 +64,12 @@ func (s *Store) supersede(ctx context.Context, w *writer, p SupersedeParams) (*W
 	if err := s.readable(ctx, w, cur); err != nil {
 		return nil, err
 	}
-	if cur.CreatedBy != w.rc.Actor.ID && !w.rc.Actor.Has(auth.PermReviewer) {
-		return nil, problem.New(problem.PermissionDenied, "only the creator of %s or a reviewer may supersede it", cur.Unpinned())
+	t, err := s.registry.GetWith(ctx, w.q, cur.Type)
+	if err != nil {
+		return nil, err
+	}
+	if err := allowWrite(t, "supersede", t.Doc.Policy.Supersede, "supersedeArtifact", w.rc, cur.CreatedBy); err != nil {
+		return nil, err
 	}
 	if !cur.IsLatest {
 		return nil, problem.Invalid(problem.Field("ref", "superseded",
@@ -92,10 +95,6 @@ func (s *Store) supersede(ctx context.Context, w *writer, p SupersedeParams) (*W
 			return nil, problem.Invalid(problem.Field("replacement", "superseded", repl.String()+" is itself superseded", repl.String()))
 		}
 	}
-	t, err := s.registry.GetWith(ctx, w.q, cur.Type)
-	if err != nil {
-		return nil, err
-	}
 	if err := s.runValidators(ctx, w, t, &ValidationInput{Operation: OpSupersede, ID: cur.ID, Title: cur.Title,
 		Content: cur.Content, Prev: cur, Replacement: repl}); err != nil {
 		return nil, err
@@ -113,7 +112,11 @@ func (s *Store) supersede(ctx context.Context, w *writer, p SupersedeParams) (*W
 		return nil, err
 	}
 	payload := map[string]any{"ref": pinned, "type": cur.Type, "id": cur.ID, "supersededBy": by, "reason": p.Reason}
-	if err := w.event(ctx, "artifact.superseded", pinned, payload, nil); err != nil {
+	audience, err := w.audience(ctx, cur)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.event(ctx, "artifact.superseded", pinned, payload, audience); err != nil {
 		return nil, err
 	}
 	return &WriteResult{Ref: pinned, ContentHash: cur.ContentHash, RequestID: w.rc.RequestID, Warnings: []string{}}, nil

@@ -9,9 +9,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/canon"
 	"github.com/scidex/substrate/internal/dbsqlc"
+	"github.com/scidex/substrate/internal/event"
 	"github.com/scidex/substrate/internal/pgjson"
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/ref"
@@ -39,7 +39,7 @@ type UpdateParams struct {
 // is still the current version.
 func (s *Store) UpdateArtifact(ctx context.Context, p UpdateParams) (*WriteResult, error) {
 	res, replay, err := write(ctx, s, writeOp{Operation: "updateArtifact", IdempotencyKey: p.IdempotencyKey, Input: p,
-		SingleStatement: !strings.HasPrefix(p.Ref, "schema:")},
+		SingleStatement: !strings.HasPrefix(p.Ref, schema.MetaType+":")},
 		func(ctx context.Context, w *writer) (*WriteResult, error) { return s.update(ctx, w, p) })
 	if err != nil {
 		return nil, err
@@ -74,12 +74,12 @@ func (s *Store) update(ctx context.Context, w *writer, p UpdateParams) (*WriteRe
 	operation := p.operation
 	if operation == "" {
 		operation = "updateArtifact"
-		if cur.Type == "message" && cur.CreatedBy != w.rc.Actor.ID && !w.rc.Actor.Has(auth.PermAdmin) {
-			return nil, problem.New(problem.PermissionDenied, "only the sender edits %s; recipients acknowledge it with ackMessage", cur.Unpinned())
-		}
 	}
 	t, err := s.registry.GetWith(ctx, w.q, cur.Type)
 	if err != nil {
+		return nil, err
+	}
+	if err := allowWrite(t, "update", t.Doc.Policy.Update, operation, w.rc, cur.CreatedBy); err != nil {
 		return nil, err
 	}
 	stateOnly := p.Content == nil && p.Patch == nil && (p.Title == nil || *p.Title == cur.Title) && p.LifecycleState != nil
@@ -102,10 +102,7 @@ func (s *Store) update(ctx context.Context, w *writer, p UpdateParams) (*WriteRe
 	if err != nil {
 		return nil, err
 	}
-	var problems []problem.Detail
-	if cur.Type == "message" && operation == "updateArtifact" {
-		problems = append(problems, messageFieldsKept(cur.Content, next.Content)...)
-	}
+	problems := serverFieldsOnUpdate(t, operation, cur.Content, next.Content)
 	problems = append(problems, checkTitle(next.Title)...)
 	problems = append(problems, t.ValidateContent(next.Content)...)
 	if d := checkState(t, cur, next.LifecycleState); d != nil {
@@ -127,7 +124,7 @@ func (s *Store) update(ctx context.Context, w *writer, p UpdateParams) (*WriteRe
 			Warnings: []string{"no change: the new content is identical to the current version"}}, nil
 	}
 	var hook *schemaWrite
-	if t.Name() == "schema" {
+	if t.Name() == schema.MetaType {
 		if hook, err = s.checkSchemaWrite(ctx, w, cur.ID, content); err != nil {
 			return nil, err
 		}
@@ -146,14 +143,9 @@ func (s *Store) update(ctx context.Context, w *writer, p UpdateParams) (*WriteRe
 		payload["lifecycleState"] = *next.LifecycleState
 	}
 	pb, _ := json.Marshal(payload)
-	audience := []string{}
-	if cur.Type == "message" {
-		// A message's events are for its sender and recipients only.
-		rs, err := w.q.DeliveryRecipients(ctx, cur.PK)
-		if err != nil {
-			return nil, fmt.Errorf("message audience: %w", err)
-		}
-		audience = dedupeSorted(append(rs, cur.CreatedBy))
+	audience, err := w.audience(ctx, cur)
+	if err != nil {
+		return nil, err
 	}
 	m := w.meta(operation, pinned)
 	key, reqHash, stored, expires, err := w.claimParams(&WriteResult{Ref: pinned, ContentHash: hash, RequestID: rc.RequestID, Warnings: []string{}})
@@ -166,7 +158,7 @@ func (s *Store) update(ctx context.Context, w *writer, p UpdateParams) (*WriteRe
 		RequestID: rc.RequestID, Operation: operation, Ref: pinned, ActorKind: rc.Actor.Kind, Permissions: m.permissions,
 		SessionID: m.session, ParentSessionID: m.parentSession, DelegationChain: m.chain,
 		IdemKey: key, RequestHash: reqHash, Result: stored, ExpiresAt: expires,
-		EventType: cur.Type + ".updated", Source: Source, Payload: pgjson.JSON(pb), Audience: audience, Channel: EventChannel,
+		EventType: cur.Type + ".updated", Source: Source, Payload: pgjson.JSON(pb), Audience: nonNil(audience), Channel: event.Channel,
 	})
 	moved := isAssert(err, "scidex: base changed")
 	if err != nil && !moved {

@@ -134,8 +134,13 @@ func (s *Store) runValidators(ctx context.Context, w *writer, t *schema.Type, in
 	for _, name := range t.Doc.Validators {
 		v, ok := validators[name]
 		if !ok {
-			s.log.Debug("validator not in this build", "validator", name, "type", t.Name())
-			continue
+			// Registration refuses such a document (schema.Document.CheckKnown); one
+			// registered by another build is not written past a rule this one
+			// cannot check.
+			s.log.Error("schema names a validator this build lacks; refusing the write", "validator", name, "type", t.Name(), "request_id", w.rc.RequestID)
+			return problem.Invalid(problem.Detail{Path: "type", Constraint: "known_validator", Value: mustJSON(t.Name()),
+				Message: fmt.Sprintf("the %s schema (version %d) names the validator %q, which this server does not have; nothing was written", t.Name(), t.Version, name),
+				Suggestion: "register a schema version without it, or run a server build that has it"})
 		}
 		ds, err := v.fn(ctx, c, in)
 		if err != nil {

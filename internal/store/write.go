@@ -15,6 +15,7 @@ import (
 	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/canon"
 	"github.com/scidex/substrate/internal/dbsqlc"
+	"github.com/scidex/substrate/internal/event"
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/request"
 )
@@ -51,6 +52,8 @@ type writer struct {
 	// claim is set for a single-statement write with an idempotency key: the
 	// write's statement claims the key itself.
 	claim *keyClaim
+	// hooks run after the write's transaction commits (afterCommit).
+	hooks []func()
 }
 
 // recordActor makes sure the acting actor has its row (rows it writes refer to
@@ -104,11 +107,14 @@ func write[R any](ctx context.Context, s *Store, op writeOp, fn func(ctx context
 			return result, false, fmt.Errorf("%s: hash request: %w", op.Operation, err)
 		}
 	}
-	if op.SingleStatement {
+	if op.SingleStatement && s.tx == nil {
 		return writeStatement(ctx, s, op, rc, reqHash, fn)
 	}
-	var recorded bool
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	var (
+		recorded bool
+		hooks    []func()
+	)
+	run := func(tx pgx.Tx) error {
 		w := &writer{q: s.q.WithTx(tx), rc: rc, op: op, tx: tx, actorRecorded: &recorded, store: s}
 		if op.IdempotencyKey != "" {
 			stored, claimed, err := w.claimKey(ctx, reqHash)
@@ -134,8 +140,28 @@ func write[R any](ctx context.Context, s *Store, op writeOp, fn func(ctx context
 				return fmt.Errorf("store idempotent result: %w", err)
 			}
 		}
+		hooks = w.hooks
 		return nil
-	})
+	}
+	if s.tx != nil {
+		// Joining the caller's transaction: a savepoint, so a refused write leaves
+		// nothing behind and the transaction usable; the hooks wait for its commit.
+		if err = pgx.BeginFunc(ctx, s.tx.tx, run); err == nil {
+			for _, h := range afterActor(s, rc, recorded, hooks) {
+				s.tx.AfterCommit(h)
+			}
+		}
+	} else {
+		err = s.ownTx(ctx, func(tx *Tx) error {
+			if err := run(tx.tx); err != nil {
+				return err
+			}
+			for _, h := range afterActor(s, rc, recorded, hooks) {
+				tx.AfterCommit(h)
+			}
+			return nil
+		})
+	}
 	if err != nil {
 		var zero R
 		if _, ok := problem.As(err); ok {
@@ -143,11 +169,39 @@ func write[R any](ctx context.Context, s *Store, op writeOp, fn func(ctx context
 		}
 		return zero, false, fmt.Errorf("%s: %w", op.Operation, err)
 	}
-	if recorded {
-		s.rememberActor(rc)
-	}
 	return result, replay, nil
 }
+
+// ownTx runs fn in a transaction of its own (no savepoint: nothing else shares
+// it) and commits, running the after-commit hooks fn registered.
+func (s *Store) ownTx(ctx context.Context, fn func(tx *Tx) error) error {
+	tx, err := s.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		if rbErr := tx.Rollback(ctx); rbErr != nil {
+			s.log.Warn("rollback failed", "err", rbErr)
+		}
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// afterActor adds to hooks remembering the actor row the write recorded, once
+// it is committed.
+func afterActor(s *Store, rc *request.Context, recorded bool, hooks []func()) []func() {
+	if recorded {
+		hooks = append(hooks, func() { s.rememberActor(rc) })
+	}
+	return hooks
+}
+
+// afterCommit registers f to run once this write's rows are committed: a
+// cache invalidation must not run before the change it reflects is visible, or
+// a concurrent reader caches the old state again. A write in a savepoint that
+// rolls back drops its hooks.
+func (w *writer) afterCommit(f func()) { w.hooks = append(w.hooks, f) }
 
 // errKeyHeld is what a single-statement write returns when its idempotency key
 // is held by another request: nothing was written, the stored result answers.
@@ -175,7 +229,12 @@ func writeStatement[R any](ctx context.Context, s *Store, op writeOp, rc *reques
 	}
 	r, err := fn(ctx, w)
 	if *w.actorRecorded {
-		s.rememberActor(rc)
+		s.rememberActor(rc) // its own statement: committed whatever follows
+	}
+	if err == nil {
+		for _, h := range w.hooks { // the statement has committed
+			h()
+		}
 	}
 	if errors.Is(err, errKeyHeld) {
 		r, found, err := storedResult[R](ctx, w, reqHash)
@@ -318,7 +377,7 @@ func (w *writer) event(ctx context.Context, eventType, ref string, payload any, 
 		return fmt.Errorf("write %s event: %w", eventType, err)
 	}
 	w.evs++
-	if err := w.q.EventNotify(ctx, EventChannel, strconv.FormatInt(id, 10)); err != nil {
+	if err := w.q.EventNotify(ctx, event.Channel, strconv.FormatInt(id, 10)); err != nil {
 		return fmt.Errorf("notify %s event: %w", eventType, err)
 	}
 	return nil

@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/scidex/substrate/internal/store"
 )
 
 // defaultTypes are the types ARCHITECTURE.md says ship with the substrate, plus
@@ -21,11 +23,9 @@ var defaultTypes = []string{
 	"skill_result", "tool", "tool_call", "wiki_page",
 }
 
-// knownValidators are the Go validators the write path registers.
-var knownValidators = []string{
-	"resolve_pmid_citations", "link_targets_exist", "no_self_supersede", "lifecycle_transition_allowed",
-	"actor_authorized_for_lifecycle", "evidence_supports_claim", "schema_compiles", "tool_manifest_valid",
-}
+// knownValidators are the Go validators this build registers: the write path's
+// own list, so a document naming one it lacks fails here, not at run time.
+var knownValidators = store.ValidatorNames()
 
 // knownRoles are the roles a lifecycle transition may name.
 var knownRoles = []string{"owner", "contributor", "reviewer", "admin"}
@@ -274,6 +274,46 @@ func checkValidators(d document) error {
 	return errors.Join(errs...)
 }
 
+// checkPolicy: every default type spells its policy out (read, create, update,
+// supersede), names only operations this build has, and its server fields are
+// declared properties.
+func checkPolicy(d document) error {
+	p := d.Policy
+	if p == nil {
+		return errors.New("policy: a default type spells out its policy")
+	}
+	var errs []error
+	if p.Read == "" || p.Create == nil || p.Update == nil || p.Supersede == nil {
+		errs = append(errs, errors.New("policy: read, create, update and supersede are all given"))
+	}
+	known := store.Known()
+	for kind, r := range map[string]*writeRule{"create": p.Create, "update": p.Update, "supersede": p.Supersede} {
+		if r == nil {
+			continue
+		}
+		if !r.ServerOnly && len(r.Roles) == 0 && len(r.Via) == 0 {
+			errs = append(errs, fmt.Errorf("policy.%s: give roles, via or server_only", kind))
+		}
+		for _, op := range r.Via {
+			if !known.Operation(op) {
+				errs = append(errs, fmt.Errorf("policy.%s.via: unknown operation %q", kind, op))
+			}
+		}
+	}
+	props, _ := d.ContentSchema["properties"].(map[string]any)
+	for _, f := range p.ServerFields {
+		if _, ok := props[strings.TrimPrefix(f.Pointer, "/")]; !ok {
+			errs = append(errs, fmt.Errorf("policy.server_fields: %s is not a declared property", f.Pointer))
+		}
+		for _, op := range f.WrittenBy {
+			if !known.Operation(op) {
+				errs = append(errs, fmt.Errorf("policy.server_fields %s: unknown operation %q", f.Pointer, op))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // hasRefFormat reports whether a schema uses "format": "ref" anywhere.
 func hasRefFormat(v any) bool {
 	switch v := v.(type) {
@@ -302,6 +342,7 @@ func checkDocument(d document, known []string) error {
 		checkSignals(d),
 		checkLifecycle(d),
 		checkValidators(d),
+		checkPolicy(d),
 		checkProperties(d),
 		checkMerge(d),
 		checkGraphQL(d),

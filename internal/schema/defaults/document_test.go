@@ -31,6 +31,7 @@ type document struct {
 	Signals       map[string]signal `json:"signals"`
 	Lifecycle     lifecycle         `json:"lifecycle"`
 	Validators    []string          `json:"validators"`
+	Policy        *policy           `json:"policy"`
 	Merge         merge             `json:"merge"`
 	Examples      []example         `json:"examples"`
 }
@@ -72,6 +73,31 @@ type transition struct {
 	From  string   `json:"from"`
 	To    string   `json:"to"`
 	Roles []string `json:"roles"`
+}
+
+// policy is who may read and write the type (docs/policy.md).
+type policy struct {
+	Read         string        `json:"read"`
+	Create       *writeRule    `json:"create"`
+	Update       *writeRule    `json:"update"`
+	Supersede    *writeRule    `json:"supersede"`
+	ServerFields []serverField `json:"server_fields,omitempty"`
+}
+
+// writeRule is who may make one kind of write.
+type writeRule struct {
+	Roles      []string `json:"roles,omitempty"`
+	ServerOnly bool     `json:"server_only,omitempty"`
+	Via        []string `json:"via,omitempty"`
+	Hint       string   `json:"hint,omitempty"`
+}
+
+// serverField is a content field only the named operations write.
+type serverField struct {
+	Pointer   string          `json:"pointer"`
+	WrittenBy []string        `json:"written_by"`
+	Initial   json.RawMessage `json:"initial,omitempty"`
+	Reason    string          `json:"reason,omitempty"`
 }
 
 // merge lists the JSON pointers the three-way merge treats specially.
