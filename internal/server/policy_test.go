@@ -60,11 +60,11 @@ func labNote(version int, read string) map[string]any {
 		"content_schema": map[string]any{"type": "object", "required": []string{"text"}, "properties": map[string]any{
 			"text":       map[string]any{"type": "string", "description": "The note."},
 			"signed_off": map[string]any{"type": "boolean", "description": "Signed off by the workflow."}}},
-		"links": map[string]any{"related_to": map[string]any{"targets": []string{"*"}, "evidence_required": false, "description": "Related."}},
+		"links":   map[string]any{"related_to": map[string]any{"targets": []string{"*"}, "evidence_required": false, "description": "Related."}},
 		"signals": map[string]any{}, "lifecycle": map[string]any{"initial": nil, "states": []any{}, "transitions": []any{}},
 		"validators": []any{}, "merge": map[string]any{"text_fields": []any{}, "append_only_arrays": []any{}},
 		"policy": map[string]any{"read": read, "create": map[string]any{"roles": []string{"contributor"}},
-			"update": map[string]any{"roles": []string{"owner"}},
+			"update":        map[string]any{"roles": []string{"owner"}},
 			"server_fields": []any{map[string]any{"pointer": "/signed_off", "written_by": []string{"completeWorkPacket"}}}},
 		"examples": []any{map[string]any{"title": "n", "content": map[string]any{"text": "t"}}},
 	}}
@@ -93,8 +93,12 @@ func TestRuntimeTypeFollowsItsPolicy(t *testing.T) {
 	type view struct {
 		Artifact  *struct{ ID string }
 		Artifacts struct{ TotalCount int }
-		Search    struct{ Edges []struct{ Node struct{ Artifact struct{ ID string } } } }
-		Poll      struct{ Events []struct{ Type, Ref string } }
+		Search    struct {
+			Edges []struct {
+				Node struct{ Artifact struct{ ID string } }
+			}
+		}
+		Poll struct{ Events []struct{ Type, Ref string } }
 	}
 	look := func(tok string) view {
 		var v view

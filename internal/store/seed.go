@@ -41,7 +41,9 @@ func (s *Store) SeedSchemas(ctx context.Context, docs []json.RawMessage) (*SeedR
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool { return parsed[order[a]].Type == schema.MetaType && parsed[order[b]].Type != schema.MetaType })
+	sort.SliceStable(order, func(a, b int) bool {
+		return parsed[order[a]].Type == schema.MetaType && parsed[order[b]].Type != schema.MetaType
+	})
 
 	rc := request.System("seed", time.Now())
 	ctx = request.With(ctx, rc)

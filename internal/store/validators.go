@@ -139,7 +139,7 @@ func (s *Store) runValidators(ctx context.Context, w *writer, t *schema.Type, in
 			// cannot check.
 			s.log.Error("schema names a validator this build lacks; refusing the write", "validator", name, "type", t.Name(), "request_id", w.rc.RequestID)
 			return problem.Invalid(problem.Detail{Path: "type", Constraint: "known_validator", Value: mustJSON(t.Name()),
-				Message: fmt.Sprintf("the %s schema (version %d) names the validator %q, which this server does not have; nothing was written", t.Name(), t.Version, name),
+				Message:    fmt.Sprintf("the %s schema (version %d) names the validator %q, which this server does not have; nothing was written", t.Name(), t.Version, name),
 				Suggestion: "register a schema version without it, or run a server build that has it"})
 		}
 		ds, err := v.fn(ctx, c, in)
