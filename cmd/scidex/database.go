@@ -113,6 +113,7 @@ func defaultDocuments() ([]json.RawMessage, error) {
 func (db *database) close() {
 	if db.pool != nil {
 		db.pool.Close()
+		db.log.Info("database pool closed")
 	}
 	if db.cluster != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -2,19 +2,15 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"log/slog"
 	"net"
-	"net/http"
-	"net/http/pprof"
 	"os"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/scidex/substrate/internal/app"
 	"github.com/scidex/substrate/internal/auth"
-	"github.com/scidex/substrate/internal/event"
 	"github.com/scidex/substrate/internal/server"
 	"github.com/scidex/substrate/internal/store"
 )
@@ -50,6 +46,12 @@ func serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	var listen *pgx.ConnConfig
+	if *listenURL != "" {
+		if listen, err = pgx.ParseConfig(*listenURL); err != nil {
+			return fmt.Errorf("--listen-url: %w", err)
+		}
+	}
 	db, err := openDatabase(ctx, *c.dataDir, log)
 	if err != nil {
 		return err
@@ -60,45 +62,32 @@ func serve(ctx context.Context, args []string) error {
 	if *writeRate > 0 {
 		limiter = store.NewLimiter(*writeRate, *writeBurst)
 	}
-	st := store.New(store.Opts{Pool: db.pool, Logger: log, Limiter: limiter, ShadowValidators: splitList(*shadow)})
-	hub, err := startHub(ctx, db, *listenURL, log)
+	a, err := app.New(app.Config{
+		Pool: db.pool, Listen: listen, Logger: log, PprofAddr: *pprofAddr,
+		Store: store.Opts{Limiter: limiter, ShadowValidators: splitList(*shadow)},
+		Server: server.Opts{
+			Verifier: verifier, AnonymousRead: *anonRead, Introspection: *introspection,
+			MaxBodyBytes: int64(*maxBody), MaxDepth: *maxDepth, MaxComplexity: *maxComplexity,
+			AllowedOrigins: splitList(*origins), MaxSubscriptions: *maxSubs,
+		},
+	})
 	if err != nil {
 		return err
 	}
-	consumers := event.NewConsumers(db.pool)
-	h := server.New(server.Opts{
-		Store: st, Verifier: verifier, Logger: log, AnonymousRead: *anonRead, Introspection: *introspection,
-		MaxBodyBytes: int64(*maxBody), MaxDepth: *maxDepth, MaxComplexity: *maxComplexity,
-		ReadyFunc: st.Ping, Hub: hub, Consumers: consumers,
-		AllowedOrigins: splitList(*origins), MaxSubscriptions: *maxSubs,
-	})
-	go sweep(ctx, log, "idempotency keys", st.DeleteExpiredIdempotencyKeys)
-	go sweep(ctx, log, "event consumers", consumers.DeleteExpired)
-	if *pprofAddr != "" {
-		go servePprof(*pprofAddr, log)
+	if err := a.Start(ctx); err != nil {
+		return err
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
+		_ = a.Stop()
 		return fmt.Errorf("listen on %s: %w", *addr, err)
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
 	log.Info("listening", "addr", ln.Addr().String(), "graphql", "http://"+ln.Addr().String()+"/graphql",
 		"graphiql", "http://"+ln.Addr().String()+"/graphiql", "pid", os.Getpid())
-
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
-	}
-	log.Info("shutting down")
-	sctx, cancel := context.WithTimeout(context.Background(), *shutdownWait)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		log.Warn("shutdown did not finish cleanly", "err", err)
-	}
-	return nil
+	// Serve returns once requests, websockets and every background goroutine
+	// have ended; the deferred db.close then closes the pool and, last, stops
+	// the embedded cluster (internal/app has the order).
+	return a.Serve(ctx, ln, *shutdownWait)
 }
 
 // newVerifier builds token verification from the configuration: RS256/EdDSA keys
@@ -139,64 +128,3 @@ func hsSecret(c common, fallback bool) ([]byte, error) {
 	return auth.LoadOrCreateSecret(*c.dataDir)
 }
 
-// startHub starts the event hub (its LISTEN connection goes to listenURL when
-// set) and waits until it listens, so no event committed after the server
-// starts is missed by a subscriber.
-func startHub(ctx context.Context, db *database, listenURL string, log *slog.Logger) (*event.Hub, error) {
-	opts := event.HubOpts{Pool: db.pool, Logger: log}
-	if listenURL != "" {
-		cfg, err := pgx.ParseConfig(listenURL)
-		if err != nil {
-			return nil, fmt.Errorf("--listen-url: %w", err)
-		}
-		opts.Listen = cfg
-	}
-	hub := event.NewHub(opts)
-	done := make(chan error, 1)
-	go func() { done <- hub.Run(ctx) }()
-	select {
-	case <-hub.Ready():
-		go func() {
-			if err := <-done; err != nil && ctx.Err() == nil {
-				log.Error("event hub stopped", "err", err)
-			}
-		}()
-		return hub, nil
-	case err := <-done:
-		return nil, fmt.Errorf("event hub: %w", err)
-	case <-time.After(30 * time.Second):
-		return nil, fmt.Errorf("event hub: could not LISTEN within 30s (see the log for why)")
-	}
-}
-
-// sweep deletes expired rows every hour until ctx ends.
-func sweep(ctx context.Context, log *slog.Logger, what string, del func(context.Context, time.Time) (int64, error)) {
-	t := time.NewTicker(time.Hour)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case now := <-t.C:
-			if n, err := del(ctx, now); err != nil {
-				log.Warn("sweep "+what, "err", err)
-			} else if n > 0 {
-				log.Info("expired "+what+" deleted", "count", n)
-			}
-		}
-	}
-}
-
-// servePprof exposes the runtime profiles on a separate listener, never on the
-// public one.
-func servePprof(addr string, log *slog.Logger) {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	log.Info("pprof listening", "addr", addr)
-	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	if err := srv.ListenAndServe(); err != nil {
-		log.Warn("pprof stopped", "err", err)
-	}
-}

@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/scidex/substrate/internal/app"
 	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/dbtest"
 	"github.com/scidex/substrate/internal/event"
@@ -36,6 +36,7 @@ type Env struct {
 	Hub    *event.Hub
 	Server *httptest.Server
 	Log    *LogBuffer
+	App    *app.App
 }
 
 // Opts adjusts the test server.
@@ -44,49 +45,48 @@ type Opts struct {
 	Store  func(*store.Opts)
 }
 
-// New starts a server on a fresh database.
+// New starts a server on a fresh database, wired by the same constructor as
+// `scidex serve` (internal/app).
 func New(t testing.TB, opts ...Opts) *Env {
 	t.Helper()
 	pool := dbtest.Pool(t)
 	logBuf := &LogBuffer{}
 	log := slog.New(slog.NewTextHandler(logBuf, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	sopts := store.Opts{Pool: pool, Logger: log}
-	for _, o := range opts {
-		if o.Store != nil {
-			o.Store(&sopts)
-		}
-	}
-	st := store.New(sopts)
 	v, err := auth.NewVerifier(auth.VerifierOpts{Issuer: "scidex", Audience: "scidex", HS256Secret: Secret})
 	if err != nil {
 		t.Fatal(err)
 	}
-	hub := event.NewHub(event.HubOpts{Pool: pool, Logger: log})
-	ctx, stop := context.WithCancel(context.Background())
-	hubDone := make(chan error, 1)
-	go func() { hubDone <- hub.Run(ctx) }()
+	cfg := app.Config{Pool: pool, Logger: log, Server: server.Opts{Verifier: v, Introspection: true}}
+	for _, o := range opts {
+		if o.Store != nil {
+			o.Store(&cfg.Store)
+		}
+		if o.Server != nil {
+			o.Server(&cfg.Server)
+		}
+	}
+	a, err := app.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(a.Handler)
+	// Cleanups run last-registered first: the HTTP server, then the websockets
+	// it hijacked, then the background work, and the pool (dbtest's) after.
 	t.Cleanup(func() {
-		stop()
-		if err := <-hubDone; err != nil && !errors.Is(err, context.Canceled) {
-			t.Errorf("event hub: %v", err)
+		if err := a.Stop(); err != nil {
+			t.Errorf("background work: %v", err)
 		}
 	})
-	select {
-	case <-hub.Ready():
-	case err := <-hubDone:
-		hubDone <- err // for the cleanup
-		t.Fatalf("event hub: %v", err)
-	}
-	o := server.Opts{Store: st, Verifier: v, Logger: log, Introspection: true, ReadyFunc: st.Ping,
-		Hub: hub, Consumers: event.NewConsumers(pool)}
-	for _, x := range opts {
-		if x.Server != nil {
-			x.Server(&o)
-		}
-	}
-	srv := httptest.NewServer(server.New(o))
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_, _ = a.Handler.CloseWebsockets(ctx)
+	})
 	t.Cleanup(srv.Close)
-	return &Env{Pool: pool, Store: st, Hub: hub, Server: srv, Log: logBuf}
+	return &Env{Pool: pool, Store: a.Store, Hub: a.Hub, Server: srv, Log: logBuf, App: a}
 }
 
 // Token mints a token for an actor with the given permissions.

@@ -60,7 +60,14 @@ func (m WSMessage) Data(t testing.TB, v any) {
 // DialWS opens a websocket to the test server without initialising it.
 func (e *Env) DialWS(t testing.TB, header http.Header) *WS {
 	t.Helper()
-	url := "ws" + strings.TrimPrefix(e.Server.URL, "http") + "/graphql"
+	return DialURL(t, e.Server.URL, header)
+}
+
+// DialURL opens a graphql-transport-ws websocket to the server at base
+// (http://host:port: a test server, or the real binary) without initialising it.
+func DialURL(t testing.TB, base string, header http.Header) *WS {
+	t.Helper()
+	url := "ws" + strings.TrimPrefix(base, "http") + "/graphql"
 	d := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}, HandshakeTimeout: WSTimeout}
 	c, resp, err := d.Dial(url, header)
 	if err != nil {

@@ -158,11 +158,18 @@ func (p *Proc) Log() string {
 func (p *Proc) Signal(t testing.TB, sig syscall.Signal, within time.Duration) error {
 	t.Helper()
 	_ = p.Cmd.Process.Signal(sig)
+	return p.Wait(t, within)
+}
+
+// Wait waits for the process to exit and returns its error; the test fails if
+// it is still running after within.
+func (p *Proc) Wait(t testing.TB, within time.Duration) error {
+	t.Helper()
 	select {
 	case <-p.done:
 		return p.waitErr
 	case <-time.After(within):
-		t.Fatalf("scidex did not exit within %s of %s\n%s", within, sig, p.Log())
+		t.Fatalf("scidex did not exit within %s\n%s", within, p.Log())
 		return nil
 	}
 }

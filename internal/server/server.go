@@ -76,6 +76,7 @@ type Server struct {
 	log    *slog.Logger
 	mux    *http.ServeMux
 	gql    *handler.Server
+	ws     *wsconn.Implementation
 	tokens tokenCache
 }
 

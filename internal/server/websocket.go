@@ -30,18 +30,28 @@ const (
 // token is refused with 4403 unless anonymous reads are on; a connection
 // closes with 4401 when its token expires.
 func (s *Server) websocket() transport.Websocket {
+	s.ws = wsconn.New(wsconn.Options{
+		AllowedOrigins:   s.opts.AllowedOrigins,
+		MaxSubscriptions: s.opts.MaxSubscriptions,
+		ReadLimit:        s.opts.MaxBodyBytes,
+		WriteTimeout:     wsWriteTimeout,
+	})
 	return transport.Websocket{
-		Implementation: wsconn.New(wsconn.Options{
-			AllowedOrigins:   s.opts.AllowedOrigins,
-			MaxSubscriptions: s.opts.MaxSubscriptions,
-			ReadLimit:        s.opts.MaxBodyBytes,
-			WriteTimeout:     wsWriteTimeout,
-		}),
+		Implementation:        s.ws,
 		InitFunc:              s.wsInit,
 		InitTimeout:           wsInitTimeout,
 		KeepAlivePingInterval: wsKeepAlive,
 		PingPongInterval:      wsPingPong,
 	}
+}
+
+// CloseWebsockets closes every open websocket with 1001 ("going away": the
+// client reconnects and resumes from its cursor) and waits until they are
+// closed or ctx ends. http.Server.Shutdown does neither for hijacked
+// connections; run this from its RegisterOnShutdown, once the listener is
+// closed and no new socket can open.
+func (s *Server) CloseWebsockets(ctx context.Context) (int, error) {
+	return s.ws.Shutdown(ctx, "the server is shutting down; reconnect and resume from your cursor")
 }
 
 type wsKey struct{}

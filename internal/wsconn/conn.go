@@ -45,6 +45,8 @@ type conn struct {
 	closeRequested bool // Close was called
 	netClosed      bool // the TCP connection is closed
 	expiry         *time.Timer
+	// untrack tells the Implementation the TCP connection is closed.
+	untrack func()
 }
 
 var (

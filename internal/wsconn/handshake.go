@@ -93,7 +93,16 @@ func (c *conn) Close() error {
 	}
 	c.netClosed = true
 	c.mu.Unlock()
-	return c.ws.Close()
+	return c.closeNet()
+}
+
+// closeNet closes the TCP connection and lets the Implementation forget it.
+func (c *conn) closeNet() error {
+	err := c.ws.Close()
+	if c.untrack != nil {
+		c.untrack()
+	}
+	return err
 }
 
 // drain reads until the client's close frame or the deadline closeWith set,
@@ -129,6 +138,6 @@ func (c *conn) readDone() {
 	}
 	c.mu.Unlock()
 	if shut {
-		_ = c.ws.Close()
+		_ = c.closeNet()
 	}
 }

@@ -40,22 +40,24 @@ type Options struct {
 	WriteTimeout time.Duration
 }
 
-// implementation is the transport.WebsocketImplementation returned by New.
-type implementation struct {
+// Implementation is the transport.WebsocketImplementation returned by New.
+type Implementation struct {
 	opts    Options
 	origins []string // AllowedOrigins, lower-cased, without trailing slash
 	// writeBuffers are shared by every connection: a connection holds a
 	// write buffer only while it writes a message, so an idle subscriber
 	// costs 4 KB less (bench/fanout).
 	writeBuffers sync.Pool
+	// conns are the open connections, for Shutdown.
+	conns tracker
 }
 
 // New returns a gqlgen websocket implementation on gorilla/websocket that
 // enforces the graphql-transport-ws protocol; see the package documentation.
 // Use it as transport.Websocket.Implementation and wrap the gqlgen handler in
 // [Middleware].
-func New(opts Options) transport.WebsocketImplementation {
-	im := &implementation{opts: opts}
+func New(opts Options) *Implementation {
+	im := &Implementation{opts: opts}
 	for _, o := range opts.AllowedOrigins {
 		im.origins = append(im.origins, normaliseOrigin(o))
 	}
@@ -66,7 +68,7 @@ func New(opts Options) transport.WebsocketImplementation {
 // subprotocols gqlgen offers (preferring graphql-transport-ws) and refuses
 // origins that Options does not allow; on failure the HTTP error response has
 // been written.
-func (im *implementation) Accept(w http.ResponseWriter, r *http.Request, options transport.WebsocketAcceptOptions) (transport.WebsocketConn, error) {
+func (im *Implementation) Accept(w http.ResponseWriter, r *http.Request, options transport.WebsocketAcceptOptions) (transport.WebsocketConn, error) {
 	h := holderFrom(r.Context())
 	up := websocket.Upgrader{
 		Subprotocols:    preferTransportWS(options.Subprotocols),
@@ -91,6 +93,10 @@ func (im *implementation) Accept(w http.ResponseWriter, r *http.Request, options
 		return nil, err
 	}
 	c := newConn(ws, im.opts)
+	c.untrack = func() { im.conns.remove(c) }
+	if !im.conns.add(c) {
+		c.closeWith(CloseGoingAway, "the server is shutting down")
+	}
 	if h != nil {
 		h.set(c)
 	}
@@ -99,7 +105,7 @@ func (im *implementation) Accept(w http.ResponseWriter, r *http.Request, options
 
 // checkOrigin allows requests without Origin, same-origin requests and the
 // configured origins.
-func (im *implementation) checkOrigin(r *http.Request) bool {
+func (im *Implementation) checkOrigin(r *http.Request) bool {
 	values := r.Header["Origin"]
 	if len(values) == 0 {
 		return true

@@ -1,0 +1,238 @@
+// Package app is the composition root of the substrate: the one constructor
+// that wires the store, the event hub, the durable consumers and the HTTP
+// handler together, and owns every background goroutine. `scidex serve` and
+// the test harness (internal/apitest) both build the server here, so what the
+// tests run is what production runs.
+//
+// Every goroutine the substrate starts in the background (the hub's LISTEN and
+// dispatch, the sweeps of expired rows, the pprof listener, later the job
+// workers) belongs to the App's errgroup and has returned before Stop returns,
+// so before the caller closes the database pool.
+//
+// Shutdown runs in this order (Serve; docs/architecture.md#shutdown):
+//  1. the listener closes: no new connection, no new websocket;
+//  2. requests in flight finish (a write in flight commits and is answered),
+//     within the shutdown timeout;
+//  3. every websocket gets a close frame, 1001 "going away" (its client
+//     reconnects and resumes from its cursor), and is closed;
+//  4. the background goroutines stop: the hub ends its subscriptions and its
+//     LISTEN connection, the sweeps return;
+//  5. the caller closes the pool, then stops the embedded cluster (cmd/scidex).
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/scidex/substrate/internal/event"
+	"github.com/scidex/substrate/internal/server"
+	"github.com/scidex/substrate/internal/store"
+)
+
+// Config is what the substrate is built from. Pool is required; the zero value
+// of everything else is a working default.
+type Config struct {
+	Pool *pgxpool.Pool
+	// Listen is the hub's LISTEN connection; it must reach PostgreSQL directly,
+	// never through a transaction pooler. Nil: the pool's settings.
+	Listen *pgx.ConnConfig
+	Logger *slog.Logger
+	// Store and Server configure those components; New fills in what it wires
+	// (their pool, logger, store, hub, consumers and readiness check).
+	Store  store.Opts
+	Server server.Opts
+	// PprofAddr serves net/http/pprof on its own listener when set.
+	PprofAddr string
+	// SweepEvery is how often expired idempotency keys and consumers are
+	// deleted. Default one hour.
+	SweepEvery time.Duration
+	// HubTimeout bounds how long Start waits for the hub to listen. Default 30s.
+	HubTimeout time.Duration
+}
+
+// App is the substrate wired together.
+type App struct {
+	Store     *store.Store
+	Hub       *event.Hub
+	Consumers *event.Consumers
+	Handler   *server.Server
+
+	cfg    Config
+	log    *slog.Logger
+	group  *errgroup.Group
+	cancel context.CancelFunc
+	pprof  *http.Server
+}
+
+// New builds the components; it starts nothing.
+func New(cfg Config) (*App, error) {
+	if cfg.Pool == nil {
+		return nil, errors.New("app: a database pool is required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.SweepEvery == 0 {
+		cfg.SweepEvery = time.Hour
+	}
+	if cfg.HubTimeout == 0 {
+		cfg.HubTimeout = 30 * time.Second
+	}
+	so := cfg.Store
+	so.Pool, so.Logger = cfg.Pool, cfg.Logger
+	st := store.New(so)
+	hub := event.NewHub(event.HubOpts{Pool: cfg.Pool, Listen: cfg.Listen, Logger: cfg.Logger})
+	consumers := event.NewConsumers(cfg.Pool)
+	o := cfg.Server
+	o.Store, o.Hub, o.Consumers, o.Logger = st, hub, consumers, cfg.Logger
+	if o.ReadyFunc == nil {
+		o.ReadyFunc = st.Ping
+	}
+	return &App{Store: st, Hub: hub, Consumers: consumers, Handler: server.New(o), cfg: cfg, log: cfg.Logger}, nil
+}
+
+// Start starts the background work and returns once the hub listens: from then
+// on every event committed reaches the subscribers that match it. If the hub
+// cannot listen, Start stops what it started and says why.
+func (a *App) Start(ctx context.Context) error {
+	if a.group != nil {
+		return errors.New("app: already started")
+	}
+	ctx, a.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	a.group, ctx = errgroup.WithContext(ctx)
+	hubErr := make(chan error, 1)
+	a.group.Go(func() error {
+		err := a.Hub.Run(ctx)
+		if ctx.Err() != nil {
+			err = nil // stopped, not failed
+		}
+		hubErr <- err
+		if err != nil {
+			return fmt.Errorf("event hub: %w", err)
+		}
+		return nil
+	})
+	a.group.Go(func() error { return a.sweep(ctx, "idempotency keys", a.Store.DeleteExpiredIdempotencyKeys) })
+	a.group.Go(func() error { return a.sweep(ctx, "event consumers", a.Consumers.DeleteExpired) })
+	if a.cfg.PprofAddr != "" {
+		if err := a.startPprof(ctx); err != nil {
+			_ = a.Stop()
+			return err
+		}
+	}
+	timer := time.NewTimer(a.cfg.HubTimeout)
+	defer timer.Stop()
+	select {
+	case <-a.Hub.Ready():
+		return nil
+	case err := <-hubErr:
+		_ = a.Stop()
+		if err == nil {
+			err = errors.New("stopped before it listened")
+		}
+		return fmt.Errorf("event hub: %w", err)
+	case <-timer.C:
+		_ = a.Stop()
+		return fmt.Errorf("event hub: could not LISTEN within %s (see the log for why)", a.cfg.HubTimeout)
+	}
+}
+
+// Stop ends the background work and waits for every goroutine of it. It
+// returns the first failure among them; calling it again is harmless.
+func (a *App) Stop() error {
+	if a.group == nil {
+		return nil
+	}
+	a.cancel()
+	if a.pprof != nil {
+		_ = a.pprof.Close()
+	}
+	return a.group.Wait()
+}
+
+// Serve serves HTTP on ln until ctx ends, then shuts down in the package
+// doc's order, waiting at most wait for requests and websockets, and stops the
+// background work. It returns once all of it has ended; the pool is the
+// caller's to close after.
+func (a *App) Serve(ctx context.Context, ln net.Listener, wait time.Duration) error {
+	srv := &http.Server{Handler: a.Handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second,
+		ErrorLog: slog.NewLogLogger(a.log.Handler(), slog.LevelDebug)}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	var serveErr error
+	select {
+	case err := <-served:
+		serveErr = fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	a.log.Info("shutting down: closing the listener, draining requests", "timeout", wait)
+	sctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	sockets := make(chan struct{})
+	srv.RegisterOnShutdown(func() {
+		defer close(sockets)
+		n, err := a.Handler.CloseWebsockets(sctx)
+		a.log.Info("websockets closed", "count", n, "err", err)
+	})
+	if err := srv.Shutdown(sctx); err != nil {
+		a.log.Warn("requests did not drain in time", "err", err)
+	} else {
+		a.log.Info("requests drained")
+	}
+	if serveErr == nil {
+		<-sockets // RegisterOnShutdown ran it: Shutdown was called
+	}
+	err := a.Stop()
+	a.log.Info("background work stopped", "err", err)
+	return errors.Join(serveErr, err)
+}
+
+// sweep deletes expired rows every SweepEvery until ctx ends.
+func (a *App) sweep(ctx context.Context, what string, del func(context.Context, time.Time) (int64, error)) error {
+	t := time.NewTicker(a.cfg.SweepEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case now := <-t.C:
+			if n, err := del(ctx, now); err != nil && ctx.Err() == nil {
+				a.log.Warn("sweep "+what, "err", err)
+			} else if n > 0 {
+				a.log.Info("expired "+what+" deleted", "count", n)
+			}
+		}
+	}
+}
+
+// startPprof exposes the runtime profiles on their own listener, never on the
+// public one.
+func (a *App) startPprof(ctx context.Context) error {
+	ln, err := net.Listen("tcp", a.cfg.PprofAddr)
+	if err != nil {
+		return fmt.Errorf("pprof listen on %s: %w", a.cfg.PprofAddr, err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	a.pprof = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	a.log.Info("pprof listening", "addr", ln.Addr().String())
+	a.group.Go(func() error {
+		if err := a.pprof.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) && ctx.Err() == nil {
+			a.log.Warn("pprof stopped", "err", err)
+		}
+		return nil
+	})
+	return nil
+}
