@@ -127,4 +127,3 @@ func hsSecret(c common, fallback bool) ([]byte, error) {
 	}
 	return auth.LoadOrCreateSecret(*c.dataDir)
 }
-
