@@ -20,7 +20,7 @@ func (r *eventResolver) Artifact(ctx context.Context, obj *model.Event) (model.A
 	if obj.Ref == nil {
 		return nil, nil
 	}
-	return r.lookupUnpinned(ctx, *obj.Ref)
+	return r.eventArtifact(ctx, *obj.Ref)
 }
 
 func (r *queryResolver) Poll(ctx context.Context, consumerID *string, types []string, filter model.JSON, since *string, from *model.LogStart, limit *int, autoAdvance *bool) (*model.PollResult, error) {
