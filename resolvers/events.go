@@ -143,6 +143,8 @@ func logStart(from *model.LogStart) event.From {
 	return event.FromNow
 }
 
+// poll serves Query.poll: a page of the log from where the reader begins (since,
+// else its consumer's cursor, else from), with the events' artifacts loaded ahead.
 func (r *Resolver) poll(ctx context.Context, consumerID *string, types []string, filter model.JSON, since *string, from *model.LogStart, limit *int, autoAdvance *bool) (*model.PollResult, error) {
 	rc := request.From(ctx)
 	if rc == nil || rc.Anonymous {
