@@ -81,52 +81,6 @@ func (ec *executionContext) fieldContext_MessageDelivery_response(_ context.Cont
 	return graphql.NewScalarFieldContext("MessageDelivery", field, false, false, "String")
 }
 
-func (ec *executionContext) _PollResult_events(ctx context.Context, field graphql.CollectedField, obj *model.PollResult) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PollResult_events(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Events, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*model.Event) graphql.Marshaler {
-			return ec.marshalNEvent2ᚕᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐEventᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_PollResult_events(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "PollResult",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Event(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _PollResult_cursor(ctx context.Context, field graphql.CollectedField, obj *model.PollResult) (ret graphql.Marshaler) {
-	return ec.marshalOCursor2ᚖstring(ctx, field.Selections, obj.Cursor)
-}
-func (ec *executionContext) fieldContext_PollResult_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PollResult", field, false, false, "Cursor")
-}
-
-func (ec *executionContext) _PollResult_hasMore(ctx context.Context, field graphql.CollectedField, obj *model.PollResult) (ret graphql.Marshaler) {
-	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.HasMore)
-}
-func (ec *executionContext) fieldContext_PollResult_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PollResult", field, false, false, "Boolean")
-}
-
 // endregion **************************** field.gotpl *****************************
 
 // region    **************************** input.gotpl *****************************
@@ -445,49 +399,6 @@ func (ec *executionContext) _MessageDelivery(ctx context.Context, sel ast.Select
 	return out
 }
 
-var pollResultImplementors = []string{"PollResult"}
-
-func (ec *executionContext) _PollResult(ctx context.Context, sel ast.SelectionSet, obj *model.PollResult) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, pollResultImplementors)
-
-	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
-	for i, field := range fields {
-		switch field.Name {
-		case "__typename":
-			out.Values[i] = graphql.MarshalString("PollResult")
-		case "events":
-			out.Values[i] = ec._PollResult_events(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "cursor":
-			out.Values[i] = ec._PollResult_cursor(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
-		case "hasMore":
-			out.Values[i] = ec._PollResult_hasMore(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		default:
-			panic("unknown field " + strconv.Quote(field.Name))
-		}
-	}
-	out.Dispatch(ctx)
-	if out.Invalids > 0 {
-		return graphql.Null
-	}
-
-	if n := len(deferred.Defers); n > 0 {
-		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
-		ec.ProcessDeferredGroup(deferred)
-	}
-
-	return out
-}
-
 // endregion **************************** object.gotpl ****************************
 
 // region    ***************************** type.gotpl *****************************
@@ -503,14 +414,6 @@ func (ec *executionContext) marshalNAckMessageResult2githubᚗcomᚋscidexᚋsub
 		return graphql.Null
 	}
 	return ec._AckMessageResult(ctx, sel, v)
-}
-
-func (ec *executionContext) marshalNPollResult2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐPollResult(ctx context.Context, sel ast.SelectionSet, v *model.PollResult) graphql.Marshaler {
-	if v == nil {
-		graphql.AddInvalidNullError(ctx, "PollResult!")
-		return graphql.Null
-	}
-	return ec._PollResult(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNSendMessageInput2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐSendMessageInput(ctx context.Context, v any) (model.SendMessageInput, error) {

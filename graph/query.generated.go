@@ -26,7 +26,7 @@ type QueryResolver interface {
 	Schema(ctx context.Context, typeArg string, version *int) (*model.SchemaDoc, error)
 	Schemas(ctx context.Context) ([]*model.SchemaDoc, error)
 	Me(ctx context.Context) (*model.Actor, error)
-	Poll(ctx context.Context, consumerID *string, types []string, filter model.JSON, since *string, limit *int, autoAdvance *bool) (*model.PollResult, error)
+	Poll(ctx context.Context, consumerID *string, types []string, filter model.JSON, since *string, from *model.LogStart, limit *int, autoAdvance *bool) (*model.PollResult, error)
 	Mailbox(ctx context.Context, status *model.AckStatus, first *int, after *string) (*model.ArtifactConnection, error)
 }
 
@@ -209,22 +209,30 @@ func (ec *executionContext) field_Query_poll_args(ctx context.Context, rawArgs m
 		return nil, err
 	}
 	args["since"] = arg3
-	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (*model.LogStart, error) {
+			return ec.unmarshalOLogStart2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐLogStart(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
 		func(ctx context.Context, v any) (*int, error) {
 			return ec.unmarshalOInt2ᚖint(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["limit"] = arg4
-	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "autoAdvance",
+	args["limit"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "autoAdvance",
 		func(ctx context.Context, v any) (*bool, error) {
 			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["autoAdvance"] = arg5
+	args["autoAdvance"] = arg6
 	return args, nil
 }
 
@@ -763,7 +771,7 @@ func (ec *executionContext) _Query_poll(ctx context.Context, field graphql.Colle
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Poll(ctx, fc.Args["consumerId"].(*string), fc.Args["types"].([]string), fc.Args["filter"].(model.JSON), fc.Args["since"].(*string), fc.Args["limit"].(*int), fc.Args["autoAdvance"].(*bool))
+			return ec.Resolvers.Query().Poll(ctx, fc.Args["consumerId"].(*string), fc.Args["types"].([]string), fc.Args["filter"].(model.JSON), fc.Args["since"].(*string), fc.Args["from"].(*model.LogStart), fc.Args["limit"].(*int), fc.Args["autoAdvance"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.PollResult) graphql.Marshaler {

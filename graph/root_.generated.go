@@ -753,7 +753,7 @@ type ComplexityRoot struct {
 		Mailbox   func(childComplexity int, status *model.AckStatus, first *int, after *string) int
 		Me        func(childComplexity int) int
 		Node      func(childComplexity int, id string) int
-		Poll      func(childComplexity int, consumerID *string, types []string, filter model.JSON, since *string, limit *int, autoAdvance *bool) int
+		Poll      func(childComplexity int, consumerID *string, types []string, filter model.JSON, since *string, from *model.LogStart, limit *int, autoAdvance *bool) int
 		Schema    func(childComplexity int, typeArg string, version *int) int
 		Schemas   func(childComplexity int) int
 		Search    func(childComplexity int, query string, types []string, mode *model.SearchMode, filter model.JSON, first *int, after *string) int
@@ -955,7 +955,7 @@ type ComplexityRoot struct {
 
 	Subscription struct {
 		ArtifactEvents  func(childComplexity int, ref string) int
-		Events          func(childComplexity int, types []string, filter model.JSON, since *string, consumerID *string) int
+		Events          func(childComplexity int, types []string, filter model.JSON, since *string, consumerID *string, from *model.LogStart) int
 		ToolCallUpdates func(childComplexity int, id string) int
 	}
 
@@ -5015,7 +5015,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Poll(childComplexity, args["consumerId"].(*string), args["types"].([]string), args["filter"].(model.JSON), args["since"].(*string), args["limit"].(*int), args["autoAdvance"].(*bool)), true
+		return e.ComplexityRoot.Query.Poll(childComplexity, args["consumerId"].(*string), args["types"].([]string), args["filter"].(model.JSON), args["since"].(*string), args["from"].(*model.LogStart), args["limit"].(*int), args["autoAdvance"].(*bool)), true
 	case "Query.schema":
 		if e.ComplexityRoot.Query.Schema == nil {
 			break
@@ -6123,7 +6123,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Subscription.Events(childComplexity, args["types"].([]string), args["filter"].(model.JSON), args["since"].(*string), args["consumerId"].(*string)), true
+		return e.ComplexityRoot.Subscription.Events(childComplexity, args["types"].([]string), args["filter"].(model.JSON), args["since"].(*string), args["consumerId"].(*string), args["from"].(*model.LogStart)), true
 	case "Subscription.toolCallUpdates":
 		if e.ComplexityRoot.Subscription.ToolCallUpdates == nil {
 			break
@@ -7177,7 +7177,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "artifact.graphqls" "artifact_types.graphqls" "mailbox.graphqls" "mutation.graphqls" "problem.graphqls" "query.graphqls" "scalars.graphqls" "subscription.graphqls"
+//go:embed "artifact.graphqls" "artifact_types.graphqls" "event.graphqls" "mailbox.graphqls" "mutation.graphqls" "problem.graphqls" "query.graphqls" "scalars.graphqls" "subscription.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -7191,6 +7191,7 @@ func sourceData(filename string) string {
 var sources = []*ast.Source{
 	{Name: "artifact.graphqls", Input: sourceData("artifact.graphqls"), BuiltIn: false},
 	{Name: "artifact_types.graphqls", Input: sourceData("artifact_types.graphqls"), BuiltIn: false},
+	{Name: "event.graphqls", Input: sourceData("event.graphqls"), BuiltIn: false},
 	{Name: "mailbox.graphqls", Input: sourceData("mailbox.graphqls"), BuiltIn: false},
 	{Name: "mutation.graphqls", Input: sourceData("mutation.graphqls"), BuiltIn: false},
 	{Name: "problem.graphqls", Input: sourceData("problem.graphqls"), BuiltIn: false},

@@ -4,7 +4,6 @@ package graph
 
 import (
 	"context"
-	"errors"
 	"math"
 	"strconv"
 	"sync/atomic"
@@ -16,13 +15,8 @@ import (
 
 // region    ************************** generated!.gotpl **************************
 
-type EventResolver interface {
-	Actor(ctx context.Context, obj *model.Event) (*model.Actor, error)
-
-	Artifact(ctx context.Context, obj *model.Event) (model.Artifact, error)
-}
 type SubscriptionResolver interface {
-	Events(ctx context.Context, types []string, filter model.JSON, since *string, consumerID *string) (<-chan *model.Event, error)
+	Events(ctx context.Context, types []string, filter model.JSON, since *string, consumerID *string, from *model.LogStart) (<-chan *model.Event, error)
 	ArtifactEvents(ctx context.Context, ref string) (<-chan *model.Event, error)
 	ToolCallUpdates(ctx context.Context, id string) (<-chan *model.ToolCallEvent, error)
 }
@@ -83,6 +77,14 @@ func (ec *executionContext) field_Subscription_events_args(ctx context.Context, 
 		return nil, err
 	}
 	args["consumerId"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (*model.LogStart, error) {
+			return ec.unmarshalOLogStart2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐLogStart(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg4
 	return args, nil
 }
 
@@ -104,126 +106,6 @@ func (ec *executionContext) field_Subscription_toolCallUpdates_args(ctx context.
 
 // region    **************************** field.gotpl *****************************
 
-func (ec *executionContext) _Event_id(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
-	return ec.marshalNID2string(ctx, field.Selections, obj.ID)
-}
-func (ec *executionContext) fieldContext_Event_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Event", field, false, false, "ID")
-}
-
-func (ec *executionContext) _Event_cursor(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
-	return ec.marshalNCursor2string(ctx, field.Selections, obj.Cursor)
-}
-func (ec *executionContext) fieldContext_Event_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Event", field, false, false, "Cursor")
-}
-
-func (ec *executionContext) _Event_type(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Type)
-}
-func (ec *executionContext) fieldContext_Event_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Event", field, false, false, "String")
-}
-
-func (ec *executionContext) _Event_occurredAt(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.OccurredAt)
-}
-func (ec *executionContext) fieldContext_Event_occurredAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Event", field, false, false, "DateTime")
-}
-
-func (ec *executionContext) _Event_source(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Source)
-}
-func (ec *executionContext) fieldContext_Event_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Event", field, false, false, "String")
-}
-
-func (ec *executionContext) _Event_actor(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Event_actor(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Event().Actor(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.Actor) graphql.Marshaler {
-			return ec.marshalNActor2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐActor(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Event_actor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Event",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Actor(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Event_ref(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
-	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.Ref)
-}
-func (ec *executionContext) fieldContext_Event_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Event", field, false, false, "Ref")
-}
-
-func (ec *executionContext) _Event_payload(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
-	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Payload)
-}
-func (ec *executionContext) fieldContext_Event_payload(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Event", field, false, false, "JSON")
-}
-
-func (ec *executionContext) _Event_schemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
-	return ec.marshalNInt2int(ctx, field.Selections, obj.SchemaVersion)
-}
-func (ec *executionContext) fieldContext_Event_schemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Event", field, false, false, "Int")
-}
-
-func (ec *executionContext) _Event_artifact(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Event_artifact(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Event().Artifact(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.Artifact) graphql.Marshaler {
-			return ec.marshalOArtifact2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐArtifact(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_Event_artifact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Event",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
-		},
-	}
-	return fc, nil
-}
-
 func (ec *executionContext) _Subscription_events(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
 	return graphql.ResolveFieldStream(
 		ctx,
@@ -234,7 +116,7 @@ func (ec *executionContext) _Subscription_events(ctx context.Context, field grap
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Subscription().Events(ctx, fc.Args["types"].([]string), fc.Args["filter"].(model.JSON), fc.Args["since"].(*string), fc.Args["consumerId"].(*string))
+			return ec.Resolvers.Subscription().Events(ctx, fc.Args["types"].([]string), fc.Args["filter"].(model.JSON), fc.Args["since"].(*string), fc.Args["consumerId"].(*string), fc.Args["from"].(*model.LogStart))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.Event) graphql.Marshaler {
@@ -446,86 +328,6 @@ func (ec *executionContext) fieldContext_ToolCallEvent_payload(_ context.Context
 
 // region    **************************** object.gotpl ****************************
 
-var eventImplementors = []string{"Event"}
-
-func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, obj *model.Event) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, eventImplementors)
-
-	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
-	for i, field := range fields {
-		switch field.Name {
-		case "__typename":
-			out.Values[i] = graphql.MarshalString("Event")
-		case "id":
-			out.Values[i] = ec._Event_id(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "cursor":
-			out.Values[i] = ec._Event_cursor(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "type":
-			out.Values[i] = ec._Event_type(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "occurredAt":
-			out.Values[i] = ec._Event_occurredAt(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "source":
-			out.Values[i] = ec._Event_source(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "actor":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Event_actor(ctx, field, obj)
-				})
-		case "ref":
-			out.Values[i] = ec._Event_ref(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "payload":
-			out.Values[i] = ec._Event_payload(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "schemaVersion":
-			out.Values[i] = ec._Event_schemaVersion(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "artifact":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Event_artifact(ctx, field, obj)
-				})
-		default:
-			panic("unknown field " + strconv.Quote(field.Name))
-		}
-	}
-	out.Dispatch(ctx)
-	if out.Invalids > 0 {
-		return graphql.Null
-	}
-
-	if n := len(deferred.Defers); n > 0 {
-		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
-		ec.ProcessDeferredGroup(deferred)
-	}
-
-	return out
-}
-
 var subscriptionImplementors = []string{"Subscription"}
 
 func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
@@ -602,30 +404,6 @@ func (ec *executionContext) _ToolCallEvent(ctx context.Context, sel ast.Selectio
 // endregion **************************** object.gotpl ****************************
 
 // region    ***************************** type.gotpl *****************************
-
-func (ec *executionContext) marshalNEvent2ᚕᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐEventᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Event) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalNEvent2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐEvent(ctx, sel, v[i])
-	})
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
-}
-
-func (ec *executionContext) marshalNEvent2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐEvent(ctx context.Context, sel ast.SelectionSet, v *model.Event) graphql.Marshaler {
-	if v == nil {
-		graphql.AddInvalidNullError(ctx, "Event!")
-		return graphql.Null
-	}
-	return ec._Event(ctx, sel, v)
-}
 
 func (ec *executionContext) marshalNToolCallEvent2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐToolCallEvent(ctx context.Context, sel ast.SelectionSet, v *model.ToolCallEvent) graphql.Marshaler {
 	if v == nil {

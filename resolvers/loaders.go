@@ -12,6 +12,7 @@ import (
 	"github.com/vikstrous/dataloadgen"
 
 	"github.com/scidex/substrate/graph/model"
+	"github.com/scidex/substrate/internal/ref"
 	"github.com/scidex/substrate/internal/request"
 	"github.com/scidex/substrate/internal/store"
 )
@@ -34,6 +35,10 @@ type Loaders struct {
 
 	mu    sync.Mutex
 	links map[string]*dataloadgen.Loader[int64, []store.Link]
+	// byRef are the current versions of artifacts read by unpinned ref ahead of
+	// their resolvers (a poll page's events' artifacts); nil records one that is
+	// absent or that the request's actor may not read.
+	byRef map[string]*store.Artifact
 	// primed records what a lookahead has loaded, so nothing is loaded twice
 	// in a request.
 	primed map[primeKey]bool
@@ -52,7 +57,8 @@ type loadersKey struct{}
 
 // NewLoaders returns fresh loaders for one request.
 func NewLoaders(s *store.Store) *Loaders {
-	l := &Loaders{s: s, links: map[string]*dataloadgen.Loader[int64, []store.Link]{}, primed: map[primeKey]bool{}}
+	l := &Loaders{s: s, links: map[string]*dataloadgen.Loader[int64, []store.Link]{}, byRef: map[string]*store.Artifact{},
+		primed: map[primeKey]bool{}}
 	l.actors = dataloadgen.NewMappedLoader(l.fetchActors, dataloadgen.WithWait(loaderWait))
 	l.artifacts = dataloadgen.NewMappedLoader(l.fetchArtifacts, dataloadgen.WithWait(loaderWait))
 	l.signals = dataloadgen.NewMappedLoader(s.SignalsFor, dataloadgen.WithWait(loaderWait))
@@ -317,4 +323,46 @@ func (l *Loaders) Delivery(ctx context.Context, pk int64) (*store.Delivery, erro
 		return nil, nil
 	}
 	return d, err
+}
+
+// primeRefs reads the current versions of the artifacts that refs (unpinned)
+// name and this request has not read by ref yet, in one statement, and returns
+// those of refs that exist and the request's actor may read.
+func (l *Loaders) primeRefs(ctx context.Context, refs []ref.Ref) ([]*store.Artifact, error) {
+	l.mu.Lock()
+	var missing []ref.Ref
+	for _, rf := range refs {
+		if _, ok := l.byRef[rf.String()]; !ok {
+			missing = append(missing, rf)
+		}
+	}
+	l.mu.Unlock()
+	var got map[string]*store.Artifact
+	if len(missing) > 0 {
+		var err error
+		if got, err = l.s.GetMany(ctx, missing); err != nil {
+			return nil, err
+		}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, rf := range missing {
+		l.byRef[rf.String()] = got[rf.String()] // nil: absent, or not for this actor
+	}
+	out := make([]*store.Artifact, 0, len(refs))
+	for _, rf := range refs {
+		if a := l.byRef[rf.String()]; a != nil {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+// artifactByRef returns the artifact an unpinned ref names if primeRefs read it
+// in this request (nil when absent or not readable), and whether it did.
+func (l *Loaders) artifactByRef(unpinned string) (*store.Artifact, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	a, ok := l.byRef[unpinned]
+	return a, ok
 }

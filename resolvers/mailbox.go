@@ -4,12 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
-	"time"
 
 	"github.com/scidex/substrate/graph/model"
-	"github.com/scidex/substrate/internal/event"
-	"github.com/scidex/substrate/internal/problem"
-	"github.com/scidex/substrate/internal/request"
 	"github.com/scidex/substrate/internal/store"
 )
 
@@ -55,51 +51,4 @@ func (r *Resolver) messageReplies(ctx context.Context, b *model.Base, first *int
 		return nil, err
 	}
 	return r.listConnection(ctx, store.ListParams{Type: store.MessageType, Filter: f, OrderBy: store.OrderCreatedAt, First: first}, after)
-}
-
-func (r *Resolver) poll(ctx context.Context, consumerID *string, types []string, filter model.JSON, since *string, limit *int, autoAdvance *bool) (*model.PollResult, error) {
-	rc := request.From(ctx)
-	if rc == nil || rc.Anonymous {
-		return nil, problem.New(problem.Unauthenticated, "poll needs a token")
-	}
-	sel, err := event.NewSelector(types, json.RawMessage(filter), "")
-	if err != nil {
-		return nil, err
-	}
-	p := event.PollParams{Actor: rc.Actor, Selector: sel, Limit: 100, AutoAdvance: autoAdvance == nil || *autoAdvance, Now: time.Now()}
-	if limit != nil {
-		p.Limit = *limit
-	}
-	if consumerID != nil {
-		if err := event.CheckConsumerID(*consumerID, "consumerId"); err != nil {
-			return nil, err
-		}
-		p.ConsumerID = *consumerID
-	}
-	if since != nil {
-		c, err := event.ParseCursor(*since, "since")
-		if err != nil {
-			return nil, err
-		}
-		p.Since = &c
-		if p.ConsumerID != "" {
-			// since acknowledges everything up to it: the stored cursor moves there
-			// (never back), so a consumer that loses its place resumes after what it
-			// had confirmed.
-			if err := r.Consumers.Save(ctx, rc.Actor, p.ConsumerID, c, p.Now); err != nil {
-				return nil, err
-			}
-		}
-	}
-	res, err := r.Consumers.Poll(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	out := &model.PollResult{Events: make([]*model.Event, len(res.Events)), HasMore: res.HasMore}
-	for i, e := range res.Events {
-		out.Events[i] = eventModel(e)
-	}
-	c := res.Cursor.String()
-	out.Cursor = &c
-	return out, nil
 }

@@ -48,10 +48,6 @@ func (r *mutationResolver) AckMessage(ctx context.Context, input model.AckMessag
 	return writeSuccess(res), nil
 }
 
-func (r *queryResolver) Poll(ctx context.Context, consumerID *string, types []string, filter model.JSON, since *string, limit *int, autoAdvance *bool) (*model.PollResult, error) {
-	return r.poll(ctx, consumerID, types, filter, since, limit, autoAdvance)
-}
-
 func (r *queryResolver) Mailbox(ctx context.Context, status *model.AckStatus, first *int, after *string) (*model.ArtifactConnection, error) {
 	return r.mailbox(ctx, status, first, after)
 }

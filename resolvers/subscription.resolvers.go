@@ -14,23 +14,12 @@ import (
 	"github.com/scidex/substrate/internal/event"
 )
 
-func (r *eventResolver) Actor(ctx context.Context, obj *model.Event) (*model.Actor, error) {
-	return r.loaders(ctx).Actor(ctx, obj.ActorID)
-}
-
-func (r *eventResolver) Artifact(ctx context.Context, obj *model.Event) (model.Artifact, error) {
-	if obj.Ref == nil {
-		return nil, nil
-	}
-	return r.lookupUnpinned(ctx, *obj.Ref)
-}
-
-func (r *subscriptionResolver) Events(ctx context.Context, types []string, filter model.JSON, since *string, consumerID *string) (<-chan *model.Event, error) {
+func (r *subscriptionResolver) Events(ctx context.Context, types []string, filter model.JSON, since *string, consumerID *string, from *model.LogStart) (<-chan *model.Event, error) {
 	sel, err := event.NewSelector(types, json.RawMessage(filter), "")
 	if err != nil {
 		return nil, err
 	}
-	return subscribe(ctx, r.Resolver, sel, since, consumerID, eventModel)
+	return subscribe(ctx, r.Resolver, subscribeParams{Selector: sel, Since: since, ConsumerID: consumerID, From: from}, eventModel)
 }
 
 func (r *subscriptionResolver) ArtifactEvents(ctx context.Context, ref string) (<-chan *model.Event, error) {
@@ -38,7 +27,7 @@ func (r *subscriptionResolver) ArtifactEvents(ctx context.Context, ref string) (
 	if err != nil {
 		return nil, err
 	}
-	return subscribe(ctx, r.Resolver, sel, nil, nil, eventModel)
+	return subscribe(ctx, r.Resolver, subscribeParams{Selector: sel}, eventModel)
 }
 
 func (r *subscriptionResolver) ToolCallUpdates(ctx context.Context, id string) (<-chan *model.ToolCallEvent, error) {
@@ -46,7 +35,7 @@ func (r *subscriptionResolver) ToolCallUpdates(ctx context.Context, id string) (
 	if err != nil {
 		return nil, err
 	}
-	return subscribe(ctx, r.Resolver, sel, nil, nil, func(e *event.Event) *model.ToolCallEvent {
+	return subscribe(ctx, r.Resolver, subscribeParams{Selector: sel}, func(e *event.Event) *model.ToolCallEvent {
 		return &model.ToolCallEvent{Event: eventModel(e), Type: e.Type, Payload: model.JSON(e.Payload)}
 	})
 }
@@ -63,14 +52,11 @@ func (r *toolCallEventResolver) ToolCall(ctx context.Context, obj *model.ToolCal
 	return tc, nil
 }
 
-func (r *Resolver) Event() graph.EventResolver { return &eventResolver{r} }
-
 func (r *Resolver) Subscription() graph.SubscriptionResolver { return &subscriptionResolver{r} }
 
 func (r *Resolver) ToolCallEvent() graph.ToolCallEventResolver { return &toolCallEventResolver{r} }
 
 type (
-	eventResolver         struct{ *Resolver }
 	subscriptionResolver  struct{ *Resolver }
 	toolCallEventResolver struct{ *Resolver }
 )

@@ -1020,6 +1020,65 @@ func (e LinkDirection) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// Where a reader with nothing else to go by begins: a new consumer (no stored cursor) or a reader
+// without one, and without `since`. A stored cursor or `since` always wins.
+type LogStart string
+
+const (
+	// The beginning of the log: every event you may see, oldest first, then (for a subscription) live.
+	LogStartStart LogStart = "START"
+	// The end of the log as it is now: only events committed from now on. The default.
+	LogStartNow LogStart = "NOW"
+)
+
+var AllLogStart = []LogStart{
+	LogStartStart,
+	LogStartNow,
+}
+
+func (e LogStart) IsValid() bool {
+	switch e {
+	case LogStartStart, LogStartNow:
+		return true
+	}
+	return false
+}
+
+func (e LogStart) String() string {
+	return string(e)
+}
+
+func (e *LogStart) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = LogStart(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid LogStart", str)
+	}
+	return nil
+}
+
+func (e LogStart) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *LogStart) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e LogStart) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 type OrderDirection string
 
 const (

@@ -10,4 +10,14 @@
 // handed out only once every transaction older than it has ended: its xid must be
 // below the horizon, the oldest transaction id still running. A cursor is an
 // (xid, id) pair. Delivery is at least once; consumers are idempotent.
+//
+// Where a reader begins: after its since, else after its durable consumer's
+// stored cursor, else where From says (Consumers.Start). FromNow, the default,
+// is the end of the log as it is now; FromStart is the zero cursor, before every
+// event, which SPEC-001 gives a new durable consumer. From the zero cursor a
+// subscription replays the whole log its actor may see through the same catch-up
+// path as any since: a page of 500 events at a time, each page stopping at the
+// horizon, so nothing is held in memory beyond a page and the subscriber's
+// buffer, and nothing committed late is passed; it joins the live stream where
+// the replay meets the hub's position.
 package event

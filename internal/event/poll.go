@@ -40,14 +40,40 @@ func CheckConsumerID(id, path string) error {
 	return nil
 }
 
-// Start returns where a consumer resumes: since when given, else its stored
-// cursor, else the end of the log now (a new consumer sees events from now on).
-func (c *Consumers) Start(ctx context.Context, actor auth.Actor, consumerID string, since *Cursor, now time.Time) (Cursor, error) {
-	if since != nil {
-		return *since, nil
+// From says where a reader begins when nothing else does: a consumer with no
+// stored cursor, or a reader without one, and no since. SPEC-001 gives a new
+// durable consumer the cursor 0, the start of the log; the API's default is the
+// end of the log now, which is what clients written before From relied on.
+type From int
+
+const (
+	// FromNow begins at the end of the log as it is now: only events committed
+	// afterwards are delivered. The default.
+	FromNow From = iota
+	// FromStart begins before the first event: the whole log the reader may
+	// see is replayed, in delivery order, a page at a time.
+	FromStart
+)
+
+// StartParams says whose position is asked for, and what the reader gave.
+type StartParams struct {
+	Actor      auth.Actor
+	ConsumerID string
+	Since      *Cursor
+	From       From
+	Now        time.Time
+}
+
+// Start returns where a reader begins: since when given, else the consumer's
+// stored cursor, else what From says (the end of the log now, or its start).
+// A stored cursor wins over From, so a consumer that always asks for FromStart
+// replays the log once and then resumes where it left off.
+func (c *Consumers) Start(ctx context.Context, p StartParams) (Cursor, error) {
+	if p.Since != nil {
+		return *p.Since, nil
 	}
-	if consumerID != "" {
-		row, err := c.q.ConsumerGet(ctx, actor.ID, consumerID, now)
+	if p.ConsumerID != "" {
+		row, err := c.q.ConsumerGet(ctx, p.Actor.ID, p.ConsumerID, p.Now)
 		if err == nil {
 			x, err := parseXID(row.CursorXid)
 			if err != nil {
@@ -56,8 +82,12 @@ func (c *Consumers) Start(ctx context.Context, actor auth.Actor, consumerID stri
 			return Cursor{XID: x, ID: row.CursorID}, nil
 		}
 		if !errors.Is(err, pgx.ErrNoRows) {
-			return Cursor{}, fmt.Errorf("read consumer %s: %w", consumerID, err)
+			return Cursor{}, fmt.Errorf("read consumer %s: %w", p.ConsumerID, err)
 		}
+	}
+	if p.From == FromStart {
+		// Before every event: (xid, id) > (0, 0) holds for all of them.
+		return Cursor{}, nil
 	}
 	return tail(ctx, c.q)
 }
@@ -79,10 +109,13 @@ func (c *Consumers) DeleteExpired(ctx context.Context, now time.Time) (int64, er
 
 // PollParams is one poll.
 type PollParams struct {
-	Actor       auth.Actor
-	ConsumerID  string
-	Selector    *Selector
-	Since       *Cursor
+	Actor      auth.Actor
+	ConsumerID string
+	Selector   *Selector
+	Since      *Cursor
+	// From is where a consumer with no stored cursor (or a reader without a
+	// consumer) begins when Since is not given.
+	From        From
 	Limit       int
 	AutoAdvance bool
 	Now         time.Time
@@ -102,7 +135,7 @@ func (c *Consumers) Poll(ctx context.Context, p PollParams) (*PollResult, error)
 	if p.Limit <= 0 || p.Limit > MaxPollLimit {
 		return nil, problem.Invalid(problem.Field("limit", "range", fmt.Sprintf("must be between 1 and %d", MaxPollLimit), p.Limit))
 	}
-	from, err := c.Start(ctx, p.Actor, p.ConsumerID, p.Since, p.Now)
+	from, err := c.Start(ctx, StartParams{Actor: p.Actor, ConsumerID: p.ConsumerID, Since: p.Since, From: p.From, Now: p.Now})
 	if err != nil {
 		return nil, err
 	}

@@ -69,7 +69,8 @@ type SubscribeOpts struct {
 	Actor    auth.Actor
 	Selector *Selector
 	// Since, when set, replays the events after it, then goes live with no gap and
-	// no duplicate at the seam. Without it the subscription starts live, now.
+	// no duplicate at the seam; the zero cursor replays the whole log the actor
+	// may see (FromStart). Without it the subscription starts live, now.
 	Since *Cursor
 }
 

@@ -322,19 +322,6 @@ func (s *Store) MailboxCount(ctx context.Context, status string) (int, error) {
 	return int(n), nil
 }
 
-// Deliveries returns the caller's deliveries of many messages, by message pk.
-func (s *Store) Deliveries(ctx context.Context, actorID string, pks []int64) (map[int64]Delivery, error) {
-	rows, err := s.q.DeliveryGetMany(ctx, pks, actorID)
-	if err != nil {
-		return nil, fmt.Errorf("deliveries: %w", err)
-	}
-	out := make(map[int64]Delivery, len(rows))
-	for _, r := range rows {
-		out[r.MessagePk] = deliveryFromRow(r)
-	}
-	return out, nil
-}
-
 func deliveryFromRow(r dbsqlc.MessageDelivery) Delivery {
 	return Delivery{MessagePK: r.MessagePk, Recipient: r.Recipient, Status: r.Status, AckedAt: r.AckedAt, Response: r.Response}
 }

@@ -39,52 +39,15 @@ func (s *Store) Get(ctx context.Context, r ref.Ref) (*Artifact, error) {
 	return atVersion(a, v), nil
 }
 
-// GetMany returns the current versions of many artifacts in one statement, keyed
-// by unpinned ref string. Absent artifacts are absent from the map.
-func (s *Store) GetMany(ctx context.Context, refs []ref.Ref) (map[string]*Artifact, error) {
-	types := make([]string, len(refs))
-	ids := make([]string, len(refs))
-	for i, r := range refs {
-		types[i], ids[i] = r.Type, r.ID
-	}
-	rows, err := s.q.ArtifactGetManyByTypeID(ctx, types, ids)
+// History returns versions of a, newest first, older than beforeVersion.
+func (s *Store) History(ctx context.Context, a *Artifact, limit, beforeVersion int) ([]*Artifact, error) {
+	rows, err := s.q.ArtifactVersionList(ctx, a.PK, int32(beforeVersion), int32(limit))
 	if err != nil {
-		return nil, fmt.Errorf("get %d artifacts: %w", len(refs), err)
+		return nil, fmt.Errorf("history of %s: %w", a.Unpinned(), err)
 	}
-	out := make(map[string]*Artifact, len(rows))
-	arts := make([]*Artifact, 0, len(rows))
-	for _, row := range rows {
-		arts = append(arts, fromRow(row))
-	}
-	hidden, err := s.hidden(ctx, arts)
-	if err != nil {
-		return nil, err
-	}
-	for _, a := range arts {
-		if !hidden[a.PK] {
-			out[a.Unpinned().String()] = a
-		}
-	}
-	return out, nil
-}
-
-// Actor is what the substrate records of an actor from its writes.
-type Actor struct {
-	ID          string
-	Kind        string
-	Permissions []string
-	Handle      *string
-}
-
-// Actors returns what is recorded of many actors.
-func (s *Store) Actors(ctx context.Context, ids []string) ([]Actor, error) {
-	rows, err := s.q.ActorGetMany(ctx, ids)
-	if err != nil {
-		return nil, fmt.Errorf("get %d actors: %w", len(ids), err)
-	}
-	out := make([]Actor, len(rows))
+	out := make([]*Artifact, len(rows))
 	for i, r := range rows {
-		out[i] = Actor{ID: r.ID, Kind: r.Kind, Permissions: r.Permissions, Handle: r.Handle}
+		out[i] = atVersion(a, r)
 	}
 	return out, nil
 }
