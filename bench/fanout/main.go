@@ -1,4 +1,4 @@
-// Command fanout measures TARGETS.md P4: websocket subscription fan-out. For
+// Command fanout measures docs/targets.md P4: websocket subscription fan-out. For
 // each N it starts the real server on the embedded PostgreSQL, opens N
 // graphql-transport-ws subscribers (one connection, one `events` subscription
 // each), measures the server's memory with no subscribers and with N idle
@@ -42,7 +42,7 @@ var (
 
 const secret = "bench-secret-0123456789abcdef-0123456789abcdef"
 
-// Targets of TARGETS.md P4.
+// Targets of docs/targets.md P4.
 const (
 	targetN        = 10000
 	targetP99      = 250 * time.Millisecond

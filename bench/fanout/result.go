@@ -134,7 +134,7 @@ func printTable(results, floors []result) {
 			at = r
 		}
 	}
-	fmt.Printf("\ntarget (TARGETS.md P4): N = %d with p99 < %s and < %d KB per idle subscriber, every event delivered\n", targetN, ms(targetP99), targetPerIdleB/1024)
+	fmt.Printf("\ntarget (docs/targets.md P4): N = %d with p99 < %s and < %d KB per idle subscriber, every event delivered\n", targetN, ms(targetP99), targetPerIdleB/1024)
 	if at == nil {
 		fmt.Printf("  N = %d not measured in this run\n", targetN)
 		return

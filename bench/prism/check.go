@@ -169,7 +169,7 @@ func near(a, b *float64) bool {
 }
 
 // statementsPerPage counts, with pg_stat_statements, the SQL statements each
-// server runs for one Prism page (TARGETS.md P2), over k sequential requests.
+// server runs for one Prism page (docs/targets.md P2), over k sequential requests.
 func statementsPerPage(ctx context.Context, conn, name, url, tok string, body func(int) []byte) {
 	db, err := pgx.Connect(ctx, conn)
 	check(err)

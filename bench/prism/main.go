@@ -1,4 +1,4 @@
-// Command prism measures TARGETS.md P1, the Prism page query (one artifact, its
+// Command prism measures docs/targets.md P1, the Prism page query (one artifact, its
 // first 20 outgoing links, each target's title, type and signal summary), at 32
 // concurrent clients on a dataset of 20k artifacts, 200k links and ~210k
 // signals, against two references on the same database in the same run:
@@ -12,7 +12,7 @@
 // The two GraphQL servers are driven by the same Go load generator (load.go);
 // the three measurements alternate over rounds so that a noisy machine hits
 // all of them. Before measuring, it checks that both servers return the same
-// page and counts each one's SQL statements per page (TARGETS.md P2).
+// page and counts each one's SQL statements per page (docs/targets.md P2).
 //
 //	go run ./bench/prism [-duration 10s -rounds 3 -clients 32 -cpuprofile bench/out/prism.prof]
 package main

@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Dataset sizes (TARGETS.md P1 asks for ≥ 20k artifacts, 200k links, 200k signals).
+// Dataset sizes (docs/targets.md P1 asks for ≥ 20k artifacts, 200k links, 200k signals).
 const (
 	hubs         = 10000 // hypothesis:hub-1 … hypothesis:hub-10000, each with exactly linksPerHub links out
 	linksPerHub  = 20

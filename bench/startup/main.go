@@ -1,4 +1,4 @@
-// Command startup measures TARGETS.md P7: the time from `scidex serve` to a
+// Command startup measures docs/targets.md P7: the time from `scidex serve` to a
 // ready server (/readyz answers 200) on the embedded default, for the first
 // start (the cluster is created) and for later starts (it is reused).
 //

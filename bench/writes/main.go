@@ -1,4 +1,4 @@
-// Command writes measures TARGETS.md P3: createArtifact and updateArtifact
+// Command writes measures docs/targets.md P3: createArtifact and updateArtifact
 // throughput with 16 concurrent writers through the real server (HTTP + GraphQL,
 // schema validation, journal, event, idempotency key), against the raw-SQL floor:
 // pgbench running the same inserts (artifact + version + journal + event + notify)
@@ -264,7 +264,7 @@ func updateOne(url, tok string, bases []*base, w, i int) error {
 	return nil
 }
 
-// The raw-SQL floor of TARGETS.md P3: the rows a create writes (artifact +
+// The raw-SQL floor of docs/targets.md P3: the rows a create writes (artifact +
 // version + event + notify) in one transaction, prepared. The server writes a
 // journal row and an idempotency key on top of these. (No ':' inside literals:
 // pgbench would read it as a variable.)

@@ -118,7 +118,7 @@ func (r *received) firsts() (out []string, dups int) {
 	return out, dups
 }
 
-// TARGETS R3: 8 writers × 1,000 creates while a durable poller and a websocket
+// docs/targets.md R3: 8 writers × 1,000 creates while a durable poller and a websocket
 // subscriber consume; the server is SIGKILLed mid-stream and restarted. Every
 // committed event reaches both consumers, in the log's order, and each resumes
 // from the cursor the server kept for it.
@@ -373,7 +373,7 @@ func subscribeUntilClosed(ctx context.Context, url, token string, vars map[strin
 	return nil
 }
 
-// TARGETS R10: two server processes on one database. An event written through
+// docs/targets.md R10: two server processes on one database. An event written through
 // either reaches a subscriber on the other: each process has its own LISTEN.
 func TestTwoServersShareEvents(t *testing.T) {
 	if testing.Short() {

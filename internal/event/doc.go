@@ -14,7 +14,7 @@
 // Where a reader begins: after its since, else after its durable consumer's
 // stored cursor, else where From says (Consumers.Start). FromNow, the default,
 // is the end of the log as it is now; FromStart is the zero cursor, before every
-// event, which SPEC-001 gives a new durable consumer. From the zero cursor a
+// event, which the event spec gives a new durable consumer (docs/events.md). From the zero cursor a
 // subscription replays the whole log its actor may see through the same catch-up
 // path as any since: a page of 500 events at a time, each page stopping at the
 // horizon, so nothing is held in memory beyond a page and the subscriber's

@@ -41,7 +41,7 @@ func CheckConsumerID(id, path string) error {
 }
 
 // From says where a reader begins when nothing else does: a consumer with no
-// stored cursor, or a reader without one, and no since. SPEC-001 gives a new
+// stored cursor, or a reader without one, and no since. The event spec gives a new
 // durable consumer the cursor 0, the start of the log; the API's default is the
 // end of the log now, which is what clients written before From relied on.
 type From int

@@ -17,7 +17,7 @@ import (
 // Mutability says how an artifact of a type may change after it is created.
 type Mutability string
 
-// The mutability modes of ARCHITECTURE.md §1.
+// The mutability modes (docs/data-model.md).
 const (
 	Immutable          Mutability = "immutable"
 	AppendOnly         Mutability = "append_only"

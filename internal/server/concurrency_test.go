@@ -14,7 +14,7 @@ import (
 	"github.com/scidex/substrate/internal/store"
 )
 
-// TARGETS.md R1 over HTTP: concurrent writers on one artifact, each retrying on
+// docs/targets.md R1 over HTTP: concurrent writers on one artifact, each retrying on
 // VersionConflict with the merge hint. No update is lost: the history holds
 // exactly the successful writes, and every refusal's hint replays cleanly because
 // the writers' edits never overlap. The full 16 × 100 runs against the write path
@@ -122,7 +122,7 @@ func TestConcurrentWritersLoseNothing(t *testing.T) {
 	t.Logf("%d writers x %d updates: %d conflicts resolved with the merge hint", writers, updates, conflicts)
 }
 
-// TARGETS.md R2: one idempotency key sent 200 times at once makes exactly one
+// docs/targets.md R2: one idempotency key sent 200 times at once makes exactly one
 // artifact, and every reply names it; the same key with another body is refused.
 func TestIdempotencyKeyUnderConcurrency(t *testing.T) {
 	env := apitest.New(t)

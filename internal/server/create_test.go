@@ -60,7 +60,7 @@ func TestCreateAndReadEveryDefaultType(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(docs) != 21 {
-		t.Fatalf("want 21 default types (the 19 of ARCHITECTURE.md, group and role), got %d", len(docs))
+		t.Fatalf("want 21 default types (the design's 19, group and role), got %d", len(docs))
 	}
 	// Examples cite papers; the citation validators want those papers to exist.
 	// The paper example goes first, the other cited papers are created up front.

@@ -8,7 +8,7 @@ import (
 	"github.com/scidex/substrate/internal/server"
 )
 
-// PrismQuery is the Prism page of TARGETS.md P1: one artifact, its first 20
+// PrismQuery is the Prism page of docs/targets.md P1: one artifact, its first 20
 // outgoing links, each target's title, type and signal summary.
 const PrismQuery = `query Prism($ref: Ref!) {
   artifact(ref: $ref) {
@@ -44,7 +44,7 @@ const richPrismQuery = `query Rich($ref: Ref!) {
 fragment envelope on Artifact { ref title type createdBy { id kind } }`
 
 // The Prism page costs the same number of SQL statements for 1, 5 or 20 links,
-// whatever the mix of target types, and no more than TARGETS.md P2 allows.
+// whatever the mix of target types, and no more than docs/targets.md P2 allows.
 func TestPrismPageStatementsAreConstant(t *testing.T) {
 	env := apitest.New(t, apitest.Opts{Server: func(o *server.Opts) { o.ReportStatements = true }})
 	tok := apitest.Contributor(t, "ada")
@@ -119,7 +119,7 @@ func TestPrismPageStatementsAreConstant(t *testing.T) {
 		t.Errorf("statements grow with links: %v", counts)
 	}
 	if counts[20] > 5 {
-		t.Errorf("%v statements for the Prism page, want at most 5 (TARGETS.md P2)", counts[20])
+		t.Errorf("%v statements for the Prism page, want at most 5 (docs/targets.md P2)", counts[20])
 	}
 	if richCounts[1] != richCounts[5] || richCounts[5] != richCounts[20] {
 		t.Errorf("statements of the richer page grow with links: %v", richCounts)

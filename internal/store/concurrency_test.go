@@ -27,7 +27,7 @@ func as(actor string, perms ...auth.Permission) context.Context {
 	})
 }
 
-// TARGETS.md R1 at the write path: 16 concurrent writers × 100 updates on one
+// docs/targets.md R1 at the write path: 16 concurrent writers × 100 updates on one
 // artifact, each retrying on VersionConflict with the merge hint. The history
 // holds exactly the successful writes, and every hint replays cleanly because
 // the writers' edits never overlap. (internal/server runs a smaller version of

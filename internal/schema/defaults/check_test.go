@@ -15,7 +15,7 @@ import (
 	"github.com/scidex/substrate/internal/store"
 )
 
-// defaultTypes are the types ARCHITECTURE.md says ship with the substrate, plus
+// defaultTypes are the types docs/architecture.md says ship with the substrate, plus
 // group and role, whose members messages to group:<id> and actors:role:<id> reach.
 var defaultTypes = []string{
 	"agent_work_packet", "analysis", "comment", "dataset", "debate_session", "experiment", "figure",

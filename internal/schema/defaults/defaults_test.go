@@ -120,7 +120,7 @@ func TestGraphQLEnumsAgree(t *testing.T) {
 	}
 }
 
-// CONTRACT.md names some typed fields and enums; the documents must produce them.
+// The GraphQL contract clients rely on names some typed fields and enums; the documents must produce them.
 func TestContractNames(t *testing.T) {
 	fields := map[string][]string{
 		"hypothesis": {"target_gene", "mechanism"},
