@@ -33,8 +33,9 @@ WHERE pk = @pk;
 SELECT * FROM artifacts WHERE pk = ANY (@pks::bigint[]);
 
 -- name: ArtifactExistMany :many
--- Which of many (type, id) pairs name an artifact.
-SELECT type, id FROM artifacts
+-- Which of many (type, id) pairs name an artifact, with what deciding who may
+-- see it (a participants-only one exists only for its participants).
+SELECT pk, type, id, visibility, created_by FROM artifacts
 WHERE (type, id) IN (SELECT unnest(@types::text[]), unnest(@ids::text[]));
 
 -- name: ArtifactSupersede :exec

@@ -153,16 +153,20 @@ func (q *Queries) ArtifactCreateWrite(ctx context.Context, arg ArtifactCreateWri
 }
 
 const artifactExistMany = `-- name: ArtifactExistMany :many
-SELECT type, id FROM artifacts
+SELECT pk, type, id, visibility, created_by FROM artifacts
 WHERE (type, id) IN (SELECT unnest($1::text[]), unnest($2::text[]))
 `
 
 type ArtifactExistManyRow struct {
-	Type string
-	ID   string
+	Pk         int64
+	Type       string
+	ID         string
+	Visibility string
+	CreatedBy  string
 }
 
-// Which of many (type, id) pairs name an artifact.
+// Which of many (type, id) pairs name an artifact, with what deciding who may
+// see it (a participants-only one exists only for its participants).
 func (q *Queries) ArtifactExistMany(ctx context.Context, types []string, ids []string) ([]ArtifactExistManyRow, error) {
 	rows, err := q.db.Query(ctx, artifactExistMany, types, ids)
 	if err != nil {
@@ -172,7 +176,13 @@ func (q *Queries) ArtifactExistMany(ctx context.Context, types []string, ids []s
 	items := []ArtifactExistManyRow{}
 	for rows.Next() {
 		var i ArtifactExistManyRow
-		if err := rows.Scan(&i.Type, &i.ID); err != nil {
+		if err := rows.Scan(
+			&i.Pk,
+			&i.Type,
+			&i.ID,
+			&i.Visibility,
+			&i.CreatedBy,
+		); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

@@ -192,3 +192,25 @@ func TestEventsAboutPrivateArtifactsArePrivate(t *testing.T) {
 		t.Errorf("carol saw %q about mail that is not hers", got)
 	}
 }
+
+// Another's message does not exist for you, not even as an answer to "is it
+// there?": a content ref to it is refused exactly as a ref to nothing, and a
+// public comment on one's own private mail is refused too.
+func TestPrivateArtifactsAreNoOracle(t *testing.T) {
+	env := apitest.New(t)
+	ada, carol := apitest.Contributor(t, "ada"), apitest.Contributor(t, "carol")
+	msg := send(t, env, ada, map[string]any{"recipient": "actor:bob", "body": "the dose table is wrong"})
+	probe := func(target string) result {
+		return mutate(t, env, carol, "createArtifact", "CreateArtifactInput", map[string]any{"type": "comment", "title": "probe",
+			"content": map[string]any{"target": target, "body": "?"}})
+	}
+	real, ghost := probe(unpinned(msg.Ref)), probe("message:01900000-0000-7000-8000-000000000000")
+	if real.Typename != "ValidationFailed" || real.Problems[0].Constraint != "link_targets_exist" ||
+		ghost.Typename != real.Typename || len(ghost.Problems) != len(real.Problems) || ghost.Problems[0].Constraint != real.Problems[0].Constraint {
+		t.Errorf("a ref to another's message answers differently from a ref to nothing:\n real  %+v\n ghost %+v", real, ghost)
+	}
+	r := mutate(t, env, ada, "addComment", "AddCommentInput", map[string]any{"ref": unpinned(msg.Ref), "body": "public words on private mail"})
+	if r.Typename != "ValidationFailed" || r.Problems[0].Path != "ref" || r.Problems[0].Constraint != "visibility" {
+		t.Errorf("a public comment on a private message: %s %+v", r.Typename, r.Problems)
+	}
+}

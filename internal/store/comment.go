@@ -48,8 +48,15 @@ func (s *Store) comment(ctx context.Context, w *writer, p CommentParams) (*Write
 	} else if err != nil {
 		return nil, fmt.Errorf("load %s: %w", target, err)
 	}
-	if err := s.readable(ctx, w, fromRow(trow)); err != nil {
+	tgt := fromRow(trow)
+	if err := s.readable(ctx, w, tgt); err != nil {
 		return nil, err
+	}
+	if tgt.participantsOnly() {
+		// A comment is public; one about what only participants see would show
+		// the world what it says.
+		return nil, problem.Invalid(problem.Detail{Path: "ref", Constraint: "visibility", Value: mustJSON(target.String()),
+			Message: fmt.Sprintf("%s is visible to its participants only, and a comment is public", target.Unpinned())})
 	}
 	content := map[string]any{"target": target.String(), "body": p.Body}
 	var parent *ref.Ref

@@ -86,8 +86,9 @@ type Checker struct {
 	w *writer
 }
 
-// Existing reports which of refs name an artifact (and, for pinned refs, that
-// version). It answers in one statement for the unpinned ones.
+// Existing reports which of refs name an artifact the request's actor may read
+// (and, for pinned refs, that version). It answers in one statement for the
+// unpinned ones, and one more when some are participants-only.
 func (c *Checker) Existing(ctx context.Context, refs []ref.Ref) (map[string]bool, error) {
 	out := map[string]bool{}
 	if len(refs) == 0 {
@@ -102,8 +103,20 @@ func (c *Checker) Existing(ctx context.Context, refs []ref.Ref) (map[string]bool
 	if err != nil {
 		return nil, fmt.Errorf("check refs: %w", err)
 	}
-	for _, r := range rows {
-		out[r.Type+":"+r.ID] = true
+	arts := make([]*Artifact, len(rows))
+	for i, r := range rows {
+		arts[i] = &Artifact{PK: r.Pk, Type: r.Type, ID: r.ID, Visibility: r.Visibility, CreatedBy: r.CreatedBy}
+	}
+	// What the actor may not read does not exist for it: no validator may tell
+	// whether another's message is there.
+	hidden, err := c.s.hiddenWith(ctx, c.w.q, arts)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range arts {
+		if !hidden[a.PK] {
+			out[a.Type+":"+a.ID] = true
+		}
 	}
 	for _, r := range refs {
 		if !r.IsPinned() || !out[r.Unpinned().String()] {
