@@ -37,10 +37,11 @@ WITH k AS (
 ), j AS (
     INSERT INTO write_journal (
         occurred_at, request_id, operation, ref, actor_id, actor_kind, permissions,
-        session_id, parent_session_id, delegation_chain, idempotency_key
+        session_id, parent_session_id, delegation_chain, idempotency_key, task_id, delegation
     )
     SELECT $6::timestamptz, $16::text, $3::text, $17::text, $1::text, $18::text, $19::text[],
-        $20::text, $21::text, $22::text[], nullif($2::text, '')
+        $20::text, $21::text, $22::text[], nullif($2::text, ''),
+        $23::text, $24::jsonb
     FROM a
     RETURNING id
 ), v AS (
@@ -53,11 +54,11 @@ WITH k AS (
     FROM a, j
 ), e AS (
     INSERT INTO events (event_type, occurred_at, source, actor_id, actor_kind, ref, payload, schema_version, audience)
-    SELECT $23::text, $6::timestamptz, $24::text, $1::text, $18::text, $17::text, $25::jsonb, 1, $26::text[]
+    SELECT $25::text, $6::timestamptz, $26::text, $1::text, $18::text, $17::text, $27::jsonb, 1, $28::text[]
     FROM a
     RETURNING id
 ), n AS (
-    SELECT e.id FROM e CROSS JOIN LATERAL (SELECT pg_notify($27::text, e.id::text)) AS notify
+    SELECT e.id FROM e CROSS JOIN LATERAL (SELECT pg_notify($29::text, e.id::text)) AS notify
 )
 SELECT
     EXISTS (SELECT 1 FROM go) AS claimed,
@@ -89,6 +90,8 @@ type ArtifactCreateWriteParams struct {
 	SessionID       *string
 	ParentSessionID *string
 	DelegationChain []string
+	TaskID          *string
+	Delegation      pgjson.JSON
 	EventType       string
 	Source          string
 	Payload         pgjson.JSON
@@ -134,6 +137,8 @@ func (q *Queries) ArtifactCreateWrite(ctx context.Context, arg ArtifactCreateWri
 		arg.SessionID,
 		arg.ParentSessionID,
 		arg.DelegationChain,
+		arg.TaskID,
+		arg.Delegation,
 		arg.EventType,
 		arg.Source,
 		arg.Payload,
@@ -437,10 +442,11 @@ WITH k AS (
 ), j AS (
     INSERT INTO write_journal (
         occurred_at, request_id, operation, ref, actor_id, actor_kind, permissions,
-        session_id, parent_session_id, delegation_chain, idempotency_key
+        session_id, parent_session_id, delegation_chain, idempotency_key, task_id, delegation
     )
     SELECT $6::timestamptz, $15::text, $3::text, $16::text, $1::text, $17::text, $18::text[],
-        $19::text, $20::text, $21::text[], nullif($2::text, '')
+        $19::text, $20::text, $21::text[], nullif($2::text, ''),
+        $22::text, $23::jsonb
     FROM u
     RETURNING id
 ), v AS (
@@ -453,12 +459,12 @@ WITH k AS (
     FROM u, j
 ), e AS (
     INSERT INTO events (event_type, occurred_at, source, actor_id, actor_kind, ref, payload, schema_version, audience)
-    SELECT $22::text, $6::timestamptz, $23::text, $1::text, $17::text, $16::text,
-        $24::jsonb || jsonb_build_object('version', u.version), 1, $25::text[]
+    SELECT $24::text, $6::timestamptz, $25::text, $1::text, $17::text, $16::text,
+        $26::jsonb || jsonb_build_object('version', u.version), 1, $27::text[]
     FROM u
     RETURNING id
 ), n AS (
-    SELECT e.id FROM e CROSS JOIN LATERAL (SELECT pg_notify($26::text, e.id::text)) AS notify
+    SELECT e.id FROM e CROSS JOIN LATERAL (SELECT pg_notify($28::text, e.id::text)) AS notify
 )
 SELECT
     EXISTS (SELECT 1 FROM go) AS claimed,
@@ -489,6 +495,8 @@ type ArtifactUpdateWriteParams struct {
 	SessionID       *string
 	ParentSessionID *string
 	DelegationChain []string
+	TaskID          *string
+	Delegation      pgjson.JSON
 	EventType       string
 	Source          string
 	Payload         pgjson.JSON
@@ -532,6 +540,8 @@ func (q *Queries) ArtifactUpdateWrite(ctx context.Context, arg ArtifactUpdateWri
 		arg.SessionID,
 		arg.ParentSessionID,
 		arg.DelegationChain,
+		arg.TaskID,
+		arg.Delegation,
 		arg.EventType,
 		arg.Source,
 		arg.Payload,
