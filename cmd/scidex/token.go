@@ -14,19 +14,19 @@ func tokenCmd(args []string) error {
 	f := newFlags("token")
 	c := addCommon(f)
 	sub := f.str("sub", "", "", "the actor id (required)")
-	kind := f.str("kind", "", auth.KindHuman, "actor kind: human, ai_local, ai_external or ai_swarm")
+	kind := f.str("kind", "", auth.KindHuman, "actor kind", oneOf(auth.KindHuman, auth.KindAILocal, auth.KindAIExternal, auth.KindAISwarm))
 	perms := f.str("permissions", "", "contributor", "comma-separated: viewer, contributor, reviewer, admin")
-	ttl := f.duration("ttl", "", time.Hour, "how long the token is valid")
+	ttl := f.duration("ttl", "", time.Hour, "how long the token is valid", above(time.Duration(0)))
 	session := f.str("session", "", "", "session id to carry")
 	if err := f.Parse(args); err != nil {
 		return err
 	}
 	if *sub == "" {
-		return fmt.Errorf("--sub is required: the actor id the token speaks for")
+		return &configError{problems: []string{"--sub is required: the actor id the token speaks for"}}
 	}
 	ps, err := auth.ParsePermissions(*perms)
 	if err != nil {
-		return fmt.Errorf("--permissions: %w", err)
+		return &configError{problems: []string{fmt.Sprintf("--permissions=%s: %v", quote(*perms), err)}}
 	}
 	secret, err := hsSecret(c, true)
 	if err != nil {
