@@ -121,6 +121,7 @@ func TestTokenRefusesBadFlags(t *testing.T) {
 		{[]string{"--sub", "ada", "--ttl", "1d"}, `--ttl="1d": want a duration such as 500ms, 15s or 2m (how long the token is valid)`},
 		{[]string{"--sub", "ada", "--ttl", "0s"}, `--ttl="0s": want more than 0s`},
 		{[]string{"--sub", "ada", "--kind", "robot"}, `--kind="robot": want one of human, ai_local, ai_external, ai_swarm`},
+		{[]string{"--sub", "ada", "--delegation", "human:ada,,agent:orch"}, `--delegation="human:ada,,agent:orch": step 2 has no actor, want actor[/session[/task]]`},
 		{[]string{"--kind", "human"}, "--sub is required"},
 	} {
 		dataDir := e2e.DataDir(t)

@@ -3,9 +3,12 @@ package main
 import (
 	"errors"
 	"flag"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/scidex/substrate/internal/auth"
 )
 
 // testFlags defines one flag of each kind, as serve does, each with its
@@ -167,6 +170,38 @@ func TestQuoteHidesPasswords(t *testing.T) {
 	} {
 		if got := quote(in); got != want {
 			t.Errorf("quote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// --delegation takes actor[/session[/task]] steps, or the claim as JSON.
+func TestParseDelegation(t *testing.T) {
+	tests := []struct {
+		in   string
+		want auth.DelegationChain
+		err  string
+	}{
+		{"", nil, ""},
+		{"human:ada", auth.DelegationChain{{ActorID: "human:ada"}}, ""},
+		{"human:ada/s-ada, agent:orch/s-orch/task-42", auth.DelegationChain{
+			{ActorID: "human:ada", SessionID: "s-ada"}, {ActorID: "agent:orch", SessionID: "s-orch", TaskID: "task-42"}}, ""},
+		{"agent:orch//task-42", auth.DelegationChain{{ActorID: "agent:orch", TaskID: "task-42"}}, ""},
+		{`[{"actor_id": "org/lab, inc", "session_id": "s"}]`, auth.DelegationChain{{ActorID: "org/lab, inc", SessionID: "s"}}, ""},
+		{"human:ada,,agent:orch", nil, "step 2 has no actor"},
+		{"/s-1", nil, "step 1 has no actor"},
+		{"a/b/c/d", nil, "step 1 has 4 parts, want actor[/session[/task]]"},
+		{`[{"session_id": "s"}]`, nil, "delegation_chain[0]: actor_id is missing"},
+	}
+	for _, tt := range tests {
+		got, err := parseDelegation(tt.in)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("parseDelegation(%q) = %v, %v; want an error saying %q", tt.in, got, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("parseDelegation(%q) = %+v, %v; want %+v", tt.in, got, err, tt.want)
 		}
 	}
 }
