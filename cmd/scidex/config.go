@@ -8,13 +8,14 @@ import (
 	"log/slog"
 	"math"
 	"net"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // flags wraps a FlagSet so that each flag falls back to an environment
@@ -167,6 +168,18 @@ func hostPort(v string) string {
 	return ""
 }
 
+// connString accepts a PostgreSQL connection string (a URL or key=value
+// pairs), or nothing at all.
+func connString(v string) string {
+	if v == "" {
+		return ""
+	}
+	if _, err := pgx.ParseConfig(v); err != nil {
+		return "a PostgreSQL connection string, such as postgres://user:password@host:5432/scidex"
+	}
+	return ""
+}
+
 // setting is one flag and its environment variable, as a flag.Value: text from
 // either goes through the same parse and checks.
 type setting[T any] struct {
@@ -271,9 +284,7 @@ func envNote(env string) string {
 // quote quotes a value for a message, cut short when long, with a password in
 // a connection string replaced by xxxxx.
 func quote(v string) string {
-	if u, err := url.Parse(v); err == nil && u.User != nil {
-		v = u.Redacted()
-	}
+	v = userinfoRE.ReplaceAllString(v, "${1}xxxxx@")
 	v = passwordRE.ReplaceAllString(v, "${1}xxxxx")
 	if len(v) > 80 {
 		v = v[:80] + "…"
@@ -281,7 +292,11 @@ func quote(v string) string {
 	return strconv.Quote(v)
 }
 
-var passwordRE = regexp.MustCompile(`(?i)(password\s*=\s*)\S+`)
+// The password of a URL (even one that does not parse) and of key=value pairs.
+var (
+	userinfoRE = regexp.MustCompile(`(://[^:/@]*:)[^@]*@`)
+	passwordRE = regexp.MustCompile(`(?i)(password\s*=\s*)\S+`)
+)
 
 // checkWriteLimits refuses a write burst below 1 while writes are rate
 // limited: the per-actor bucket could never hold a write, so every write would

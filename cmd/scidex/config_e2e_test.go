@@ -52,6 +52,8 @@ func TestServeRefusesBadConfiguration(t *testing.T) {
 			[]string{`--log-format="yaml" (SCIDEX_LOG_FORMAT): want one of text, json`}},
 		{"address without a port", []string{"SCIDEX_PPROF_ADDR=6060"}, nil,
 			[]string{`SCIDEX_PPROF_ADDR="6060" (--pprof-addr): want host:port`}},
+		{"listen URL that does not parse", []string{"SCIDEX_LISTEN_URL=postgres://scidex:hunter2@db:notaport/scidex"}, nil,
+			[]string{`SCIDEX_LISTEN_URL="postgres://scidex:xxxxx@db:notaport/scidex" (--listen-url): want a PostgreSQL connection string`}},
 		{"unknown flag", nil, []string{"--write-rat", "5"},
 			[]string{"flag provided but not defined: -write-rat (see scidex serve -h)"}},
 		{"every problem at once", []string{"SCIDEX_WRITE_RATE=abc", "SCIDEX_MAX_DEPTH=-2"}, []string{"--max-body-bytes=2MiB"},

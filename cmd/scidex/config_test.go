@@ -166,6 +166,8 @@ func TestQuoteHidesPasswords(t *testing.T) {
 	for in, want := range map[string]string{
 		"postgres://scidex:hunter2@db:5432/scidex": `"postgres://scidex:xxxxx@db:5432/scidex"`,
 		"host=db password=hunter2 dbname=scidex":   `"host=db password=xxxxx dbname=scidex"`,
+		"postgres://scidex:hunter2@db:x/scidex":    `"postgres://scidex:xxxxx@db:x/scidex"`,
+		"postgres://scidex@db/scidex":              `"postgres://scidex@db/scidex"`,
 		"abc":                                      `"abc"`,
 	} {
 		if got := quote(in); got != want {
