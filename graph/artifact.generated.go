@@ -23,6 +23,9 @@ type ArtifactConnectionResolver interface {
 type CalibrationPointResolver interface {
 	Forecaster(ctx context.Context, obj *model.CalibrationPoint) (*model.Actor, error)
 }
+type DelegationStepResolver interface {
+	Actor(ctx context.Context, obj *model.DelegationStep) (*model.Actor, error)
+}
 type LinkResolver interface {
 	From(ctx context.Context, obj *model.Link) (model.Artifact, error)
 	To(ctx context.Context, obj *model.Link) (model.Artifact, error)
@@ -250,6 +253,59 @@ func (ec *executionContext) _CalibrationPoint_brierScore(ctx context.Context, fi
 }
 func (ec *executionContext) fieldContext_CalibrationPoint_brierScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CalibrationPoint", field, false, false, "Float")
+}
+
+func (ec *executionContext) _DelegationStep_actor(ctx context.Context, field graphql.CollectedField, obj *model.DelegationStep) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DelegationStep_actor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.DelegationStep().Actor(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Actor) graphql.Marshaler {
+			return ec.marshalNActor2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐActor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DelegationStep_actor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DelegationStep",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Actor(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DelegationStep_actorId(ctx context.Context, field graphql.CollectedField, obj *model.DelegationStep) (ret graphql.Marshaler) {
+	return ec.marshalNString2string(ctx, field.Selections, obj.ActorID)
+}
+func (ec *executionContext) fieldContext_DelegationStep_actorId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DelegationStep", field, false, false, "String")
+}
+
+func (ec *executionContext) _DelegationStep_sessionId(ctx context.Context, field graphql.CollectedField, obj *model.DelegationStep) (ret graphql.Marshaler) {
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.SessionID)
+}
+func (ec *executionContext) fieldContext_DelegationStep_sessionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DelegationStep", field, false, false, "String")
+}
+
+func (ec *executionContext) _DelegationStep_taskId(ctx context.Context, field graphql.CollectedField, obj *model.DelegationStep) (ret graphql.Marshaler) {
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.TaskID)
+}
+func (ec *executionContext) fieldContext_DelegationStep_taskId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DelegationStep", field, false, false, "String")
 }
 
 func (ec *executionContext) _Link_predicate(ctx context.Context, field graphql.CollectedField, obj *model.Link) (ret graphql.Marshaler) {
@@ -553,11 +609,50 @@ func (ec *executionContext) fieldContext_ProvenanceStep_sessionId(_ context.Cont
 	return graphql.NewScalarFieldContext("ProvenanceStep", field, false, false, "String")
 }
 
+func (ec *executionContext) _ProvenanceStep_taskId(ctx context.Context, field graphql.CollectedField, obj *model.ProvenanceStep) (ret graphql.Marshaler) {
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.TaskID)
+}
+func (ec *executionContext) fieldContext_ProvenanceStep_taskId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProvenanceStep", field, false, false, "String")
+}
+
 func (ec *executionContext) _ProvenanceStep_delegationChain(ctx context.Context, field graphql.CollectedField, obj *model.ProvenanceStep) (ret graphql.Marshaler) {
 	return ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, obj.DelegationChain)
 }
 func (ec *executionContext) fieldContext_ProvenanceStep_delegationChain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ProvenanceStep", field, false, false, "String")
+}
+
+func (ec *executionContext) _ProvenanceStep_delegation(ctx context.Context, field graphql.CollectedField, obj *model.ProvenanceStep) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProvenanceStep_delegation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Delegation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.DelegationStep) graphql.Marshaler {
+			return ec.marshalNDelegationStep2ᚕᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐDelegationStepᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProvenanceStep_delegation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProvenanceStep",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DelegationStep(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _ProvenanceStep_tool(ctx context.Context, field graphql.CollectedField, obj *model.ProvenanceStep) (ret graphql.Marshaler) {
@@ -1300,6 +1395,55 @@ func (ec *executionContext) _CalibrationPoint(ctx context.Context, sel ast.Selec
 	return out
 }
 
+var delegationStepImplementors = []string{"DelegationStep"}
+
+func (ec *executionContext) _DelegationStep(ctx context.Context, sel ast.SelectionSet, obj *model.DelegationStep) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, delegationStepImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := deferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DelegationStep")
+		case "actor":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._DelegationStep_actor(ctx, field, obj)
+				})
+		case "actorId":
+			out.Values[i] = ec._DelegationStep_actorId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "sessionId":
+			out.Values[i] = ec._DelegationStep_sessionId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "taskId":
+			out.Values[i] = ec._DelegationStep_taskId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var linkImplementors = []string{"Link"}
 
 func (ec *executionContext) _Link(ctx context.Context, sel ast.SelectionSet, obj *model.Link) graphql.Marshaler {
@@ -1517,8 +1661,18 @@ func (ec *executionContext) _ProvenanceStep(ctx context.Context, sel ast.Selecti
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "taskId":
+			out.Values[i] = ec._ProvenanceStep_taskId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "delegationChain":
 			out.Values[i] = ec._ProvenanceStep_delegationChain(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "delegation":
+			out.Values[i] = ec._ProvenanceStep_delegation(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -1784,6 +1938,30 @@ func (ec *executionContext) marshalNCalibrationPoint2ᚖgithubᚗcomᚋscidexᚋ
 		return graphql.Null
 	}
 	return ec._CalibrationPoint(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNDelegationStep2ᚕᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐDelegationStepᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.DelegationStep) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDelegationStep2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐDelegationStep(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNDelegationStep2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐDelegationStep(ctx context.Context, sel ast.SelectionSet, v *model.DelegationStep) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DelegationStep!")
+		return graphql.Null
+	}
+	return ec._DelegationStep(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNLink2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐLink(ctx context.Context, sel ast.SelectionSet, v *model.Link) graphql.Marshaler {

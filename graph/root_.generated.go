@@ -30,6 +30,7 @@ type ResolverRoot interface {
 	Comment() CommentResolver
 	Dataset() DatasetResolver
 	DebateSession() DebateSessionResolver
+	DelegationStep() DelegationStepResolver
 	Event() EventResolver
 	Experiment() ExperimentResolver
 	Figure() FigureResolver
@@ -270,6 +271,13 @@ type ComplexityRoot struct {
 		UpdatedAt      func(childComplexity int) int
 		UpdatedBy      func(childComplexity int) int
 		Verdict        func(childComplexity int) int
+	}
+
+	DelegationStep struct {
+		Actor     func(childComplexity int) int
+		ActorID   func(childComplexity int) int
+		SessionID func(childComplexity int) int
+		TaskID    func(childComplexity int) int
 	}
 
 	DiffOp struct {
@@ -739,10 +747,12 @@ type ComplexityRoot struct {
 	ProvenanceStep struct {
 		Actor           func(childComplexity int) int
 		At              func(childComplexity int) int
+		Delegation      func(childComplexity int) int
 		DelegationChain func(childComplexity int) int
 		Operation       func(childComplexity int) int
 		RequestID       func(childComplexity int) int
 		SessionID       func(childComplexity int) int
+		TaskID          func(childComplexity int) int
 		Tool            func(childComplexity int) int
 	}
 
@@ -2319,6 +2329,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DebateSession.Verdict(childComplexity), true
+
+	case "DelegationStep.actor":
+		if e.ComplexityRoot.DelegationStep.Actor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DelegationStep.Actor(childComplexity), true
+	case "DelegationStep.actorId":
+		if e.ComplexityRoot.DelegationStep.ActorID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DelegationStep.ActorID(childComplexity), true
+	case "DelegationStep.sessionId":
+		if e.ComplexityRoot.DelegationStep.SessionID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DelegationStep.SessionID(childComplexity), true
+	case "DelegationStep.taskId":
+		if e.ComplexityRoot.DelegationStep.TaskID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DelegationStep.TaskID(childComplexity), true
 
 	case "DiffOp.op":
 		if e.ComplexityRoot.DiffOp.Op == nil {
@@ -4912,6 +4947,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ProvenanceStep.At(childComplexity), true
+	case "ProvenanceStep.delegation":
+		if e.ComplexityRoot.ProvenanceStep.Delegation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProvenanceStep.Delegation(childComplexity), true
 	case "ProvenanceStep.delegationChain":
 		if e.ComplexityRoot.ProvenanceStep.DelegationChain == nil {
 			break
@@ -4936,6 +4977,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ProvenanceStep.SessionID(childComplexity), true
+	case "ProvenanceStep.taskId":
+		if e.ComplexityRoot.ProvenanceStep.TaskID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProvenanceStep.TaskID(childComplexity), true
 	case "ProvenanceStep.tool":
 		if e.ComplexityRoot.ProvenanceStep.Tool == nil {
 			break
@@ -7283,6 +7330,20 @@ func (ec *executionContext) childFields_CalibrationPoint(ctx context.Context, fi
 	return nil, fmt.Errorf("no field named %q was found under type CalibrationPoint", field.Name)
 }
 
+func (ec *executionContext) childFields_DelegationStep(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "actor":
+		return ec.fieldContext_DelegationStep_actor(ctx, field)
+	case "actorId":
+		return ec.fieldContext_DelegationStep_actorId(ctx, field)
+	case "sessionId":
+		return ec.fieldContext_DelegationStep_sessionId(ctx, field)
+	case "taskId":
+		return ec.fieldContext_DelegationStep_taskId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DelegationStep", field.Name)
+}
+
 func (ec *executionContext) childFields_DiffOp(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "op":
@@ -7423,8 +7484,12 @@ func (ec *executionContext) childFields_ProvenanceStep(ctx context.Context, fiel
 		return ec.fieldContext_ProvenanceStep_requestId(ctx, field)
 	case "sessionId":
 		return ec.fieldContext_ProvenanceStep_sessionId(ctx, field)
+	case "taskId":
+		return ec.fieldContext_ProvenanceStep_taskId(ctx, field)
 	case "delegationChain":
 		return ec.fieldContext_ProvenanceStep_delegationChain(ctx, field)
+	case "delegation":
+		return ec.fieldContext_ProvenanceStep_delegation(ctx, field)
 	case "tool":
 		return ec.fieldContext_ProvenanceStep_tool(ctx, field)
 	case "at":

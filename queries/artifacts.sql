@@ -73,10 +73,11 @@ WITH k AS (
 ), j AS (
     INSERT INTO write_journal (
         occurred_at, request_id, operation, ref, actor_id, actor_kind, permissions,
-        session_id, parent_session_id, delegation_chain, idempotency_key
+        session_id, parent_session_id, delegation_chain, idempotency_key, task_id, delegation
     )
     SELECT @now::timestamptz, @request_id::text, @operation::text, @ref::text, @actor_id::text, @actor_kind::text, @permissions::text[],
-        sqlc.narg(session_id)::text, sqlc.narg(parent_session_id)::text, @delegation_chain::text[], nullif(@idem_key::text, '')
+        sqlc.narg(session_id)::text, sqlc.narg(parent_session_id)::text, @delegation_chain::text[], nullif(@idem_key::text, ''),
+        sqlc.narg(task_id)::text, @delegation::jsonb
     FROM a
     RETURNING id
 ), v AS (
@@ -130,10 +131,11 @@ WITH k AS (
 ), j AS (
     INSERT INTO write_journal (
         occurred_at, request_id, operation, ref, actor_id, actor_kind, permissions,
-        session_id, parent_session_id, delegation_chain, idempotency_key
+        session_id, parent_session_id, delegation_chain, idempotency_key, task_id, delegation
     )
     SELECT @now::timestamptz, @request_id::text, @operation::text, @ref::text, @actor_id::text, @actor_kind::text, @permissions::text[],
-        sqlc.narg(session_id)::text, sqlc.narg(parent_session_id)::text, @delegation_chain::text[], nullif(@idem_key::text, '')
+        sqlc.narg(session_id)::text, sqlc.narg(parent_session_id)::text, @delegation_chain::text[], nullif(@idem_key::text, ''),
+        sqlc.narg(task_id)::text, @delegation::jsonb
     FROM u
     RETURNING id
 ), v AS (

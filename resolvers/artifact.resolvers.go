@@ -24,6 +24,11 @@ func (r *calibrationPointResolver) Forecaster(ctx context.Context, obj *model.Ca
 	return r.loaders(ctx).Actor(ctx, obj.ForecasterID)
 }
 
+// Actor is the resolver for the actor field.
+func (r *delegationStepResolver) Actor(ctx context.Context, obj *model.DelegationStep) (*model.Actor, error) {
+	return r.loaders(ctx).Actor(ctx, obj.ActorID)
+}
+
 // From is the resolver for the from field.
 func (r *linkResolver) From(ctx context.Context, obj *model.Link) (model.Artifact, error) {
 	a, err := r.loaders(ctx).Artifact(ctx, obj.FromPK)
@@ -76,6 +81,8 @@ func (r *Resolver) CalibrationPoint() graph.CalibrationPointResolver {
 	return &calibrationPointResolver{r}
 }
 
+func (r *Resolver) DelegationStep() graph.DelegationStepResolver { return &delegationStepResolver{r} }
+
 func (r *Resolver) Link() graph.LinkResolver { return &linkResolver{r} }
 
 func (r *Resolver) ProvenanceStep() graph.ProvenanceStepResolver { return &provenanceStepResolver{r} }
@@ -85,6 +92,7 @@ func (r *Resolver) SignalSummary() graph.SignalSummaryResolver { return &signalS
 type (
 	artifactConnectionResolver struct{ *Resolver }
 	calibrationPointResolver   struct{ *Resolver }
+	delegationStepResolver     struct{ *Resolver }
 	linkResolver               struct{ *Resolver }
 	provenanceStepResolver     struct{ *Resolver }
 	signalSummaryResolver      struct{ *Resolver }

@@ -47,6 +47,10 @@ func run(args []string) int {
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "scidex %s: %v\n", args[0], err)
+		var bad *configError
+		if errors.As(err, &bad) {
+			return 2 // as for a bad flag: the command never started
+		}
 		return 1
 	}
 	return 0

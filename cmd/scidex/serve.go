@@ -18,23 +18,26 @@ import (
 func serve(ctx context.Context, args []string) error {
 	f := newFlags("serve")
 	c := addCommon(f)
-	addr := f.str("addr", "SCIDEX_ADDR", "127.0.0.1:8080", "listen address")
+	addr := f.str("addr", "SCIDEX_ADDR", "127.0.0.1:8080", "listen address", hostPort)
 	publicKeys := f.str("jwt-public-keys", "SCIDEX_JWT_PUBLIC_KEYS", "", "comma-separated PEM files of RS256/EdDSA public keys")
 	jwksURL := f.str("jwks-url", "SCIDEX_JWKS_URL", "", "JWKS URL for RS256/EdDSA keys")
 	anonRead := f.boolean("anonymous-read", "SCIDEX_ANONYMOUS_READ", false, "let requests without a token read")
 	introspection := f.boolean("introspection", "SCIDEX_INTROSPECTION", true, "serve __schema/__type queries")
-	maxBody := f.integer("max-body-bytes", "SCIDEX_MAX_BODY_BYTES", server.DefaultMaxBodyBytes, "largest request body")
-	maxDepth := f.integer("max-depth", "SCIDEX_MAX_DEPTH", server.DefaultMaxDepth, "deepest query nesting")
-	maxComplexity := f.integer("max-complexity", "SCIDEX_MAX_COMPLEXITY", server.DefaultMaxComplexity, "highest query cost")
-	writeRate := f.float("write-rate", "SCIDEX_WRITE_RATE", 100, "writes per second per actor (0: unlimited)")
-	writeBurst := f.integer("write-burst", "SCIDEX_WRITE_BURST", 500, "burst of writes per actor")
+	maxBody := f.integer("max-body-bytes", "SCIDEX_MAX_BODY_BYTES", server.DefaultMaxBodyBytes, "largest request body, in bytes", atLeast(1))
+	maxDepth := f.integer("max-depth", "SCIDEX_MAX_DEPTH", server.DefaultMaxDepth, "deepest query nesting", atLeast(1))
+	maxComplexity := f.integer("max-complexity", "SCIDEX_MAX_COMPLEXITY", server.DefaultMaxComplexity, "highest query cost", atLeast(1))
+	writeRate := f.float("write-rate", "SCIDEX_WRITE_RATE", 100, "writes per second per actor, 0 = unlimited", atLeast(0.0))
+	writeBurst := f.integer("write-burst", "SCIDEX_WRITE_BURST", 500, "burst of writes per actor", atLeast(0))
 	shadow := f.str("shadow-validators", "SCIDEX_SHADOW_VALIDATORS", "", "comma-separated validators that only log what they would refuse")
-	pprofAddr := f.str("pprof-addr", "SCIDEX_PPROF_ADDR", "", "serve net/http/pprof on this address (for profiling; off when empty)")
+	pprofAddr := f.str("pprof-addr", "SCIDEX_PPROF_ADDR", "", "serve net/http/pprof on this address, for profiling; off when empty", hostPort)
 	origins := f.str("allowed-origins", "SCIDEX_ALLOWED_ORIGINS", "", "comma-separated browser origins besides this server's own that may open a websocket")
-	maxSubs := f.integer("max-subscriptions", "SCIDEX_MAX_SUBSCRIPTIONS", server.DefaultMaxSubscriptions, "operations active at once on one websocket")
-	listenURL := f.str("listen-url", "SCIDEX_LISTEN_URL", "", "direct database connection for LISTEN when DATABASE_URL goes through a transaction pooler")
-	shutdownWait := f.duration("shutdown-timeout", "SCIDEX_SHUTDOWN_TIMEOUT", 15*time.Second, "how long to drain requests on SIGTERM")
+	maxSubs := f.integer("max-subscriptions", "SCIDEX_MAX_SUBSCRIPTIONS", server.DefaultMaxSubscriptions, "operations active at once on one websocket", atLeast(1))
+	listenURL := f.str("listen-url", "SCIDEX_LISTEN_URL", "", "direct database connection for LISTEN when DATABASE_URL goes through a transaction pooler", connString)
+	shutdownWait := f.duration("shutdown-timeout", "SCIDEX_SHUTDOWN_TIMEOUT", 15*time.Second, "how long to drain requests on SIGTERM", atLeast(time.Duration(0)))
 	if err := f.Parse(args); err != nil {
+		return err
+	}
+	if err := checkWriteLimits(*writeRate, *writeBurst); err != nil {
 		return err
 	}
 	tuneGC()

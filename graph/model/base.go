@@ -91,9 +91,14 @@ func (b *Base) Provenance() ([]*ProvenanceStep, error) {
 	}
 	out := make([]*ProvenanceStep, len(steps))
 	for i, s := range steps {
+		steps := s.Steps()
+		delegation := make([]*DelegationStep, len(steps))
+		for j, d := range steps {
+			delegation[j] = &DelegationStep{ActorID: d.ActorID, SessionID: nonEmpty(d.SessionID), TaskID: nonEmpty(d.TaskID)}
+		}
 		out[i] = &ProvenanceStep{Operation: s.Operation, ActorID: s.ActorID, ActorKind: s.ActorKind,
-			RequestID: s.RequestID, SessionID: nonEmpty(s.SessionID), DelegationChain: nonNil(s.DelegationChain),
-			Tool: nonEmpty(s.Tool), At: s.At}
+			RequestID: s.RequestID, SessionID: nonEmpty(s.SessionID), TaskID: nonEmpty(s.TaskID),
+			DelegationChain: steps.ActorIDs(), Delegation: delegation, Tool: nonEmpty(s.Tool), At: s.At}
 	}
 	return out, nil
 }

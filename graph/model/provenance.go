@@ -9,7 +9,17 @@ type ProvenanceStep struct {
 	ActorKind       string
 	RequestID       string
 	SessionID       *string
+	TaskID          *string
 	DelegationChain []string
+	Delegation      []*DelegationStep
 	Tool            *string
 	At              time.Time
+}
+
+// DelegationStep is one step of a delegation chain; Actor resolves from
+// ActorID.
+type DelegationStep struct {
+	ActorID   string
+	SessionID *string
+	TaskID    *string
 }

@@ -54,12 +54,14 @@ func (a Actor) Has(p Permission) bool {
 }
 
 // Principal is a verified identity: the Actor plus the session it acts in, the
-// session that started that one (if any), and the actors on whose behalf it
-// acts, outermost first. ExpiresAt is the token's exp.
+// session that started that one (if any), the task the session works on, and
+// the actors on whose behalf it acts, outermost first. ExpiresAt is the
+// token's exp.
 type Principal struct {
 	Actor
-	SessionID       string    // the session_id claim; may be empty
-	ParentSessionID string    // the parent_session_id claim; may be empty
-	DelegationChain []string  // the delegation_chain claim, outermost first
-	ExpiresAt       time.Time // the exp claim
+	SessionID       string          // the session_id claim; may be empty
+	ParentSessionID string          // the parent_session_id claim; may be empty
+	TaskID          string          // the task_id claim; may be empty
+	DelegationChain DelegationChain // the delegation_chain claim, outermost first
+	ExpiresAt       time.Time       // the exp claim
 }

@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"encoding/json"
 	"errors"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -14,7 +15,12 @@ type tokenClaims struct {
 	Permissions     []Permission `json:"permissions,omitempty"`
 	SessionID       string       `json:"session_id,omitempty"`
 	ParentSessionID string       `json:"parent_session_id,omitempty"`
-	DelegationChain []string     `json:"delegation_chain,omitempty"`
+	TaskID          string       `json:"task_id,omitempty"`
+	// DelegationChain is kept as it came and read by checkSubstrateClaims, so
+	// that a chain of the wrong shape is refused with a reason that says so
+	// rather than as a malformed token.
+	DelegationChain json.RawMessage `json:"delegation_chain,omitempty"`
+	chain           DelegationChain
 }
 
 // checkSubstrateClaims validates the claims the jwt library does not know
@@ -32,11 +38,11 @@ func (c *tokenClaims) checkSubstrateClaims() *VerifyError {
 	if err := validatePermissions(c.Permissions); err != nil {
 		return verifyErr(reasonPermission, err)
 	}
-	for _, d := range c.DelegationChain {
-		if d == "" {
-			return verifyErr(reasonDelegation, errors.New("delegation_chain holds an empty actor id"))
-		}
+	chain, err := ParseDelegationChain(c.DelegationChain)
+	if err != nil {
+		return verifyErr(reasonDelegation, err)
 	}
+	c.chain = chain
 	return nil
 }
 
@@ -50,7 +56,8 @@ func (c *tokenClaims) principal() *Principal {
 		},
 		SessionID:       c.SessionID,
 		ParentSessionID: c.ParentSessionID,
-		DelegationChain: c.DelegationChain,
+		TaskID:          c.TaskID,
+		DelegationChain: c.chain,
 	}
 	if c.ExpiresAt != nil {
 		p.ExpiresAt = c.ExpiresAt.Time

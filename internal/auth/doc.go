@@ -5,8 +5,11 @@
 // "Bearer <token>", in the connection_init payload of a websocket, or in the
 // scidex_jwt cookie (see TokenFromRequest and TokenFromInitPayload). A Verifier
 // checks the token and returns a Principal: the Actor (who is acting, what kind
-// of actor it is, and what it may do), the session it acts in, and the chain of
-// actors on whose behalf it acts.
+// of actor it is, and what it may do), the session it acts in, the task that
+// session works on, and the chain of actors on whose behalf it acts. The chain
+// is SPEC-001 §4.1's list of {actor_id, session_id, task_id} steps, outermost
+// first; a list of bare actor ids, as tokens were minted before, is read as
+// steps that carry only an actor (see ParseDelegationChain).
 //
 // Verification is deliberately strict. Algorithms are pinned per key type
 // (HS256 for the shared development secret, RS256 for RSA keys, EdDSA for

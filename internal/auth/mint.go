@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -23,12 +24,14 @@ type MintOpts struct {
 	Permissions []Permission
 	// TTL is how long the token is valid; it must be positive.
 	TTL time.Duration
-	// SessionID and ParentSessionID are copied into session_id and
-	// parent_session_id when set.
-	SessionID, ParentSessionID string
+	// SessionID, ParentSessionID and TaskID are copied into session_id,
+	// parent_session_id and task_id when set.
+	SessionID, ParentSessionID, TaskID string
 	// DelegationChain lists the actors on whose behalf Subject acts, outermost
-	// first; entries may not be empty.
-	DelegationChain []string
+	// first, each with its session and task when known; every step needs an
+	// actor. The token carries it in SPEC-001's shape, a list of
+	// {actor_id, session_id, task_id}.
+	DelegationChain DelegationChain
 	// Now is the issue time; zero means time.Now().
 	Now time.Time
 }
@@ -53,10 +56,12 @@ func Mint(opts MintOpts) (string, error) {
 	if opts.TTL <= 0 {
 		return "", errors.New("auth: mint: TTL must be positive")
 	}
-	for i, d := range opts.DelegationChain {
-		if d == "" {
-			return "", fmt.Errorf("auth: mint: delegation chain entry %d is empty", i+1)
-		}
+	if err := opts.DelegationChain.check(); err != nil {
+		return "", fmt.Errorf("auth: mint: %w", err)
+	}
+	var chain json.RawMessage
+	if len(opts.DelegationChain) > 0 {
+		chain, _ = json.Marshal(opts.DelegationChain)
 	}
 	now := opts.Now
 	if now.IsZero() {
@@ -74,7 +79,8 @@ func Mint(opts MintOpts) (string, error) {
 		Permissions:     opts.Permissions,
 		SessionID:       opts.SessionID,
 		ParentSessionID: opts.ParentSessionID,
-		DelegationChain: opts.DelegationChain,
+		TaskID:          opts.TaskID,
+		DelegationChain: chain,
 	}
 	signed, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(opts.Secret)
 	if err != nil {

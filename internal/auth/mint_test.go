@@ -19,7 +19,8 @@ func TestMintVerifyRoundTrip(t *testing.T) {
 		TTL:             time.Hour,
 		SessionID:       "s2",
 		ParentSessionID: "s1",
-		DelegationChain: []string{"human:carol", "agent:lead"},
+		TaskID:          "task-9",
+		DelegationChain: DelegationChain{{ActorID: "human:carol", SessionID: "s0"}, {ActorID: "agent:lead", SessionID: "s1", TaskID: "task-8"}},
 		Now:             clock.Now(),
 	}
 	token, err := Mint(opts)
@@ -34,11 +35,12 @@ func TestMintVerifyRoundTrip(t *testing.T) {
 		Actor:           Actor{ID: "agent:swarm-7", Kind: KindAISwarm, Permissions: []Permission{PermReviewer}},
 		SessionID:       "s2",
 		ParentSessionID: "s1",
-		DelegationChain: []string{"human:carol", "agent:lead"},
+		TaskID:          "task-9",
+		DelegationChain: DelegationChain{{ActorID: "human:carol", SessionID: "s0"}, {ActorID: "agent:lead", SessionID: "s1", TaskID: "task-8"}},
 		ExpiresAt:       clock.Now().Add(time.Hour),
 	}
 	if p.ID != want.ID || p.Kind != want.Kind || !slices.Equal(p.Permissions, want.Permissions) ||
-		p.SessionID != want.SessionID || p.ParentSessionID != want.ParentSessionID ||
+		p.SessionID != want.SessionID || p.ParentSessionID != want.ParentSessionID || p.TaskID != want.TaskID ||
 		!slices.Equal(p.DelegationChain, want.DelegationChain) || !p.ExpiresAt.Equal(want.ExpiresAt) {
 		t.Errorf("principal = %+v, want %+v", *p, want)
 	}
@@ -97,7 +99,7 @@ func TestMintRefusesBadOptions(t *testing.T) {
 		{"unknown permission", func(o *MintOpts) { o.Permissions = []Permission{"root"} }, "unknown permission"},
 		{"zero TTL", func(o *MintOpts) { o.TTL = 0 }, "TTL"},
 		{"negative TTL", func(o *MintOpts) { o.TTL = -time.Hour }, "TTL"},
-		{"empty delegate", func(o *MintOpts) { o.DelegationChain = []string{""} }, "delegation"},
+		{"empty delegate", func(o *MintOpts) { o.DelegationChain = DelegationChain{{ActorID: "human:carol"}, {SessionID: "s1"}} }, "delegation"},
 		{"huge token", func(o *MintOpts) { o.Subject = strings.Repeat("x", MaxTokenBytes) }, "more than"},
 	}
 	for _, tt := range tests {

@@ -67,7 +67,7 @@ func TestVerifyValidHS256TokenYieldsEveryClaim(t *testing.T) {
 	if p.SessionID != "sess-1" || p.ParentSessionID != "sess-0" {
 		t.Errorf("sessions = %q/%q", p.SessionID, p.ParentSessionID)
 	}
-	if !slices.Equal(p.DelegationChain, []string{"actor:org", "actor:bob"}) {
+	if !slices.Equal(p.DelegationChain, DelegationChain{{ActorID: "actor:org"}, {ActorID: "actor:bob"}}) {
 		t.Errorf("delegation chain = %v", p.DelegationChain)
 	}
 	if !p.ExpiresAt.Equal(now.Add(time.Hour)) {

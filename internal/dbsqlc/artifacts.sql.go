@@ -37,10 +37,11 @@ WITH k AS (
 ), j AS (
     INSERT INTO write_journal (
         occurred_at, request_id, operation, ref, actor_id, actor_kind, permissions,
-        session_id, parent_session_id, delegation_chain, idempotency_key
+        session_id, parent_session_id, delegation_chain, idempotency_key, task_id, delegation
     )
     SELECT $6::timestamptz, $17::text, $3::text, $18::text, $1::text, $19::text, $20::text[],
-        $21::text, $22::text, $23::text[], nullif($2::text, '')
+        $21::text, $22::text, $23::text[], nullif($2::text, ''),
+        $24::text, $25::jsonb
     FROM a
     RETURNING id
 ), v AS (
@@ -53,11 +54,11 @@ WITH k AS (
     FROM a, j
 ), e AS (
     INSERT INTO events (event_type, occurred_at, source, actor_id, actor_kind, ref, payload, schema_version, audience)
-    SELECT $24::text, $6::timestamptz, $25::text, $1::text, $19::text, $18::text, $26::jsonb, 1, $27::text[]
+    SELECT $26::text, $6::timestamptz, $27::text, $1::text, $19::text, $18::text, $28::jsonb, 1, $29::text[]
     FROM a
     RETURNING id
 ), n AS (
-    SELECT e.id FROM e CROSS JOIN LATERAL (SELECT pg_notify($28::text, e.id::text)) AS notify
+    SELECT e.id FROM e CROSS JOIN LATERAL (SELECT pg_notify($30::text, e.id::text)) AS notify
 )
 SELECT
     EXISTS (SELECT 1 FROM go) AS claimed,
@@ -90,6 +91,8 @@ type ArtifactCreateWriteParams struct {
 	SessionID       *string
 	ParentSessionID *string
 	DelegationChain []string
+	TaskID          *string
+	Delegation      pgjson.JSON
 	EventType       string
 	Source          string
 	Payload         pgjson.JSON
@@ -136,6 +139,8 @@ func (q *Queries) ArtifactCreateWrite(ctx context.Context, arg ArtifactCreateWri
 		arg.SessionID,
 		arg.ParentSessionID,
 		arg.DelegationChain,
+		arg.TaskID,
+		arg.Delegation,
 		arg.EventType,
 		arg.Source,
 		arg.Payload,
@@ -467,10 +472,11 @@ WITH k AS (
 ), j AS (
     INSERT INTO write_journal (
         occurred_at, request_id, operation, ref, actor_id, actor_kind, permissions,
-        session_id, parent_session_id, delegation_chain, idempotency_key
+        session_id, parent_session_id, delegation_chain, idempotency_key, task_id, delegation
     )
     SELECT $6::timestamptz, $15::text, $3::text, $16::text, $1::text, $17::text, $18::text[],
-        $19::text, $20::text, $21::text[], nullif($2::text, '')
+        $19::text, $20::text, $21::text[], nullif($2::text, ''),
+        $22::text, $23::jsonb
     FROM u
     RETURNING id
 ), v AS (
@@ -483,12 +489,12 @@ WITH k AS (
     FROM u, j
 ), e AS (
     INSERT INTO events (event_type, occurred_at, source, actor_id, actor_kind, ref, payload, schema_version, audience)
-    SELECT $22::text, $6::timestamptz, $23::text, $1::text, $17::text, $16::text,
-        $24::jsonb || jsonb_build_object('version', u.version), 1, $25::text[]
+    SELECT $24::text, $6::timestamptz, $25::text, $1::text, $17::text, $16::text,
+        $26::jsonb || jsonb_build_object('version', u.version), 1, $27::text[]
     FROM u
     RETURNING id
 ), n AS (
-    SELECT e.id FROM e CROSS JOIN LATERAL (SELECT pg_notify($26::text, e.id::text)) AS notify
+    SELECT e.id FROM e CROSS JOIN LATERAL (SELECT pg_notify($28::text, e.id::text)) AS notify
 )
 SELECT
     EXISTS (SELECT 1 FROM go) AS claimed,
@@ -519,6 +525,8 @@ type ArtifactUpdateWriteParams struct {
 	SessionID       *string
 	ParentSessionID *string
 	DelegationChain []string
+	TaskID          *string
+	Delegation      pgjson.JSON
 	EventType       string
 	Source          string
 	Payload         pgjson.JSON
@@ -562,6 +570,8 @@ func (q *Queries) ArtifactUpdateWrite(ctx context.Context, arg ArtifactUpdateWri
 		arg.SessionID,
 		arg.ParentSessionID,
 		arg.DelegationChain,
+		arg.TaskID,
+		arg.Delegation,
 		arg.EventType,
 		arg.Source,
 		arg.Payload,

@@ -151,4 +151,6 @@ type WriteJournal struct {
 	DelegationChain []string
 	IdempotencyKey  *string
 	Note            *string
+	TaskID          *string
+	Delegation      pgjson.JSON
 }

@@ -8,15 +8,17 @@ package dbsqlc
 import (
 	"context"
 	"time"
+
+	"github.com/scidex/substrate/internal/pgjson"
 )
 
 const journalInsert = `-- name: JournalInsert :one
 INSERT INTO write_journal (
     occurred_at, request_id, operation, ref, actor_id, actor_kind, permissions,
-    session_id, parent_session_id, delegation_chain, idempotency_key, note
+    session_id, parent_session_id, delegation_chain, idempotency_key, note, task_id, delegation
 ) VALUES (
     $1, $2, $3, $4, $5, $6, $7,
-    $8, $9, $10, $11, $12
+    $8, $9, $10, $11, $12, $13, $14
 )
 RETURNING id
 `
@@ -34,6 +36,8 @@ type JournalInsertParams struct {
 	DelegationChain []string
 	IdempotencyKey  *string
 	Note            *string
+	TaskID          *string
+	Delegation      pgjson.JSON
 }
 
 func (q *Queries) JournalInsert(ctx context.Context, arg JournalInsertParams) (int64, error) {
@@ -50,6 +54,8 @@ func (q *Queries) JournalInsert(ctx context.Context, arg JournalInsertParams) (i
 		arg.DelegationChain,
 		arg.IdempotencyKey,
 		arg.Note,
+		arg.TaskID,
+		arg.Delegation,
 	)
 	var id int64
 	err := row.Scan(&id)
@@ -57,7 +63,7 @@ func (q *Queries) JournalInsert(ctx context.Context, arg JournalInsertParams) (i
 }
 
 const journalListByRef = `-- name: JournalListByRef :many
-SELECT id, occurred_at, request_id, operation, ref, actor_id, actor_kind, permissions, session_id, parent_session_id, delegation_chain, idempotency_key, note FROM write_journal WHERE ref LIKE $1::text || '%' ORDER BY id
+SELECT id, occurred_at, request_id, operation, ref, actor_id, actor_kind, permissions, session_id, parent_session_id, delegation_chain, idempotency_key, note, task_id, delegation FROM write_journal WHERE ref LIKE $1::text || '%' ORDER BY id
 `
 
 func (q *Queries) JournalListByRef(ctx context.Context, refPrefix string) ([]WriteJournal, error) {
@@ -83,6 +89,8 @@ func (q *Queries) JournalListByRef(ctx context.Context, refPrefix string) ([]Wri
 			&i.DelegationChain,
 			&i.IdempotencyKey,
 			&i.Note,
+			&i.TaskID,
+			&i.Delegation,
 		); err != nil {
 			return nil, err
 		}

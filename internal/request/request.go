@@ -19,7 +19,11 @@ type Context struct {
 	Anonymous       bool
 	SessionID       string
 	ParentSessionID string
-	DelegationChain []string
+	// TaskID is the task the session works on (the token's task_id), if any.
+	TaskID string
+	// DelegationChain is on whose behalf the actor acts, outermost first: each
+	// step's actor, session and task, as the token carried them.
+	DelegationChain auth.DelegationChain
 	RequestID       string
 	// Now is frozen at the start of the request so every row a request writes
 	// carries the same time.
@@ -65,6 +69,7 @@ func FromPrincipal(p *auth.Principal, requestID string, now time.Time) *Context 
 		Actor:           p.Actor,
 		SessionID:       p.SessionID,
 		ParentSessionID: p.ParentSessionID,
+		TaskID:          p.TaskID,
 		DelegationChain: p.DelegationChain,
 		RequestID:       requestID,
 		Now:             Clock(now),

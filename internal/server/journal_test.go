@@ -15,7 +15,7 @@ func TestEveryWriteIsJournaled(t *testing.T) {
 	env := apitest.New(t)
 	tok, err := auth.Mint(auth.MintOpts{Secret: apitest.Secret, Issuer: "scidex", Audience: "scidex", Subject: "agent-7",
 		Kind: auth.KindAISwarm, Permissions: []auth.Permission{auth.PermContributor}, TTL: time.Hour, Now: time.Now(),
-		SessionID: "sess-42", ParentSessionID: "sess-1", DelegationChain: []string{"human:ada", "agent-orchestrator"}})
+		SessionID: "sess-42", ParentSessionID: "sess-1", DelegationChain: auth.DelegationChain{{ActorID: "human:ada"}, {ActorID: "agent-orchestrator"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -152,7 +152,7 @@ func (s *Store) create(ctx context.Context, w *writer, p CreateParams, operation
 			Type: t.Name(), ID: id, Title: p.Title, Content: pgjson.JSON(content), ContentHash: hash, LifecycleState: state,
 			SchemaVersion: int32(t.Version), Now: rc.Now, ActorID: rc.Actor.ID, Provenance: pgjson.JSON(prov),
 			RequestID: rc.RequestID, Operation: operation, Ref: pinned, ActorKind: rc.Actor.Kind, Permissions: m.permissions,
-			SessionID: m.session, ParentSessionID: m.parentSession, DelegationChain: m.chain,
+			SessionID: m.session, ParentSessionID: m.parentSession, DelegationChain: m.chain, TaskID: m.task, Delegation: m.delegation,
 			IdemKey: key, RequestHash: reqHash, Result: stored, ExpiresAt: expires,
 			EventType: t.Name() + ".created", Source: Source, Payload: pgjson.JSON(payload), Audience: audience, Channel: event.Channel,
 			Visibility: t.Doc.Policy.Read,

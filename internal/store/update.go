@@ -156,7 +156,7 @@ func (s *Store) update(ctx context.Context, w *writer, p UpdateParams) (*WriteRe
 		Title: next.Title, Content: pgjson.JSON(content), ContentHash: hash, LifecycleState: next.LifecycleState, SchemaVersion: int32(t.Version),
 		Now: rc.Now, ActorID: rc.Actor.ID, Pk: cur.PK, BaseContentHash: cur.ContentHash,
 		RequestID: rc.RequestID, Operation: operation, Ref: pinned, ActorKind: rc.Actor.Kind, Permissions: m.permissions,
-		SessionID: m.session, ParentSessionID: m.parentSession, DelegationChain: m.chain,
+		SessionID: m.session, ParentSessionID: m.parentSession, DelegationChain: m.chain, TaskID: m.task, Delegation: m.delegation,
 		IdemKey: key, RequestHash: reqHash, Result: stored, ExpiresAt: expires,
 		EventType: cur.Type + ".updated", Source: Source, Payload: pgjson.JSON(pb), Audience: nonNil(audience), Channel: event.Channel,
 	})

@@ -323,13 +323,16 @@ type writeMeta struct {
 	permissions            []string
 	session, parentSession *string
 	chain                  []string
+	task                   *string
+	delegation             []byte // jsonb, see delegationJSON
 	key                    *string
 }
 
 func (w *writer) meta(operation, ref string) writeMeta {
 	rc := w.rc
 	m := writeMeta{permissions: permStrings(rc.Actor.Permissions), session: nonEmpty(rc.SessionID),
-		parentSession: nonEmpty(rc.ParentSessionID), chain: nonNil(rc.DelegationChain)}
+		parentSession: nonEmpty(rc.ParentSessionID), chain: rc.DelegationChain.ActorIDs(),
+		task: nonEmpty(rc.TaskID), delegation: delegationJSON(rc.DelegationChain)}
 	if w.op.IdempotencyKey != "" {
 		m.key = &w.op.IdempotencyKey
 	}
@@ -355,7 +358,8 @@ func (w *writer) journalNote(ctx context.Context, operation, ref, note string) (
 		OccurredAt: rc.Now, RequestID: rc.RequestID, Operation: operation, Ref: ref, Note: nonEmpty(note),
 		ActorID: rc.Actor.ID, ActorKind: rc.Actor.Kind, Permissions: permStrings(rc.Actor.Permissions),
 		SessionID: nonEmpty(rc.SessionID), ParentSessionID: nonEmpty(rc.ParentSessionID),
-		DelegationChain: nonNil(rc.DelegationChain), IdempotencyKey: key,
+		DelegationChain: rc.DelegationChain.ActorIDs(), IdempotencyKey: key,
+		TaskID: nonEmpty(rc.TaskID), Delegation: delegationJSON(rc.DelegationChain),
 	})
 	if err != nil {
 		return 0, fmt.Errorf("write journal: %w", err)
