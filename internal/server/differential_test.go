@@ -49,7 +49,9 @@ func (e *twoExecutors) Complexity(ctx context.Context, typeName, field string, c
 	return e.current().Complexity(ctx, typeName, field, childComplexity, args)
 }
 
-func (e *twoExecutors) Exec(ctx context.Context) graphql.ResponseHandler { return e.current().Exec(ctx) }
+func (e *twoExecutors) Exec(ctx context.Context) graphql.ResponseHandler {
+	return e.current().Exec(ctx)
+}
 
 // answer is one response as the differential test compares it.
 type answer struct {
