@@ -41,7 +41,7 @@ type directField struct {
 // the data it generates the code from.
 type planner struct{ plan *plan }
 
-func (*planner) Name() string { return "inorder" }
+func (*planner) Name() string { return "rewrite-plan" }
 
 func (p *planner) GenerateCode(data *codegen.Data) error {
 	for _, e := range prefetched {
