@@ -11,8 +11,5 @@ SET cursor_xid = excluded.cursor_xid, cursor_id = excluded.cursor_id, updated_at
 WHERE (consumer_cursors.cursor_xid, consumer_cursors.cursor_id) < (excluded.cursor_xid, excluded.cursor_id)
    OR consumer_cursors.expires_at <= excluded.updated_at;
 
--- name: ConsumerTouch :exec
-UPDATE consumer_cursors SET updated_at = @now, expires_at = @expires_at WHERE actor_id = @actor_id AND consumer_id = @consumer_id;
-
 -- name: ConsumerDeleteExpired :execrows
 DELETE FROM consumer_cursors WHERE expires_at <= @now;

@@ -22,7 +22,3 @@ WITH h AS MATERIALIZED (SELECT event_horizon() AS x),
      t AS (SELECT e.xid, e.id FROM events e, h WHERE e.xid < h.x ORDER BY e.xid DESC, e.id DESC LIMIT 1)
 SELECT coalesce((SELECT t.xid FROM t), '0'::xid8)::text AS xid,
        coalesce((SELECT t.id FROM t), 0)::bigint AS id;
-
--- name: EventGetMany :many
-SELECT e.id, e.xid::text AS xid, e.event_type, e.occurred_at, e.source, e.actor_id, e.actor_kind, e.ref, e.payload, e.schema_version, e.audience
-FROM events e WHERE e.id = ANY (@ids::bigint[]);

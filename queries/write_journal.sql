@@ -7,6 +7,3 @@ INSERT INTO write_journal (
     @session_id, @parent_session_id, @delegation_chain, @idempotency_key, @note, @task_id, @delegation
 )
 RETURNING id;
-
--- name: JournalListByRef :many
-SELECT * FROM write_journal WHERE ref LIKE @ref_prefix::text || '%' ORDER BY id;

@@ -21,44 +21,38 @@
 // recover, the value boxed in an any. That cost more than the value itself,
 // and the Prism page has ~900 such fields. Its function now calls the
 // marshaller on the object's value. Such a field cannot fail, so no error
-// needs its path.
+// needs its path; it also no longer passes through field middleware
+// (graphql.FieldInterceptor), which internal/server therefore refuses unless
+// it serves the stock executor.
 //
 // @defer groups when needed. Each object's marshaller made a group for its
 // @defer'd fields, computing the object's response path, every time; it is
 // made only when one of the object's fields is deferred (graph/inorder.go).
+//
+// The changes are made to gqlgen's text, so an upgrade of gqlgen could make
+// them match less than before without anyone noticing. They are therefore
+// planned first from gqlgen's own model of the schema (codegen.Data: which
+// fields have a resolver, arguments, directives, an error, a scalar type; see
+// plan.go), and generation fails, naming every function, when the text
+// rewrite does not hit exactly the planned set (rewrite.go).
+//
+// Before rewriting, it copies gqlgen's output as gqlgen wrote it into
+// graph/stock (stock.go): the stock executor, which the differential test of
+// internal/server runs beside the rewritten one on the same queries.
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"log"
 	"os"
-	"path/filepath"
-	"regexp"
-	"sort"
-	"strings"
 
 	"github.com/99designs/gqlgen/api"
-	"github.com/99designs/gqlgen/codegen"
 	"github.com/99designs/gqlgen/codegen/config"
-	"github.com/vektah/gqlparser/v2/ast"
-	"golang.org/x/tools/imports"
 )
 
-// prefetched are the edge types whose connections' resolvers load, before the
-// edges are marshalled, everything the query asks of their nodes (links,
-// comments, signals, calibration, creators, provenance actors). A resolver
-// returning one of these must call prefetch; the statement-count tests of
-// internal/server check that it does.
-var prefetched = []string{"ArtifactEdge", "LinkEdge", "SearchEdge"}
-
-const (
-	concurrent = "graphql.MarshalSliceConcurrently("
-	inOrder    = "marshalSliceInOrder(" // graph/inorder.go
-	newGroup   = "graphql.NewDeferredGroup(ctx)"
-	lazyGroup  = "deferredGroup(ctx, fields)" // graph/inorder.go
-)
+// stockDir is where gqlgen's unchanged output is copied (see stock.go).
+const stockDir = "graph/stock"
 
 func main() {
 	log.SetFlags(0)
@@ -73,11 +67,20 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	p := &plugin{}
+	if err := clearStock(stockDir); err != nil {
+		fail(fmt.Errorf("clear %s: %w", stockDir, err))
+	}
+	p := &planner{}
 	if err := api.Generate(cfg, api.AddPlugin(p)); err != nil {
 		fail(err)
 	}
-	if err := p.rewrite(cfg.Exec.Dir()); err != nil {
+	if p.plan == nil {
+		fail(fmt.Errorf("gqlgen did not call the planning plugin"))
+	}
+	if err := writeStock(cfg.Exec, stockDir); err != nil {
+		fail(fmt.Errorf("copy the stock executor to %s: %w", stockDir, err))
+	}
+	if err := rewriteDir(cfg.Exec.Dir(), p.plan); err != nil {
 		fail(err)
 	}
 }
@@ -85,187 +88,4 @@ func main() {
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "cmd/gqlgen:", err)
 	os.Exit(1)
-}
-
-// plugin learns from gqlgen's model of the schema which list marshallers to
-// rewrite and which marshallers are a scalar's; gqlgen calls it before it
-// writes the code.
-type plugin struct {
-	funcs   map[string]string // marshal function -> element type
-	scalars map[string]bool   // marshal functions of scalars, enums and lists of them
-}
-
-func (*plugin) Name() string { return "inorder" }
-
-func (p *plugin) GenerateCode(data *codegen.Data) error {
-	pure := purity(data)
-	p.funcs = map[string]string{}
-	p.scalars = map[string]bool{}
-	for _, ref := range data.ReferencedTypes {
-		if def := data.Schema.Types[ref.GQL.Name()]; def != nil && (def.Kind == ast.Scalar || def.Kind == ast.Enum) {
-			p.scalars[ref.MarshalFunc()] = true
-		}
-		if !ref.IsSlice() || ref.GQL.Elem == nil {
-			continue
-		}
-		elem := ref.GQL.Name()
-		if pure(elem) || contains(prefetched, elem) {
-			p.funcs[ref.MarshalFunc()] = elem
-		}
-	}
-	for _, e := range prefetched {
-		if data.Objects.ByName(e) == nil {
-			return fmt.Errorf("prefetched edge type %s is not in the schema", e)
-		}
-	}
-	return nil
-}
-
-// purity reports whether a named type's fields, and those of every type
-// reachable from them, are all resolved without a goroutine. Types on a cycle
-// count as impure: the answer only has to be safe.
-func purity(data *codegen.Data) func(string) bool {
-	memo := map[string]bool{}
-	var pure func(string) bool
-	pure = func(name string) bool {
-		if v, ok := memo[name]; ok {
-			return v
-		}
-		memo[name] = false // while visiting
-		ok := true
-		def := data.Schema.Types[name]
-		switch {
-		case def == nil:
-			ok = false
-		case def.Kind == ast.Object:
-			obj := data.Objects.ByName(name)
-			if obj == nil {
-				ok = false
-				break
-			}
-			for _, f := range obj.Fields {
-				if f.IsConcurrent() || f.TypeReference == nil || !pure(f.TypeReference.GQL.Name()) {
-					ok = false
-					break
-				}
-			}
-		case def.Kind == ast.Interface || def.Kind == ast.Union:
-			for _, t := range data.Schema.GetPossibleTypes(def) {
-				if !pure(t.Name) {
-					ok = false
-					break
-				}
-			}
-		}
-		memo[name] = ok
-		return ok
-	}
-	return pure
-}
-
-// rewrite makes the changes described at the top in the generated files in
-// dir.
-func (p *plugin) rewrite(dir string) error {
-	files, err := filepath.Glob(filepath.Join(dir, "*.generated.go"))
-	if err != nil {
-		return err
-	}
-	rewritten := map[string]bool{} // element types
-	direct := 0                    // fields marshalled straight from the object
-	groups := 0                    // objects making their @defer group only when needed
-	for _, file := range files {
-		src, err := os.ReadFile(file)
-		if err != nil {
-			return err
-		}
-		out := p.rewriteFile(src, rewritten, &direct, &groups)
-		if bytes.Equal(out, src) {
-			continue
-		}
-		// The rewritten functions no longer name some types ("time"): drop
-		// the imports nothing uses now.
-		if out, err = imports.Process(file, out, &imports.Options{Comments: true, TabIndent: true, TabWidth: 8, FormatOnly: false}); err != nil {
-			return fmt.Errorf("%s: %w", file, err)
-		}
-		if err := os.WriteFile(file, out, 0o644); err != nil {
-			return err
-		}
-	}
-	for _, e := range prefetched {
-		if !rewritten[e] {
-			return fmt.Errorf("no list of %s found to marshal in order (did gqlgen change its output?)", e)
-		}
-	}
-	var names []string
-	for e := range rewritten {
-		names = append(names, e)
-	}
-	sort.Strings(names)
-	log.Printf("lists marshalled in order: %s", strings.Join(names, ", "))
-	log.Printf("fields marshalled straight from the object: %d", direct)
-	log.Printf("objects making their @defer group only when needed: %d", groups)
-	if direct == 0 || groups == 0 {
-		return fmt.Errorf("no field to marshal straight from its object or no object's @defer group found (did gqlgen change its output?)")
-	}
-	return nil
-}
-
-// plainField matches gqlgen's function for a field that reads a struct field
-// or calls a method of the object without arguments, directives or error;
-// it captures the function's signature, the value read and the marshaller.
-var plainField = regexp.MustCompile(`^(_[A-Za-z0-9_]+\(ctx context\.Context, field graphql\.CollectedField, obj [^)]+\) \(ret graphql\.Marshaler\)) \{
-	return graphql\.ResolveField\(
-		ctx,
-		ec\.OperationContext,
-		field,
-		func\(ctx context\.Context, field graphql\.CollectedField\) \(\*graphql\.FieldContext, error\) \{
-			return ec\.fieldContext_[A-Za-z0-9_]+\(ctx, field\)
-		\},
-		func\(ctx context\.Context\) \(any, error\) \{
-			return (obj\.[A-Za-z0-9_]+(?:\(\))?), nil
-		\},
-		nil,
-		func\(ctx context\.Context, selections ast\.SelectionSet, v [^\n]+\) graphql\.Marshaler \{
-			return ec\.(marshal[^(\s]+)\(ctx, selections, v\)
-		\},
-		true,
-		(?:true|false),
-	\)
-\}`)
-
-// rewriteFile rewrites, function by function, the marshallers p chose and
-// the plain scalar fields.
-func (p *plugin) rewriteFile(src []byte, rewritten map[string]bool, direct, groups *int) []byte {
-	const head = "\nfunc (ec *executionContext) "
-	parts := bytes.Split(src, []byte(head))
-	for i := 1; i < len(parts); i++ {
-		if m := plainField.FindSubmatchIndex(parts[i]); m != nil && p.scalars[string(parts[i][m[6]:m[7]])] {
-			sig, value, marshal := parts[i][m[2]:m[3]], parts[i][m[4]:m[5]], parts[i][m[6]:m[7]]
-			body := fmt.Sprintf("%s {\n\treturn ec.%s(ctx, field.Selections, %s)\n}", sig, marshal, value)
-			parts[i] = append([]byte(body), parts[i][m[1]:]...)
-			*direct++
-			continue
-		}
-		if bytes.Contains(parts[i], []byte(newGroup)) && bytes.Contains(parts[i], []byte("fields := graphql.CollectFields(")) {
-			parts[i] = bytes.ReplaceAll(parts[i], []byte(newGroup), []byte(lazyGroup))
-			*groups++
-		}
-		name, _, _ := bytes.Cut(parts[i], []byte("("))
-		elem, ok := p.funcs[string(name)]
-		if !ok || !bytes.Contains(parts[i], []byte(concurrent)) {
-			continue
-		}
-		parts[i] = bytes.ReplaceAll(parts[i], []byte(concurrent), []byte(inOrder))
-		rewritten[elem] = true
-	}
-	return bytes.Join(parts, []byte(head))
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

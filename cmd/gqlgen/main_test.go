@@ -1,6 +1,9 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -62,16 +65,27 @@ const (
 }`
 )
 
-func TestRewrite(t *testing.T) {
-	p := &plugin{
-		funcs:   map[string]string{"marshalNSignalAggregate2ᚕᚖmodelᚐSignalAggregateᚄ": "SignalAggregate"},
-		scalars: map[string]bool{"marshalNRef2string": true},
-	}
-	head := "\nfunc (ec *executionContext) "
-	src := "package graph\n" + head + plainRef + "\n" + head + resolved + "\n" + head + list + "\n" + head + object + "\n"
-	rewritten, direct, groups := map[string]bool{}, 0, 0
-	out := string(p.rewriteFile([]byte(src), rewritten, &direct, &groups))
+const listFunc = "marshalNSignalAggregate2ᚕᚖmodelᚐSignalAggregateᚄ"
 
+// snippetPlan is what gqlgen's data says of the snippets above.
+func snippetPlan() *plan {
+	return &plan{
+		direct: map[string]directField{"_Hypothesis_ref": {name: "Hypothesis.ref", value: "obj.Ref()", marshal: "marshalNRef2string", fieldContext: "fieldContext_Hypothesis_ref"}},
+		lists:  map[string]string{listFunc: "SignalAggregate"},
+		groups: map[string]string{"_SignalAggregate": "SignalAggregate"},
+	}
+}
+
+func snippets(fns ...string) []byte {
+	return []byte("package graph\n" + funcHead + strings.Join(fns, "\n"+funcHead) + "\n")
+}
+
+func TestRewriteFollowsThePlan(t *testing.T) {
+	h := newHits()
+	out := string(rewriteFile(snippets(plainRef, resolved, list, object), snippetPlan(), h))
+	if err := check(snippetPlan(), h); err != nil {
+		t.Fatal(err)
+	}
 	if want := "_Hypothesis_ref(ctx context.Context, field graphql.CollectedField, obj *model.Hypothesis) (ret graphql.Marshaler) {\n\treturn ec.marshalNRef2string(ctx, field.Selections, obj.Ref())\n}"; !strings.Contains(out, want) {
 		t.Errorf("the plain field was not marshalled straight from the object:\n%s", out)
 	}
@@ -79,20 +93,134 @@ func TestRewrite(t *testing.T) {
 		t.Errorf("the resolver field changed:\n%s", out)
 	}
 	if !strings.Contains(out, "ret := marshalSliceInOrder(ctx, len(v), 0, false,") || strings.Contains(out, "MarshalSliceConcurrently") {
-		t.Errorf("the chosen list is not marshalled in order:\n%s", out)
+		t.Errorf("the planned list is not marshalled in order:\n%s", out)
 	}
 	if !strings.Contains(out, "deferred := deferredGroup(ctx, fields)") || strings.Contains(out, "NewDeferredGroup") {
 		t.Errorf("the object still makes its @defer group every time:\n%s", out)
 	}
-	if direct != 1 || groups != 1 || !rewritten["SignalAggregate"] {
-		t.Errorf("direct %d, groups %d, rewritten %v", direct, groups, rewritten)
-	}
 
-	// A plain field of a type that is not a scalar or an enum keeps gqlgen's
-	// path: the objects under it need its field context.
-	p.scalars = map[string]bool{}
-	direct = 0
-	if out := string(p.rewriteFile([]byte(head+plainRef), map[string]bool{}, &direct, &groups)); out != head+plainRef || direct != 0 {
-		t.Errorf("a field whose marshaller is not a scalar's was rewritten:\n%s", out)
+	// A field in the right shape that the plan leaves out (its type is not a
+	// scalar or an enum, say) keeps gqlgen's path.
+	pl := snippetPlan()
+	delete(pl.direct, "_Hypothesis_ref")
+	if out := string(rewriteFile(snippets(plainRef), pl, newHits())); out != string(snippets(plainRef)) {
+		t.Errorf("a field outside the plan was rewritten:\n%s", out)
+	}
+}
+
+// When gqlgen's text and its data disagree, generation fails and names every
+// function that did not match, instead of rewriting fewer of them.
+func TestMismatchFailsGeneration(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		src  []byte
+		plan func(*plan)
+		want []string
+	}{
+		{
+			name: "a planned field written another way",
+			src:  snippets(strings.Replace(plainRef, "return obj.Ref(), nil", "v := obj.Ref()\n\t\t\treturn v, nil", 1), list, object),
+			want: []string{"field Hypothesis.ref (_Hypothesis_ref): not found in the shape"},
+		},
+		{
+			name: "a planned field reading something else",
+			src:  snippets(strings.Replace(plainRef, "obj.Ref()", "obj.ID()", 1), list, object),
+			want: []string{"field Hypothesis.ref (_Hypothesis_ref): gqlgen reads obj.ID()", "not found in the shape"},
+		},
+		{
+			name: "a planned field marshalled with another marshaller",
+			src:  snippets(strings.Replace(plainRef, "marshalNRef2string", "marshalNString2string", 1), list, object),
+			want: []string{"field Hypothesis.ref (_Hypothesis_ref): gqlgen reads obj.Ref(), marshals with marshalNString2string"},
+		},
+		{
+			name: "a planned field gqlgen did not write",
+			src:  snippets(list, object),
+			want: []string{"field Hypothesis.ref (_Hypothesis_ref): not found"},
+		},
+		{
+			name: "a planned list marshalled another way",
+			src:  snippets(plainRef, strings.Replace(list, "graphql.MarshalSliceConcurrently(", "graphql.MarshalSlice(", 1), object),
+			want: []string{"list " + listFunc + " of SignalAggregate: no graphql.MarshalSliceConcurrently"},
+		},
+		{
+			name: "an object without its @defer group",
+			src:  snippets(plainRef, list, strings.Replace(object, "graphql.NewDeferredGroup(ctx)", "graphql.DeferredGroup{}", 1)),
+			want: []string{"object SignalAggregate (_SignalAggregate): no graphql.NewDeferredGroup(ctx)"},
+		},
+		{
+			name: "an @defer group the plan does not know",
+			src:  snippets(plainRef, list, object, strings.Replace(object, "_SignalAggregate(", "_Unplanned(", 1)),
+			want: []string{"function _Unplanned makes an @defer group but is not the marshaller of an object the plan knows"},
+		},
+		{
+			name: "the data adds a field the text rewrite does not reach",
+			src:  snippets(plainRef, list, object),
+			plan: func(pl *plan) {
+				pl.direct["_Hypothesis_title"] = directField{name: "Hypothesis.title", value: "obj.Title()", marshal: "marshalNString2string", fieldContext: "fieldContext_Hypothesis_title"}
+			},
+			want: []string{"field Hypothesis.title (_Hypothesis_title): not found"},
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pl := snippetPlan()
+			if c.plan != nil {
+				c.plan(pl)
+			}
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "x.generated.go"), c.src, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			err := rewriteDir(dir, pl)
+			if err == nil {
+				t.Fatal("generation succeeded")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("the error does not say %q:\n%v", w, err)
+				}
+			}
+		})
+	}
+}
+
+// On gqlgen's real output (the stock copy in graph/stock), the rewrite hits a
+// plan for that file exactly, and one doctored function fails it.
+func TestRewriteOfGqlgensOutput(t *testing.T) {
+	src, err := os.ReadFile("../../graph/stock/problem.generated.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src = []byte(strings.Replace(string(src), "\npackage stock\n", "\npackage graph\n", 1))
+	pl := &plan{
+		direct: map[string]directField{
+			"_ValidationProblem_path":       {name: "ValidationProblem.path", value: "obj.Path", marshal: "marshalNString2string", fieldContext: "fieldContext_ValidationProblem_path"},
+			"_ValidationProblem_constraint": {name: "ValidationProblem.constraint", value: "obj.Constraint", marshal: "marshalNString2string", fieldContext: "fieldContext_ValidationProblem_constraint"},
+		},
+		lists:  map[string]string{"marshalNValidationProblem2ᚕᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐValidationProblemᚄ": "ValidationProblem"},
+		groups: map[string]string{},
+	}
+	for _, m := range regexp.MustCompile(`\nfunc \(ec \*executionContext\) (_([A-Za-z]+))\(ctx context\.Context, sel ast\.SelectionSet[^\n]*\n\tfields := graphql\.CollectFields`).FindAllStringSubmatch(string(src), -1) {
+		pl.groups[m[1]] = m[2]
+	}
+	run := func(src []byte) (string, error) {
+		dir := t.TempDir()
+		file := filepath.Join(dir, "problem.generated.go")
+		if err := os.WriteFile(file, src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		err := rewriteDir(dir, pl)
+		out, _ := os.ReadFile(file)
+		return string(out), err
+	}
+	out, err := run(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "return ec.marshalNString2string(ctx, field.Selections, obj.Path)") {
+		t.Errorf("ValidationProblem.path is not marshalled straight from the object")
+	}
+	doctored := strings.Replace(string(src), "\t\t\treturn obj.Constraint, nil\n", "\t\t\treturn obj.Constraint, nil // an upgrade's comment\n", 1)
+	if _, err := run([]byte(doctored)); err == nil || !strings.Contains(err.Error(), "field ValidationProblem.constraint (_ValidationProblem_constraint)") {
+		t.Errorf("a doctored function did not fail generation: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 // Command typegen generates the typed GraphQL subtypes of the default artifact
 // types from their schema documents, so the JSON schema stays the one source of
-// truth. It writes three files:
+// truth. It reads them with the server's own parser (schema.ParseDocument), so
+// a document the server would refuse fails generation. It writes four files:
 //
 //   - graph/artifact_types.graphqls: one type per default type (and GenericArtifact),
 //     each repeating the Artifact interface's fields and adding its content fields;
@@ -9,7 +10,9 @@
 //     fields that need the database, each delegating to one shared implementation;
 //   - resolvers/complexity_gen.go: the cost of every artifact type's list fields.
 //
-// It is run by `go generate ./...` before gqlgen.
+// It is run by `go generate ./...` before gqlgen. The resolvers file carries
+// the header gqlgen writes into it, with the version of the gqlgen module
+// go.mod pins, so gqlgen's pass over that file changes nothing.
 package main
 
 import (

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/scidex/substrate/internal/schema"
 )
 
 // typeInfo is one default type as the generator sees it.
@@ -31,17 +33,9 @@ type fieldInfo struct {
 	EnumValues  []string
 }
 
-type document struct {
-	Type          string `json:"type"`
-	Description   string `json:"description"`
-	ContentSchema struct {
-		Properties map[string]property `json:"properties"`
-	} `json:"content_schema"`
-	GraphQL struct {
-		Fields map[string]struct {
-			Enum string `json:"enum"`
-		} `json:"fields"`
-	} `json:"graphql"`
+// contentSchema is the part of a type's content schema the generator reads.
+type contentSchema struct {
+	Properties map[string]property `json:"properties"`
 }
 
 type property struct {
@@ -68,13 +62,21 @@ func loadTypes(dir string) ([]*typeInfo, error) {
 		if err != nil {
 			return nil, err
 		}
-		var d document
-		if err := json.Unmarshal(raw, &d); err != nil {
+		// The server's own parser: a document it would refuse fails
+		// generation too, and both read the same fields the same way.
+		d, err := schema.ParseDocument(raw)
+		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f, err)
 		}
+		var cs contentSchema
+		if len(d.ContentSchema) > 0 {
+			if err := json.Unmarshal(d.ContentSchema, &cs); err != nil {
+				return nil, fmt.Errorf("%s: content_schema: %w", f, err)
+			}
+		}
 		t := &typeInfo{Name: d.Type, GraphQL: pascal(d.Type), Description: d.Description}
-		keys := make([]string, 0, len(d.ContentSchema.Properties))
-		for k := range d.ContentSchema.Properties {
+		keys := make([]string, 0, len(cs.Properties))
+		for k := range cs.Properties {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
@@ -83,7 +85,11 @@ func loadTypes(dir string) ([]*typeInfo, error) {
 				t.Skipped = append(t.Skipped, k)
 				continue
 			}
-			fi, err := mapField(k, d.ContentSchema.Properties[k], d.GraphQL.Fields[k].Enum)
+			var enum string
+			if d.GraphQL != nil {
+				enum = d.GraphQL.Fields[k].Enum
+			}
+			fi, err := mapField(k, cs.Properties[k], enum)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %s: %w", f, k, err)
 			}

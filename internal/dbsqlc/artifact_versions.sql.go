@@ -7,9 +7,6 @@ package dbsqlc
 
 import (
 	"context"
-	"time"
-
-	"github.com/scidex/substrate/internal/pgjson"
 )
 
 const artifactVersionGetByHash = `-- name: ArtifactVersionGetByHash :one
@@ -37,45 +34,6 @@ func (q *Queries) ArtifactVersionGetByHash(ctx context.Context, artifactPk int64
 		&i.JournalID,
 	)
 	return i, err
-}
-
-const artifactVersionInsert = `-- name: ArtifactVersionInsert :exec
-INSERT INTO artifact_versions (
-    artifact_pk, version, content_hash, title, content, lifecycle_state, schema_version,
-    created_at, created_by, journal_id
-) VALUES (
-    $1, $2, $3, $4, $5, $6, $7,
-    $8, $9, $10
-)
-`
-
-type ArtifactVersionInsertParams struct {
-	ArtifactPk     int64
-	Version        int32
-	ContentHash    string
-	Title          string
-	Content        pgjson.JSON
-	LifecycleState *string
-	SchemaVersion  int32
-	CreatedAt      time.Time
-	CreatedBy      string
-	JournalID      int64
-}
-
-func (q *Queries) ArtifactVersionInsert(ctx context.Context, arg ArtifactVersionInsertParams) error {
-	_, err := q.db.Exec(ctx, artifactVersionInsert,
-		arg.ArtifactPk,
-		arg.Version,
-		arg.ContentHash,
-		arg.Title,
-		arg.Content,
-		arg.LifecycleState,
-		arg.SchemaVersion,
-		arg.CreatedAt,
-		arg.CreatedBy,
-		arg.JournalID,
-	)
-	return err
 }
 
 const artifactVersionList = `-- name: ArtifactVersionList :many

@@ -348,49 +348,6 @@ func (q *Queries) ArtifactGetManyByTypeID(ctx context.Context, types []string, i
 	return items, nil
 }
 
-const artifactInsert = `-- name: ArtifactInsert :one
-INSERT INTO artifacts (
-    type, id, version, title, content, content_hash, lifecycle_state, schema_version,
-    created_at, updated_at, created_by, updated_by, provenance
-) VALUES (
-    $1, $2, 1, $3, $4, $5, $6, $7,
-    $8, $8, $9, $9, $10
-)
-ON CONFLICT ON CONSTRAINT artifacts_type_id_key DO NOTHING
-RETURNING pk
-`
-
-type ArtifactInsertParams struct {
-	Type           string
-	ID             string
-	Title          string
-	Content        pgjson.JSON
-	ContentHash    string
-	LifecycleState *string
-	SchemaVersion  int32
-	Now            time.Time
-	ActorID        string
-	Provenance     pgjson.JSON
-}
-
-func (q *Queries) ArtifactInsert(ctx context.Context, arg ArtifactInsertParams) (int64, error) {
-	row := q.db.QueryRow(ctx, artifactInsert,
-		arg.Type,
-		arg.ID,
-		arg.Title,
-		arg.Content,
-		arg.ContentHash,
-		arg.LifecycleState,
-		arg.SchemaVersion,
-		arg.Now,
-		arg.ActorID,
-		arg.Provenance,
-	)
-	var pk int64
-	err := row.Scan(&pk)
-	return pk, err
-}
-
 const artifactRestampVisibility = `-- name: ArtifactRestampVisibility :execrows
 UPDATE artifacts SET visibility = $1::text WHERE type = $2::text AND visibility <> $1::text
 `
@@ -411,41 +368,6 @@ UPDATE artifacts SET is_latest = false, superseded_by = $1 WHERE pk = $2
 
 func (q *Queries) ArtifactSupersede(ctx context.Context, supersededBy *string, pk int64) error {
 	_, err := q.db.Exec(ctx, artifactSupersede, supersededBy, pk)
-	return err
-}
-
-const artifactUpdate = `-- name: ArtifactUpdate :exec
-UPDATE artifacts
-SET version = $1, title = $2, content = $3, content_hash = $4,
-    lifecycle_state = $5, schema_version = $6,
-    updated_at = $7, updated_by = $8
-WHERE pk = $9
-`
-
-type ArtifactUpdateParams struct {
-	Version        int32
-	Title          string
-	Content        pgjson.JSON
-	ContentHash    string
-	LifecycleState *string
-	SchemaVersion  int32
-	Now            time.Time
-	ActorID        string
-	Pk             int64
-}
-
-func (q *Queries) ArtifactUpdate(ctx context.Context, arg ArtifactUpdateParams) error {
-	_, err := q.db.Exec(ctx, artifactUpdate,
-		arg.Version,
-		arg.Title,
-		arg.Content,
-		arg.ContentHash,
-		arg.LifecycleState,
-		arg.SchemaVersion,
-		arg.Now,
-		arg.ActorID,
-		arg.Pk,
-	)
 	return err
 }
 

@@ -70,24 +70,3 @@ func (q *Queries) ConsumerSave(ctx context.Context, arg ConsumerSaveParams) erro
 	)
 	return err
 }
-
-const consumerTouch = `-- name: ConsumerTouch :exec
-UPDATE consumer_cursors SET updated_at = $1, expires_at = $2 WHERE actor_id = $3 AND consumer_id = $4
-`
-
-type ConsumerTouchParams struct {
-	Now        time.Time
-	ExpiresAt  time.Time
-	ActorID    string
-	ConsumerID string
-}
-
-func (q *Queries) ConsumerTouch(ctx context.Context, arg ConsumerTouchParams) error {
-	_, err := q.db.Exec(ctx, consumerTouch,
-		arg.Now,
-		arg.ExpiresAt,
-		arg.ActorID,
-		arg.ConsumerID,
-	)
-	return err
-}

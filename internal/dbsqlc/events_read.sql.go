@@ -13,57 +13,6 @@ import (
 	"github.com/scidex/substrate/internal/pgjson"
 )
 
-const eventGetMany = `-- name: EventGetMany :many
-SELECT e.id, e.xid::text AS xid, e.event_type, e.occurred_at, e.source, e.actor_id, e.actor_kind, e.ref, e.payload, e.schema_version, e.audience
-FROM events e WHERE e.id = ANY ($1::bigint[])
-`
-
-type EventGetManyRow struct {
-	ID            int64
-	Xid           string
-	EventType     string
-	OccurredAt    time.Time
-	Source        string
-	ActorID       string
-	ActorKind     string
-	Ref           *string
-	Payload       pgjson.JSON
-	SchemaVersion int32
-	Audience      []string
-}
-
-func (q *Queries) EventGetMany(ctx context.Context, ids []int64) ([]EventGetManyRow, error) {
-	rows, err := q.db.Query(ctx, eventGetMany, ids)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []EventGetManyRow{}
-	for rows.Next() {
-		var i EventGetManyRow
-		if err := rows.Scan(
-			&i.ID,
-			&i.Xid,
-			&i.EventType,
-			&i.OccurredAt,
-			&i.Source,
-			&i.ActorID,
-			&i.ActorKind,
-			&i.Ref,
-			&i.Payload,
-			&i.SchemaVersion,
-			&i.Audience,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const eventListAfter = `-- name: EventListAfter :many
 WITH h AS MATERIALIZED (SELECT event_horizon() AS x)
 SELECT e.id, e.xid::text AS xid, e.event_type, e.occurred_at, e.source, e.actor_id, e.actor_kind, e.ref, e.payload,

@@ -6,6 +6,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
@@ -60,6 +61,15 @@ type Opts struct {
 	AllowedOrigins []string
 	// MaxSubscriptions caps the operations active at once on one websocket.
 	MaxSubscriptions int
+	// Executor builds the GraphQL executor. Nil means graph.NewExecutableSchema:
+	// gqlgen's executor as cmd/gqlgen rewrote it, which marshals plain scalar
+	// fields straight from their objects, past gqlgen's field middleware.
+	// graph/stock.New is gqlgen's executor as gqlgen wrote it, which runs every
+	// field through the middleware (and costs more per field).
+	Executor func(graph.Config) graphql.ExecutableSchema
+	// Extensions are added to the GraphQL handler after the server's own:
+	// tracing, field authorization. See New for those that intercept fields.
+	Extensions []graphql.HandlerExtension
 }
 
 // Defaults for the limits.
@@ -80,8 +90,20 @@ type Server struct {
 	tokens tokenCache
 }
 
-// New builds the handler.
+// New builds the handler. It panics, naming the extension and the reason, when
+// an extension intercepts fields (a graphql.FieldInterceptor, such as
+// handler.AroundFields installs) and no Executor is given: the rewritten
+// executor skips field middleware on every plain scalar field (cmd/gqlgen), so a
+// tracer would miss those fields and a field authorizer would let them through.
+// Such an extension needs the stock executor (Executor: stock.New).
 func New(opts Opts) *Server {
+	for _, ext := range opts.Extensions {
+		if _, ok := ext.(graphql.FieldInterceptor); ok && opts.Executor == nil {
+			panic(fmt.Sprintf("server: extension %s (%T) intercepts fields, but the default executor marshals plain scalar fields "+
+				"straight from their objects without field middleware (cmd/gqlgen); serve with Opts.Executor = stock.New (graph/stock), "+
+				"which runs every field through it", ext.ExtensionName(), ext))
+		}
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
@@ -120,7 +142,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.Serve
 func (s *Server) graphQL() *handler.Server {
 	res := &resolvers.Resolver{Store: s.opts.Store, Logger: s.log, Hub: s.opts.Hub, Consumers: s.opts.Consumers, CloseConn: wsconn.CloseConn}
 	cfg := graph.Config{Resolvers: res, Complexity: resolvers.Complexity()}
-	srv := handler.New(graph.NewExecutableSchema(cfg))
+	executor := s.opts.Executor
+	if executor == nil {
+		executor = graph.NewExecutableSchema
+	}
+	srv := handler.New(executor(cfg))
 	srv.AddTransport(s.websocket())
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
@@ -135,6 +161,9 @@ func (s *Server) graphQL() *handler.Server {
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
 	srv.Use(depthLimit{max: s.opts.MaxDepth})
 	srv.Use(extension.FixedComplexityLimit(s.opts.MaxComplexity))
+	for _, ext := range s.opts.Extensions {
+		srv.Use(ext)
+	}
 	srv.AroundOperations(s.perOperation)
 	srv.AroundOperations(s.authorizeOperation)
 	if s.opts.ReportStatements {
