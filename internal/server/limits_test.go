@@ -55,3 +55,29 @@ func TestRequestLimits(t *testing.T) {
 		t.Errorf("malformed JSON body: %d %s", r.Status, r.Raw)
 	}
 }
+
+// A fan-out through search is refused like the same fan-out through artifacts:
+// search used to cost one item for a page of a hundred.
+func TestCostLimitThroughSearch(t *testing.T) {
+	env := apitest.New(t)
+	tok := apitest.Contributor(t, "ada")
+	for _, q := range []string{
+		`{ search(query: "trem2", first: 100) { edges { node { artifact { links(first: 100) { edges { node { to { id title } } } } } } } } }`,
+		`{ artifacts(type: "hypothesis", first: 100) { edges { node { links(first: 100) { edges { node { to { id title } } } } } } } }`,
+	} {
+		r := env.Post(t, tok, q, nil)
+		if len(r.Errors) != 1 {
+			t.Fatalf("%s: want one error, got %s", q, r.Raw)
+		}
+		e := r.Errors[0]
+		if e.Code() != "VALIDATION_FAILED" || e.Extensions["requestId"] == "" || e.Extensions["reason"] != "COMPLEXITY_LIMIT_EXCEEDED" ||
+			!strings.Contains(e.Message, "limit of 20000 (--max-complexity)") || !strings.Contains(e.Message, "smaller pages") {
+			t.Errorf("%s: %s", q, r.Raw)
+		}
+	}
+	// The default page is priced too: 20 hits of a page of 100 links each.
+	r := env.Post(t, tok, `{ search(query: "trem2") { edges { node { artifact { links(first: 100) { edges { node { to { id title content } } } } } } } } }`, nil)
+	if len(r.Errors) != 1 || r.Errors[0].Extensions["reason"] != "COMPLEXITY_LIMIT_EXCEEDED" {
+		t.Errorf("default page: %s", r.Raw)
+	}
+}

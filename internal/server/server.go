@@ -133,7 +133,7 @@ func (s *Server) graphQL() *handler.Server {
 	}
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
 	srv.Use(depthLimit{max: s.opts.MaxDepth})
-	srv.Use(extension.FixedComplexityLimit(s.opts.MaxComplexity))
+	srv.Use(&costLimit{max: s.opts.MaxComplexity})
 	srv.AroundOperations(s.perOperation)
 	srv.AroundOperations(s.authorizeOperation)
 	if s.opts.ReportStatements {
