@@ -16,7 +16,8 @@ const (
 	// JSONWeight is the price of a JSON value (content, a schema document, a
 	// payload, a patch, a JSON content field): a document of up to the content
 	// size limit, not a word. With it, 500 aliases of `schemas { document }`
-	// (56 MB) cost 500 × (1 + 50 × 10) and are refused.
+	// (56 MB) cost 500 × (1 + 50 × 10) and are refused; so do 500 aliases of
+	// `schemas { type }`, which load the same documents.
 	JSONWeight = 10
 	// unpagedItems is how many items a list without a page argument is priced
 	// at: provenance steps, signal aggregates, forecasts, diff operations,
@@ -58,7 +59,8 @@ func Complexity() graph.ComplexityRoot {
 		}
 		return listCost(child, n)
 	}
-	c.Query.Schemas = func(child int) int { return listCost(child, schemaItems) }
+	// A schema document is loaded whole whatever the selection asks of it.
+	c.Query.Schemas = func(child int) int { return listCost(max(child, JSONWeight), schemaItems) }
 	c.Query.Diff = func(child int, _, _ string) int { return diffWeight + child }
 	c.Message.Replies = pageCost
 	c.Mutation.Batch = func(child int, in model.BatchInput) int { return listCost(child, max(len(in.Writes), 1)) }

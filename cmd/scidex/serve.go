@@ -28,6 +28,7 @@ func serve(ctx context.Context, args []string) error {
 	anonRead := f.boolean("anonymous-read", "SCIDEX_ANONYMOUS_READ", false, "let requests without a token read")
 	introspection := f.boolean("introspection", "SCIDEX_INTROSPECTION", true, "serve __schema/__type queries")
 	maxBody := f.integer("max-body-bytes", "SCIDEX_MAX_BODY_BYTES", server.DefaultMaxBodyBytes, "largest request body")
+	maxResponse := f.integer("max-response-bytes", "SCIDEX_MAX_RESPONSE_BYTES", server.DefaultMaxResponseBytes, "largest response data")
 	maxDepth := f.integer("max-depth", "SCIDEX_MAX_DEPTH", server.DefaultMaxDepth, "deepest query nesting")
 	maxComplexity := f.integer("max-complexity", "SCIDEX_MAX_COMPLEXITY", server.DefaultMaxComplexity, "highest query cost")
 	writeRate := f.float("write-rate", "SCIDEX_WRITE_RATE", 100, "writes per second per actor (0: unlimited)")
@@ -68,7 +69,7 @@ func serve(ctx context.Context, args []string) error {
 	consumers := event.NewConsumers(db.pool)
 	h := server.New(server.Opts{
 		Store: st, Verifier: verifier, Logger: log, AnonymousRead: *anonRead, Introspection: *introspection,
-		MaxBodyBytes: int64(*maxBody), MaxDepth: *maxDepth, MaxComplexity: *maxComplexity,
+		MaxBodyBytes: int64(*maxBody), MaxResponseBytes: int64(*maxResponse), MaxDepth: *maxDepth, MaxComplexity: *maxComplexity,
 		ReadyFunc: st.Ping, Hub: hub, Consumers: consumers,
 		AllowedOrigins: splitList(*origins), MaxSubscriptions: *maxSubs,
 	})

@@ -37,6 +37,9 @@ type Opts struct {
 	Introspection bool
 	// MaxBodyBytes caps a request body.
 	MaxBodyBytes int64
+	// MaxResponseBytes caps the data of one response (each event's, for a
+	// subscription); a response beyond it is one error instead.
+	MaxResponseBytes int64
 	// MaxDepth caps how deep a query's selections nest (introspection excluded).
 	MaxDepth int
 	// MaxComplexity caps a query's cost; list fields cost their page size times
@@ -90,6 +93,9 @@ func New(opts Opts) *Server {
 	if opts.MaxBodyBytes == 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
+	if opts.MaxResponseBytes == 0 {
+		opts.MaxResponseBytes = DefaultMaxResponseBytes
+	}
 	if opts.MaxDepth == 0 {
 		opts.MaxDepth = DefaultMaxDepth
 	}
@@ -134,6 +140,8 @@ func (s *Server) graphQL() *handler.Server {
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
 	srv.Use(depthLimit{max: s.opts.MaxDepth})
 	srv.Use(&costLimit{max: s.opts.MaxComplexity})
+	srv.AroundResponses(s.capResponses)
+	srv.AroundRootFields(capRootField)
 	srv.AroundOperations(s.perOperation)
 	srv.AroundOperations(s.authorizeOperation)
 	if s.opts.ReportStatements {
