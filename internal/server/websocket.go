@@ -3,12 +3,15 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/scidex/substrate/internal/auth"
+	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/request"
 	"github.com/scidex/substrate/internal/wsconn"
 )
@@ -34,6 +37,7 @@ func (s *Server) websocket() transport.Websocket {
 		Implementation: wsconn.New(wsconn.Options{
 			AllowedOrigins:   s.opts.AllowedOrigins,
 			MaxSubscriptions: s.opts.MaxSubscriptions,
+			TooManyFunc:      tooManySubscriptions,
 			ReadLimit:        s.opts.MaxBodyBytes,
 			WriteTimeout:     wsWriteTimeout,
 		}),
@@ -41,6 +45,16 @@ func (s *Server) websocket() transport.Websocket {
 		InitTimeout:           wsInitTimeout,
 		KeepAlivePingInterval: wsKeepAlive,
 		PingPongInterval:      wsPingPong,
+	}
+}
+
+// tooManySubscriptions is the error of a subscribe beyond the cap, with the
+// code and the request id of the connection (its upgrade request's) that every
+// error outside a union carries.
+func tooManySubscriptions(ctx context.Context, max int) *gqlerror.Error {
+	return &gqlerror.Error{
+		Message:    fmt.Sprintf("too many subscriptions on this connection (max %d, --max-subscriptions): complete one first, or open another connection", max),
+		Extensions: map[string]any{"code": string(problem.ValidationFailed), "reason": "TOO_MANY_SUBSCRIPTIONS", "requestId": request.IDFrom(ctx)},
 	}
 }
 
