@@ -14,7 +14,6 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
-	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/scidex/substrate/graph"
@@ -127,9 +126,9 @@ func (s *Server) graphQL() *handler.Server {
 	cfg := graph.Config{Resolvers: res, Complexity: resolvers.Complexity()}
 	srv := handler.New(graph.NewExecutableSchema(cfg))
 	srv.AddTransport(s.websocket())
-	srv.AddTransport(transport.Options{})
-	srv.AddTransport(transport.GET{})
+	srv.AddTransport(get{})
 	srv.AddTransport(post{})
+	srv.AddTransport(otherRequests{}) // last: it answers whatever the others do not serve
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.SetParserTokenLimit(s.opts.ParserTokenLimit)
 	srv.SetErrorPresenter(resolvers.ErrorPresenter(s.log))
