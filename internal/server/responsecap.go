@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sync/atomic"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -32,20 +31,23 @@ const DefaultMaxResponseBytes = 8 << 20
 
 type responseBudgetKey struct{}
 
-// responseBudget is the bytes one response may still write.
+// responseBudget is the bytes one response may write. gqlgen writes a
+// response's values one after another on the goroutine that asked for the
+// response, so the budget needs no lock.
 type responseBudget struct {
 	limit int64
-	used  atomic.Int64
-	over  atomic.Bool
+	used  int64
+	over  bool
 }
 
 // charge counts n bytes and reports whether they fit.
 func (b *responseBudget) charge(n int) bool {
-	if b.over.Load() {
+	if b.over {
 		return false
 	}
-	if b.used.Add(int64(n)) > b.limit {
-		b.over.Store(true)
+	b.used += int64(n)
+	if b.used > b.limit {
+		b.over = true
 		return false
 	}
 	return true
@@ -57,7 +59,7 @@ func (b *responseBudget) charge(n int) bool {
 func (s *Server) capResponses(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 	b := &responseBudget{limit: s.opts.MaxResponseBytes}
 	resp := next(context.WithValue(ctx, responseBudgetKey{}, b))
-	if resp == nil || !b.over.Load() {
+	if resp == nil || !b.over {
 		return resp
 	}
 	msg := fmt.Sprintf("the response is larger than the limit of %d bytes (--max-response-bytes): "+
@@ -92,7 +94,7 @@ type cappedMarshaler struct {
 }
 
 func (c cappedMarshaler) MarshalGQL(w io.Writer) {
-	if c.b.over.Load() {
+	if c.b.over {
 		// The response is dropped anyway: do not walk this field's values.
 		_, _ = io.WriteString(w, "null")
 		return
