@@ -24,6 +24,7 @@ func serve(ctx context.Context, args []string) error {
 	anonRead := f.boolean("anonymous-read", "SCIDEX_ANONYMOUS_READ", false, "let requests without a token read")
 	introspection := f.boolean("introspection", "SCIDEX_INTROSPECTION", true, "serve __schema/__type queries")
 	maxBody := f.integer("max-body-bytes", "SCIDEX_MAX_BODY_BYTES", server.DefaultMaxBodyBytes, "largest request body, in bytes", atLeast(1))
+	maxResponse := f.integer("max-response-bytes", "SCIDEX_MAX_RESPONSE_BYTES", server.DefaultMaxResponseBytes, "largest response data, in bytes", atLeast(1))
 	maxDepth := f.integer("max-depth", "SCIDEX_MAX_DEPTH", server.DefaultMaxDepth, "deepest query nesting", atLeast(1))
 	maxComplexity := f.integer("max-complexity", "SCIDEX_MAX_COMPLEXITY", server.DefaultMaxComplexity, "highest query cost", atLeast(1))
 	writeRate := f.float("write-rate", "SCIDEX_WRITE_RATE", 100, "writes per second per actor, 0 = unlimited", atLeast(0.0))
@@ -70,7 +71,7 @@ func serve(ctx context.Context, args []string) error {
 		Store: store.Opts{Limiter: limiter, ShadowValidators: splitList(*shadow)},
 		Server: server.Opts{
 			Verifier: verifier, AnonymousRead: *anonRead, Introspection: *introspection,
-			MaxBodyBytes: int64(*maxBody), MaxDepth: *maxDepth, MaxComplexity: *maxComplexity,
+			MaxBodyBytes: int64(*maxBody), MaxResponseBytes: int64(*maxResponse), MaxDepth: *maxDepth, MaxComplexity: *maxComplexity,
 			AllowedOrigins: splitList(*origins), MaxSubscriptions: *maxSubs,
 		},
 	})

@@ -8,7 +8,8 @@
 //   - graph/model/artifact_types_gen.go: the Go models and their content accessors;
 //   - resolvers/artifact_types.resolvers.go: the per-type resolvers of the interface
 //     fields that need the database, each delegating to one shared implementation;
-//   - resolvers/complexity_gen.go: the cost of every artifact type's list fields.
+//   - resolvers/complexity_gen.go: the price of every artifact type's list and JSON
+//     fields (resolvers/complexity.go has the prices).
 //
 // It is run by `go generate ./...` before gqlgen. The resolvers file carries
 // the header gqlgen writes into it, with the version of the gqlgen module
@@ -55,7 +56,7 @@ func main() {
 	write(*outSDL, renderSDL(types, fields))
 	write(*outModel, renderModel(types))
 	write(*outResolvers, renderResolvers(types, fields))
-	write(*outComplexity, renderComplexity(types))
+	write(*outComplexity, renderComplexity(types, fields))
 }
 
 func write(path, body string) {

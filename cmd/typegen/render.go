@@ -116,16 +116,3 @@ func gofmt(src string) string {
 	}
 	return string(out)
 }
-
-func renderComplexity(types []*typeInfo) string {
-	var b strings.Builder
-	b.WriteString(header)
-	b.WriteString("package resolvers\n\nimport \"github.com/scidex/substrate/graph\"\n\n")
-	b.WriteString("// setArtifactComplexity prices the list fields of every artifact type by the page\n// size they ask for, so one query cannot fan out to millions of nodes.\nfunc setArtifactComplexity(c *graph.ComplexityRoot) {\n")
-	all := append(append([]*typeInfo{}, types...), &typeInfo{GraphQL: "GenericArtifact"})
-	for _, t := range all {
-		fmt.Fprintf(&b, "\tc.%s.Links = linksCost\n\tc.%s.History = pageCost\n\tc.%s.Comments = pageCost\n", t.GraphQL, t.GraphQL, t.GraphQL)
-	}
-	b.WriteString("}\n")
-	return gofmt(b.String())
-}

@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/99designs/gqlgen/complexity"
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/scidex/substrate/internal/problem"
+	"github.com/scidex/substrate/internal/store"
+	"github.com/scidex/substrate/resolvers"
 )
 
 // depthLimit refuses queries whose selections nest deeper than max. Introspection
@@ -65,4 +68,41 @@ func selectionDepth(set ast.SelectionSet, frags ast.FragmentDefinitionList, seen
 		}
 	}
 	return max
+}
+
+// costLimit refuses operations that cost more than max by the schema's cost
+// model (resolvers/complexity.go), with a message that says how to ask for less.
+// It stands in for gqlgen's FixedComplexityLimit, whose message names neither
+// the flag nor the way out.
+type costLimit struct {
+	max int
+	es  graphql.ExecutableSchema
+}
+
+var _ interface {
+	graphql.HandlerExtension
+	graphql.OperationContextMutator
+} = (*costLimit)(nil)
+
+func (*costLimit) ExtensionName() string { return "CostLimit" }
+
+func (c *costLimit) Validate(es graphql.ExecutableSchema) error {
+	c.es = es
+	return nil
+}
+
+func (c *costLimit) MutateOperationContext(ctx context.Context, oc *graphql.OperationContext) *gqlerror.Error {
+	if oc.Operation == nil {
+		return nil
+	}
+	cost := complexity.Calculate(ctx, c.es, oc.Operation, oc.Variables)
+	if cost <= c.max {
+		return nil
+	}
+	return &gqlerror.Error{
+		Message: fmt.Sprintf("the query costs %d, more than the limit of %d (--max-complexity): a list costs its page size "+
+			"(first, or poll's limit; %d when absent) times what each item asks for, and a JSON value %d; "+
+			"ask for smaller pages or fewer fields, or split the query", cost, c.max, store.DefaultPageSize, resolvers.JSONWeight),
+		Extensions: map[string]any{"code": string(problem.ValidationFailed), "reason": "COMPLEXITY_LIMIT_EXCEEDED", "cost": cost, "limit": c.max},
+	}
 }

@@ -3,6 +3,8 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"mime"
 	"net/http"
 	"strings"
@@ -24,7 +26,9 @@ const (
 //   - a document that fails to parse or validate is answered 200 when the
 //     client accepts application/json (the spec's SHOULD; gqlgen says 422) and
 //     400 when it accepts application/graphql-response+json;
-//   - a request without a query (nor a persisted query's hash) is a 400;
+//   - a request without a query (nor a persisted query's hash) is a 400, and
+//     so is a body with anything but whitespace after its JSON value (which
+//     gqlgen ignored: `{…} }garbage{` ran the operation and committed it);
 //   - a response to such a request error has no data entry, not "data": null;
 //   - the response is written as gqlgen built it. Its data is JSON already;
 //     marshalling gqlgen's Response struct again made encoding/json validate
@@ -52,9 +56,7 @@ func (post) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecuto
 	start := graphql.Now()
 
 	var params graphql.RawParams
-	dec := json.NewDecoder(r.Body)
-	dec.UseNumber()
-	if err := dec.Decode(&params); err != nil {
+	if err := decodeOne(r.Body, &params); err != nil {
 		writeResponse(w, http.StatusBadRequest, exec.DispatchError(ctx, gqlerror.List{gqlerror.Errorf("the request body is not a GraphQL request in JSON: %v", err)}))
 		return
 	}
@@ -78,6 +80,34 @@ func (post) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecuto
 	}
 	responses, ctx := exec.DispatchOperation(ctx, oc)
 	writeResponse(w, http.StatusOK, responses(ctx))
+}
+
+// decodeOne decodes exactly one JSON value from r into v: anything after it
+// but JSON whitespace is an error naming where it starts.
+func decodeOne(r io.Reader, v any) error {
+	dec := json.NewDecoder(r)
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	end := dec.InputOffset()
+	rest := io.MultiReader(dec.Buffered(), r)
+	var buf [512]byte
+	for off := end; ; {
+		n, err := rest.Read(buf[:])
+		for i, c := range buf[:n] {
+			if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+				return fmt.Errorf("unexpected %q at byte %d, after the JSON value that ends at byte %d: send exactly one JSON object", c, off+int64(i), end)
+			}
+		}
+		off += int64(n)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
 }
 
 // responseMedia picks the response media type from the Accept header: the

@@ -15,7 +15,6 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
-	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/scidex/substrate/graph"
@@ -38,6 +37,9 @@ type Opts struct {
 	Introspection bool
 	// MaxBodyBytes caps a request body.
 	MaxBodyBytes int64
+	// MaxResponseBytes caps the data of one response (each event's, for a
+	// subscription); a response beyond it is one error instead.
+	MaxResponseBytes int64
 	// MaxDepth caps how deep a query's selections nest (introspection excluded).
 	MaxDepth int
 	// MaxComplexity caps a query's cost; list fields cost their page size times
@@ -113,6 +115,9 @@ func New(opts Opts) *Server {
 	if opts.MaxBodyBytes == 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
+	if opts.MaxResponseBytes == 0 {
+		opts.MaxResponseBytes = DefaultMaxResponseBytes
+	}
 	if opts.MaxDepth == 0 {
 		opts.MaxDepth = DefaultMaxDepth
 	}
@@ -148,9 +153,9 @@ func (s *Server) graphQL() *handler.Server {
 	}
 	srv := handler.New(executor(cfg))
 	srv.AddTransport(s.websocket())
-	srv.AddTransport(transport.Options{})
-	srv.AddTransport(transport.GET{})
+	srv.AddTransport(get{})
 	srv.AddTransport(post{})
+	srv.AddTransport(otherRequests{}) // last: it answers whatever the others do not serve
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.SetParserTokenLimit(s.opts.ParserTokenLimit)
 	srv.SetErrorPresenter(resolvers.ErrorPresenter(s.log))
@@ -160,7 +165,9 @@ func (s *Server) graphQL() *handler.Server {
 	}
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
 	srv.Use(depthLimit{max: s.opts.MaxDepth})
-	srv.Use(extension.FixedComplexityLimit(s.opts.MaxComplexity))
+	srv.Use(&costLimit{max: s.opts.MaxComplexity})
+	srv.AroundResponses(s.capResponses)
+	srv.AroundRootFields(capRootField)
 	for _, ext := range s.opts.Extensions {
 		srv.Use(ext)
 	}

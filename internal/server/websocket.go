@@ -3,12 +3,15 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/scidex/substrate/internal/auth"
+	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/request"
 	"github.com/scidex/substrate/internal/wsconn"
 )
@@ -33,6 +36,7 @@ func (s *Server) websocket() transport.Websocket {
 	s.ws = wsconn.New(wsconn.Options{
 		AllowedOrigins:   s.opts.AllowedOrigins,
 		MaxSubscriptions: s.opts.MaxSubscriptions,
+		TooManyFunc:      tooManySubscriptions,
 		ReadLimit:        s.opts.MaxBodyBytes,
 		WriteTimeout:     wsWriteTimeout,
 	})
@@ -52,6 +56,16 @@ func (s *Server) websocket() transport.Websocket {
 // closed and no new socket can open.
 func (s *Server) CloseWebsockets(ctx context.Context) (int, error) {
 	return s.ws.Shutdown(ctx, "the server is shutting down; reconnect and resume from your cursor")
+}
+
+// tooManySubscriptions is the error of a subscribe beyond the cap, with the
+// code and the request id of the connection (its upgrade request's) that every
+// error outside a union carries.
+func tooManySubscriptions(ctx context.Context, max int) *gqlerror.Error {
+	return &gqlerror.Error{
+		Message:    fmt.Sprintf("too many subscriptions on this connection (max %d, --max-subscriptions): complete one first, or open another connection", max),
+		Extensions: map[string]any{"code": string(problem.ValidationFailed), "reason": "TOO_MANY_SUBSCRIPTIONS", "requestId": request.IDFrom(ctx)},
+	}
 }
 
 type wsKey struct{}

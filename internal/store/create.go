@@ -218,6 +218,7 @@ func (s *Store) checkCreate(t *schema.Type, rc *request.Context, p *CreateParams
 		out = append(out, problem.Field("title", "slug", "the id is derived from the title, which has no letters or digits; give an id", p.Title))
 	}
 	out = append(out, t.ValidateContent(p.Content)...)
+	out = append(out, checkContentSize(p.Content)...)
 	state, d := initialState(t, p.LifecycleState)
 	if d != nil {
 		out = append(out, *d)

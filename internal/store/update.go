@@ -105,6 +105,7 @@ func (s *Store) update(ctx context.Context, w *writer, p UpdateParams) (*WriteRe
 	problems := serverFieldsOnUpdate(t, operation, cur.Content, next.Content)
 	problems = append(problems, checkTitle(next.Title)...)
 	problems = append(problems, t.ValidateContent(next.Content)...)
+	problems = append(problems, checkContentSize(next.Content)...)
 	if d := checkState(t, cur, next.LifecycleState); d != nil {
 		problems = append(problems, *d)
 	}

@@ -2,6 +2,7 @@ package wsconn
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/gorilla/websocket"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
 // closeTimeout bounds writing a close frame, and how long the server waits for
@@ -34,6 +36,7 @@ type conn struct {
 	readLimit    int64      // Options.ReadLimit; when positive gqlgen's is ignored
 	guard        *guard     // nil unless the subprotocol is graphql-transport-ws
 	legacy       *legacyCap // nil unless it is legacy graphql-ws with a cap
+	tooMany      []byte     // the error payload of a subscribe over the cap
 
 	wmu sync.Mutex
 
@@ -55,8 +58,13 @@ var (
 	_ transport.WebsocketReadDeadliner = (*conn)(nil)
 )
 
-func newConn(ws *websocket.Conn, opts Options) *conn {
+func newConn(ctx context.Context, ws *websocket.Conn, opts Options) *conn {
 	c := &conn{ws: ws, writeTimeout: opts.WriteTimeout, readLimit: opts.ReadLimit}
+	tooMany := &gqlerror.Error{Message: fmt.Sprintf("too many subscriptions on this connection (max %d)", opts.MaxSubscriptions)}
+	if opts.TooManyFunc != nil {
+		tooMany = opts.TooManyFunc(ctx, opts.MaxSubscriptions)
+	}
+	c.tooMany, _ = json.Marshal(gqlerror.List{tooMany})
 	if opts.ReadLimit > 0 {
 		ws.SetReadLimit(opts.ReadLimit)
 	}

@@ -2,12 +2,9 @@ package wsconn
 
 import (
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
 	"sync"
-
-	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
 // guard enforces graphql-transport-ws on one connection by watching the
@@ -104,10 +101,7 @@ func (g *guard) subscribe(m message) []byte {
 		return nil
 	case g.max > 0 && len(g.byClient) >= g.max:
 		g.mu.Unlock()
-		payload, _ := json.Marshal(gqlerror.List{{
-			Message: fmt.Sprintf("too many subscriptions on this connection (max %d)", g.max),
-		}})
-		_ = g.c.writeData(message{Type: msgError, ID: m.ID, Payload: payload}.encode())
+		_ = g.c.writeData(message{Type: msgError, ID: m.ID, Payload: g.c.tooMany}.encode())
 		return nil
 	}
 	g.lastID++

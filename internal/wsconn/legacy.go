@@ -2,10 +2,7 @@ package wsconn
 
 import (
 	"encoding/json"
-	"fmt"
 	"sync"
-
-	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
 // Legacy graphql-ws (subscriptions-transport-ws) message types this package
@@ -52,10 +49,7 @@ func (l *legacyCap) inbound(data []byte) bool {
 	if !full {
 		return true
 	}
-	payload, _ := json.Marshal(gqlerror.List{{
-		Message: fmt.Sprintf("too many subscriptions on this connection (max %d)", l.max),
-	}})
-	_ = l.c.writeData(message{Type: legacyError, ID: m.ID, Payload: payload}.encode())
+	_ = l.c.writeData(message{Type: legacyError, ID: m.ID, Payload: l.c.tooMany}.encode())
 	_ = l.c.writeData(message{Type: legacyComplete, ID: m.ID}.encode())
 	return false
 }

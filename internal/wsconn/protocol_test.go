@@ -3,12 +3,15 @@ package wsconn_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/scidex/substrate/internal/wsconn"
 )
@@ -236,6 +239,31 @@ func TestMaxSubscriptions(t *testing.T) {
 	subscribe(t, c, "c", subQuery)
 	subscribe(t, c, "c", subQuery)
 	expectClose(t, c, 4409, "Subscriber for c already exists")
+}
+
+// TooManyFunc builds the cap's error, from the upgrade request's context, on
+// both subprotocols.
+func TestMaxSubscriptionsError(t *testing.T) {
+	opts := wsconn.Options{MaxSubscriptions: 1, TooManyFunc: func(ctx context.Context, max int) *gqlerror.Error {
+		_, upgrade := ctx.Value(http.ServerContextKey).(*http.Server)
+		return &gqlerror.Error{Message: fmt.Sprintf("cap %d", max), Extensions: map[string]any{"code": "LIMIT", "upgrade": upgrade}}
+	}}
+	for _, proto := range []string{transportWS, legacyWS} {
+		t.Run(proto, func(t *testing.T) {
+			e := newEnv(t, transport.Websocket{}, opts)
+			c := e.dial(t, nil, proto)
+			sendRaw(t, c, `{"type":"connection_init"}`)
+			expect(t, c, "connection_ack", "")
+			start := `{"type":"subscribe","id":"%s","payload":` + subQuery + `}`
+			if proto == legacyWS {
+				expect(t, c, "ka", "")
+				start = `{"type":"start","id":"%s","payload":` + subQuery + `}`
+			}
+			sendRaw(t, c, fmt.Sprintf(start, "a"))
+			sendRaw(t, c, fmt.Sprintf(start, "b"))
+			jsonEq(t, expect(t, c, "error", "b").Payload, `[{"message":"cap 1","extensions":{"code":"LIMIT","upgrade":true}}]`)
+		})
+	}
 }
 
 func TestManySubscriptions(t *testing.T) {

@@ -1,6 +1,7 @@
 package wsconn
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"slices"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/gorilla/websocket"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
 // Options configures the websocket implementation returned by [New].
@@ -27,6 +29,12 @@ type Options struct {
 	// is answered with an error message for its id (legacy: and a complete)
 	// and not executed; the connection stays open. Zero means no cap.
 	MaxSubscriptions int
+
+	// TooManyFunc builds the error that answers a subscribe beyond
+	// MaxSubscriptions, from the context of the upgrade request (so that it
+	// can carry an error code and the request id); max is the cap. Nil gives
+	// an error with a message alone.
+	TooManyFunc func(ctx context.Context, max int) *gqlerror.Error
 
 	// ReadLimit caps the size of one message from the client, in bytes; a
 	// larger one closes the connection with 1009. When positive it replaces
@@ -92,7 +100,7 @@ func (im *Implementation) Accept(w http.ResponseWriter, r *http.Request, options
 		}
 		return nil, err
 	}
-	c := newConn(ws, im.opts)
+	c := newConn(r.Context(), ws, im.opts)
 	c.untrack = func() { im.conns.remove(c) }
 	if !im.conns.add(c) {
 		c.closeWith(CloseGoingAway, "the server is shutting down")

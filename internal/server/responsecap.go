@@ -1,0 +1,116 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/scidex/substrate/internal/problem"
+	"github.com/scidex/substrate/internal/request"
+)
+
+// DefaultMaxResponseBytes caps the data of one response: eight times the
+// largest content (store.MaxContentBytes), so a page of large artifacts still
+// fits while no request makes the server hold hundreds of megabytes.
+const DefaultMaxResponseBytes = 8 << 20
+
+// The response cap. The cost model (resolvers/complexity.go) bounds how many
+// values a query asks for, but not how large each is: ten aliases of the
+// content of a 1 MiB artifact cost 110 and answer 10 MB. gqlgen resolves the
+// whole tree of values first (sharing the artifacts' bytes, not copying them)
+// and then writes it into one buffer; that buffer and its copies are what grew
+// the server by hundreds of megabytes per request. So every root field's value
+// is written through a counting writer that stops copying once the response's
+// budget is spent, and the response is then replaced by one error: the buffer
+// never grows past the limit.
+
+type responseBudgetKey struct{}
+
+// responseBudget is the bytes one response may write. gqlgen writes a
+// response's values one after another on the goroutine that asked for the
+// response, so the budget needs no lock.
+type responseBudget struct {
+	limit int64
+	used  int64
+	over  bool
+}
+
+// charge counts n bytes and reports whether they fit.
+func (b *responseBudget) charge(n int) bool {
+	if b.over {
+		return false
+	}
+	b.used += int64(n)
+	if b.used > b.limit {
+		b.over = true
+		return false
+	}
+	return true
+}
+
+// capResponses gives every response (a query's, a mutation's, each event of a
+// subscription) its budget and, when the budget ran out, answers with one error
+// instead of the partial data.
+func (s *Server) capResponses(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+	b := &responseBudget{limit: s.opts.MaxResponseBytes}
+	resp := next(context.WithValue(ctx, responseBudgetKey{}, b))
+	if resp == nil || !b.over {
+		return resp
+	}
+	msg := fmt.Sprintf("the response is larger than the limit of %d bytes (--max-response-bytes): "+
+		"ask for fewer fields (content and document are whole JSON documents), fewer aliases or smaller pages (first, limit)", b.limit)
+	if oc := graphql.GetOperationContext(ctx); oc != nil && oc.Operation != nil && oc.Operation.Operation == ast.Mutation {
+		msg += "; the mutation ran, only its response was dropped"
+	}
+	s.log.Info("response over the limit", "request_id", request.IDFrom(ctx), "limit", b.limit)
+	return &graphql.Response{
+		Data: json.RawMessage("null"),
+		Errors: gqlerror.List{{Message: msg, Extensions: map[string]any{
+			"code": string(problem.ValidationFailed), "reason": "RESPONSE_TOO_LARGE", "limit": b.limit, "requestId": request.IDFrom(ctx),
+		}}},
+		Extensions: resp.Extensions,
+	}
+}
+
+// capRootField writes a root field's value through the response's budget.
+func capRootField(ctx context.Context, next graphql.RootResolver) graphql.Marshaler {
+	m := next(ctx)
+	b, _ := ctx.Value(responseBudgetKey{}).(*responseBudget)
+	if b == nil || m == graphql.Null || m == graphql.RequiredNull {
+		// gqlgen tells a failed non-null field by these very values.
+		return m
+	}
+	return cappedMarshaler{m: m, b: b}
+}
+
+type cappedMarshaler struct {
+	m graphql.Marshaler
+	b *responseBudget
+}
+
+func (c cappedMarshaler) MarshalGQL(w io.Writer) {
+	if c.b.over {
+		// The response is dropped anyway: do not walk this field's values.
+		_, _ = io.WriteString(w, "null")
+		return
+	}
+	c.m.MarshalGQL(cappedWriter{w: w, b: c.b})
+}
+
+// cappedWriter copies what fits in the budget and drops the rest.
+type cappedWriter struct {
+	w io.Writer
+	b *responseBudget
+}
+
+func (c cappedWriter) Write(p []byte) (int, error) {
+	if !c.b.charge(len(p)) {
+		return len(p), nil
+	}
+	return c.w.Write(p)
+}
