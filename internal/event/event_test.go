@@ -267,3 +267,125 @@ func TestAnotherDatabaseHoldsNothingBack(t *testing.T) {
 		t.Fatalf("once it ended: %v, want [%d %d]", got, first, second)
 	}
 }
+
+// horizonAcross runs `SELECT event_horizon()` in this database with its snapshot
+// taken while tx (which holds a lock on a shared catalog) still runs, the
+// function itself evaluated only once tx has ended: the statement waits on the
+// lock at execution time, after its snapshot. It returns the horizon the
+// statement computed; commit is called once the statement is waiting.
+func horizonAcross(t *testing.T, e *env, commit func()) uint64 {
+	t.Helper()
+	ctx := t.Context()
+	got := make(chan string, 1)
+	errc := make(chan error, 1)
+	conn, err := e.pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	var pid int
+	if err := conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		var h string
+		err := conn.QueryRow(ctx, `SELECT event_horizon()::text FROM (SELECT pg_relation_size('pg_shseclabel')) AS wait`).Scan(&h)
+		got <- h
+		errc <- err
+	}()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var waiting bool
+		if err := e.pool.QueryRow(ctx, "SELECT wait_event_type = 'Lock' FROM pg_stat_activity WHERE pid = $1", pid).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the horizon statement never waited on the lock")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	commit()
+	h := <-got
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	var x uint64
+	if _, err := fmt.Sscan(h, &x); err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+// lockingTx begins a transaction on conn that holds an xid and a lock the
+// horizon statement of horizonAcross waits for.
+func lockingTx(t *testing.T, conn *pgx.Conn) (pgx.Tx, uint64) {
+	t.Helper()
+	ctx := t.Context()
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var xid string
+	if err := tx.QueryRow(ctx, "SELECT pg_current_xact_id()::text").Scan(&xid); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, "LOCK TABLE pg_shseclabel IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	var x uint64
+	if _, err := fmt.Sscan(xid, &x); err != nil {
+		t.Fatal(err)
+	}
+	return tx, x
+}
+
+// A transaction of another database that ends while a reader's statement runs
+// (after its snapshot, before the horizon looks for it in pg_stat_activity)
+// holds nothing back here; one of this database that wrote events does. The
+// first held every event back for that one call, a poll came back short
+// (migration 0011).
+func TestAFinishedTransactionHoldsBackOnlyWhatItWrote(t *testing.T) {
+	e := newEnv(t)
+	ctx := t.Context()
+	start := poll(t, e, admin, event.Cursor{}, anyone).Cursor
+	other, err := pgx.Connect(ctx, dbtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(context.Background())
+	tx, x := lockingTx(t, other)
+	// A later transaction has committed an event: the reader's snapshot holds
+	// tx among its running ones, below that event.
+	later := commitOne(t, e, "hypothesis.created")
+	h := horizonAcross(t, e, func() {
+		if err := tx.Commit(ctx); err != nil {
+			t.Error(err)
+		}
+	})
+	if h <= x {
+		t.Errorf("a transaction of another database, finished during the read, held the horizon at %d (its xid %d)", h, x)
+	}
+	if got := ids(poll(t, e, admin, start, anyone).Events); len(got) != 1 || got[0] != later {
+		t.Errorf("poll after it: %v, want [%d]", got, later)
+	}
+
+	here, err := pgx.Connect(ctx, e.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer here.Close(context.Background())
+	tx, x = lockingTx(t, here)
+	insert(ctx, t, tx, "hypothesis.created", `{"late": true}`, nil)
+	commitOne(t, e, "hypothesis.created")
+	h = horizonAcross(t, e, func() {
+		if err := tx.Commit(ctx); err != nil {
+			t.Error(err)
+		}
+	})
+	if h > x {
+		t.Errorf("a transaction of this database that wrote an event and committed during the read was passed: horizon %d, its xid %d", h, x)
+	}
+}
