@@ -98,6 +98,9 @@ func New(cfg Config) (*App, error) {
 	if o.ReadyFunc == nil {
 		o.ReadyFunc = st.Ping
 	}
+	if err := o.Check(); err != nil {
+		return nil, err
+	}
 	return &App{Store: st, Hub: hub, Consumers: consumers, Handler: server.New(o), cfg: cfg, log: cfg.Logger}, nil
 }
 

@@ -29,6 +29,11 @@ func (c *tokenClaims) checkSubstrateClaims() *VerifyError {
 	if c.Subject == "" {
 		return verifyErr(reasonNoSubject, errors.New("sub claim is missing or empty"))
 	}
+	if c.Subject == SystemID {
+		// The server's own actor: it owns what seeding wrote and reads every
+		// event. No token speaks for it.
+		return verifyErr(reasonSubject, errors.New("sub claim names the server's own actor"))
+	}
 	if c.ActorKind == "" {
 		return verifyErr(reasonNoKind, errors.New("actor_kind claim is missing or empty"))
 	}

@@ -73,6 +73,7 @@ const (
 	reasonAudience        = "token audience not accepted"
 	reasonNoAudience      = "token has no aud claim"
 	reasonNoSubject       = "token has no sub claim"
+	reasonSubject         = "token sub claim reserved"
 	reasonNoKind          = "token has no actor_kind claim"
 	reasonKind            = "token actor_kind not accepted"
 	reasonPermission      = "token has unknown permission"

@@ -47,6 +47,9 @@ func Mint(opts MintOpts) (string, error) {
 	if opts.Subject == "" {
 		return "", errors.New("auth: mint: subject is required")
 	}
+	if opts.Subject == SystemID {
+		return "", fmt.Errorf("auth: mint: subject %q is the server's own actor", SystemID)
+	}
 	if !ValidKind(opts.Kind) {
 		return "", fmt.Errorf("auth: mint: actor kind %q is not one of human, ai_local, ai_external, ai_swarm", truncate(opts.Kind, 32))
 	}

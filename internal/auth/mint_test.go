@@ -94,6 +94,7 @@ func TestMintRefusesBadOptions(t *testing.T) {
 	}{
 		{"short secret", func(o *MintOpts) { o.Secret = []byte("short") }, "secret"},
 		{"no subject", func(o *MintOpts) { o.Subject = "" }, "subject"},
+		{"the server's own actor", func(o *MintOpts) { o.Subject = "system" }, "server's own actor"},
 		{"bad kind", func(o *MintOpts) { o.Kind = "robot" }, "kind"},
 		{"empty kind", func(o *MintOpts) { o.Kind = "" }, "kind"},
 		{"unknown permission", func(o *MintOpts) { o.Permissions = []Permission{"root"} }, "unknown permission"},

@@ -139,6 +139,7 @@ func TestVerifyRejects(t *testing.T) {
 		{"missing issuer", hs(with(good, "iss", nil)), "token has no iss claim"},
 		{"missing sub", hs(with(good, "sub", nil)), "token has no sub claim"},
 		{"empty sub", hs(with(good, "sub", "")), "token has no sub claim"},
+		{"the server's own actor", hs(with(good, "sub", "system")), "token sub claim reserved"},
 		{"missing actor_kind", hs(with(good, "actor_kind", nil)), "token has no actor_kind claim"},
 		{"bad actor_kind", hs(with(good, "actor_kind", "robot")), "token actor_kind not accepted"},
 		{"unknown permission", hs(with(good, "permissions", []string{"viewer", "superuser"})), "token has unknown permission"},

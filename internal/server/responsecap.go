@@ -114,3 +114,13 @@ func (c cappedWriter) Write(p []byte) (int, error) {
 	}
 	return c.w.Write(p)
 }
+
+// WriteString is Write for strings: gqlgen writes most of a response with
+// io.WriteString, which without it would copy every string into a new slice
+// (the Prism page: ~2,800 allocations, 5 % of its CPU).
+func (c cappedWriter) WriteString(s string) (int, error) {
+	if !c.b.charge(len(s)) {
+		return len(s), nil
+	}
+	return io.WriteString(c.w, s)
+}

@@ -92,19 +92,29 @@ type Server struct {
 	tokens tokenCache
 }
 
-// New builds the handler. It panics, naming the extension and the reason, when
-// an extension intercepts fields (a graphql.FieldInterceptor, such as
-// handler.AroundFields installs) and no Executor is given: the rewritten
-// executor skips field middleware on every plain scalar field (cmd/gqlgen), so a
-// tracer would miss those fields and a field authorizer would let them through.
-// Such an extension needs the stock executor (Executor: stock.New).
-func New(opts Opts) *Server {
+// Check refuses options the server cannot honour: an extension that
+// intercepts fields (a graphql.FieldInterceptor, such as handler.AroundFields
+// installs) with the default executor, which skips field middleware on every
+// plain scalar field (cmd/gqlgen), so a tracer would miss those fields and a
+// field authorizer would let them through. Such an extension needs the stock
+// executor (Executor: stock.New). internal/app calls it before New, so a
+// server so configured does not start, and says why.
+func (opts Opts) Check() error {
 	for _, ext := range opts.Extensions {
 		if _, ok := ext.(graphql.FieldInterceptor); ok && opts.Executor == nil {
-			panic(fmt.Sprintf("server: extension %s (%T) intercepts fields, but the default executor marshals plain scalar fields "+
+			return fmt.Errorf("server: extension %s (%T) intercepts fields, but the default executor marshals plain scalar fields "+
 				"straight from their objects without field middleware (cmd/gqlgen); serve with Opts.Executor = stock.New (graph/stock), "+
-				"which runs every field through it", ext.ExtensionName(), ext))
+				"which runs every field through it", ext.ExtensionName(), ext)
 		}
+	}
+	return nil
+}
+
+// New builds the handler. It panics on options Check refuses: a caller that
+// skipped Check has a bug, not a configuration to report.
+func New(opts Opts) *Server {
+	if err := opts.Check(); err != nil {
+		panic(err.Error())
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
