@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
-	"github.com/99designs/gqlgen/graphql/errcode"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
@@ -63,13 +62,8 @@ func (get) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor
 	}
 	params.ReadTime = graphql.TraceTiming{Start: start, End: graphql.Now()}
 
-	oc, errs := exec.CreateOperationContext(ctx, &params)
-	if errs != nil {
-		status := http.StatusOK
-		if media == mediaGraphQLResponse && errcode.GetErrorKind(errs) == errcode.KindProtocol {
-			status = http.StatusBadRequest
-		}
-		writeResponse(w, status, exec.DispatchError(graphql.WithOperationContext(ctx, oc), errs))
+	oc, ok := operationContext(ctx, w, exec, &params, media)
+	if !ok {
 		return
 	}
 	if op := oc.Operation; op.Operation != ast.Query {

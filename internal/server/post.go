@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -69,13 +70,8 @@ func (post) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecuto
 	params.Headers = r.Header
 	params.ReadTime = graphql.TraceTiming{Start: start, End: graphql.Now()}
 
-	oc, errs := exec.CreateOperationContext(ctx, &params)
-	if errs != nil {
-		status := http.StatusOK
-		if media == mediaGraphQLResponse && errcode.GetErrorKind(errs) == errcode.KindProtocol {
-			status = http.StatusBadRequest
-		}
-		writeResponse(w, status, exec.DispatchError(graphql.WithOperationContext(ctx, oc), errs))
+	oc, ok := operationContext(ctx, w, exec, &params, media)
+	if !ok {
 		return
 	}
 	responses, ctx := exec.DispatchOperation(ctx, oc)
@@ -164,4 +160,21 @@ func writeResponse(w http.ResponseWriter, status int, resp *graphql.Response) {
 	b.WriteByte('}')
 	w.WriteHeader(status)
 	_, _ = w.Write(b.Bytes())
+}
+
+// operationContext parses and validates the request's document. A document
+// that fails is answered here: 200 with application/json, 400 with
+// application/graphql-response+json when the failure is the request's
+// (GraphQL over HTTP), and ok is false.
+func operationContext(ctx context.Context, w http.ResponseWriter, exec graphql.GraphExecutor, params *graphql.RawParams, media string) (*graphql.OperationContext, bool) {
+	oc, errs := exec.CreateOperationContext(ctx, params)
+	if errs == nil {
+		return oc, true
+	}
+	status := http.StatusOK
+	if media == mediaGraphQLResponse && errcode.GetErrorKind(errs) == errcode.KindProtocol {
+		status = http.StatusBadRequest
+	}
+	writeResponse(w, status, exec.DispatchError(graphql.WithOperationContext(ctx, oc), errs))
+	return nil, false
 }
