@@ -73,7 +73,9 @@ func (f flags) usage(w io.Writer) {
 		}
 		def := ""
 		if fl.DefValue != "" {
-			def = fmt.Sprintf(" (default %s)", fl.DefValue)
+			// A default may come from the environment: a connection string's
+			// password is not for the terminal either.
+			def = fmt.Sprintf(" (default %s)", redact(fl.DefValue))
 		}
 		fmt.Fprintf(w, "  --%s%s\n    \t%s%s\n", fl.Name, arg, fl.Usage, def)
 	})
@@ -284,12 +286,17 @@ func envNote(env string) string {
 // quote quotes a value for a message, cut short when long, with a password in
 // a connection string replaced by xxxxx.
 func quote(v string) string {
-	v = userinfoRE.ReplaceAllString(v, "${1}xxxxx@")
-	v = passwordRE.ReplaceAllString(v, "${1}xxxxx")
+	v = redact(v)
 	if len(v) > 80 {
 		v = v[:80] + "…"
 	}
 	return strconv.Quote(v)
+}
+
+// redact replaces the password of a connection string in v by xxxxx.
+func redact(v string) string {
+	v = userinfoRE.ReplaceAllString(v, "${1}xxxxx@")
+	return passwordRE.ReplaceAllString(v, "${1}xxxxx")
 }
 
 // The password of a URL (even one that does not parse) and of key=value pairs.

@@ -207,3 +207,16 @@ func TestParseDelegation(t *testing.T) {
 		}
 	}
 }
+
+// -h shows defaults, and a default may come from the environment: a password in
+// it is not printed.
+func TestUsageHidesPasswords(t *testing.T) {
+	t.Setenv("SCIDEX_LISTEN_URL", "postgres://scidex:hunter2@db:5432/scidex")
+	f := newFlags("serve")
+	f.str("listen-url", "SCIDEX_LISTEN_URL", "", "direct database connection for LISTEN", connString)
+	var b strings.Builder
+	f.usage(&b)
+	if strings.Contains(b.String(), "hunter2") || !strings.Contains(b.String(), "postgres://scidex:xxxxx@db:5432/scidex") {
+		t.Errorf("usage:\n%s", b.String())
+	}
+}
