@@ -150,7 +150,7 @@ func ParseDocument(raw []byte) (*Document, error) {
 		return nil, fmt.Errorf("schema document %s: initial state %q is not among the states", d.Type, *d.Lifecycle.Initial)
 	}
 	d.Policy.withDefaults()
-	if problems := d.Policy.check(nil); len(problems) > 0 {
+	if problems := d.Policy.check(); len(problems) > 0 {
 		return nil, fmt.Errorf("schema document %s: %s", d.Type, strings.Join(problems, "; "))
 	}
 	for kind, rule := range d.Signals {

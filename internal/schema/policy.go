@@ -87,10 +87,10 @@ func (p *Policy) Participants() bool { return p.Read == ReadParticipants }
 // Name is the rule's place in the document, for refusals ("policy.create").
 func ruleName(kind string) string { return "policy." + kind }
 
-// check validates a policy against what the meta-schema cannot say: that the
-// operations it names exist (known reports whether one does) and that its
-// pointers are JSON pointers.
-func (p *Policy) check(known func(op string) bool) []string {
+// check validates a policy against what the meta-schema cannot say: that its
+// rules make sense together and its pointers are JSON pointers. Whether the
+// operations it names exist is for the build to say (Document.CheckKnown).
+func (p *Policy) check() []string {
 	var out []string
 	switch p.Read {
 	case ReadPublic, ReadParticipants:
@@ -114,11 +114,6 @@ func (p *Policy) check(known func(op string) bool) []string {
 		if r.rule.ServerOnly && (len(r.rule.Roles) > 0 || len(r.rule.Via) > 0) {
 			out = append(out, ruleName(r.kind)+": server_only excludes roles and via")
 		}
-		for _, op := range r.rule.Via {
-			if known != nil && !known(op) {
-				out = append(out, fmt.Sprintf("%s.via: %q is not an operation of this server", ruleName(r.kind), op))
-			}
-		}
 	}
 	seen := map[string]bool{}
 	for i, f := range p.ServerFields {
@@ -132,11 +127,6 @@ func (p *Policy) check(known func(op string) bool) []string {
 		seen[f.Pointer] = true
 		if len(f.WrittenBy) == 0 {
 			out = append(out, at+".written_by: name the operations that write the field")
-		}
-		for _, op := range f.WrittenBy {
-			if known != nil && !known(op) {
-				out = append(out, fmt.Sprintf("%s.written_by: %q is not an operation of this server", at, op))
-			}
 		}
 	}
 	return out

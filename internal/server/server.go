@@ -70,7 +70,7 @@ type Opts struct {
 	// field through the middleware (and costs more per field).
 	Executor func(graph.Config) graphql.ExecutableSchema
 	// Extensions are added to the GraphQL handler after the server's own:
-	// tracing, field authorization. See New for those that intercept fields.
+	// tracing, field authorization. See Check for those that intercept fields.
 	Extensions []graphql.HandlerExtension
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/scidex/substrate/internal/auth"
@@ -54,18 +53,6 @@ func Known() schema.Known {
 		Validators: ValidatorNames(),
 		Operation:  func(name string) bool { return operations[name] != 0 },
 	}
-}
-
-// ServerOperations lists the operations a server_only rule admits.
-func ServerOperations() []string {
-	var out []string
-	for name, k := range operations {
-		if k == opServer {
-			out = append(out, name)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 // allowWrite applies one of a type's write rules (kind: create, update or

@@ -9,7 +9,7 @@ import (
 )
 
 // ServerCreate creates an artifact for one of the server's own operations (op:
-// invokeTool, runSkill…, see ServerOperations): the only writes a type's
+// invokeTool, runSkill…: the server kind in policy.go's operations): the only writes a type's
 // server_only rule admits, so ledgers such as tool_call are written here and
 // nowhere else. Everything else of the write path applies as for a client:
 // content validation, validators, journal, event, idempotency. The journal
