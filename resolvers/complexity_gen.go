@@ -163,6 +163,7 @@ func setArtifactComplexity(c *graph.ComplexityRoot) {
 	c.ToolCall.Args = jsonCost
 	c.ToolCall.Error = jsonCost
 	c.ToolCall.OutputViolations = jsonCost
+	c.ToolCall.Progress = jsonCost
 	c.ToolCall.Result = jsonCost
 	c.WikiPage.Content = jsonCost
 	c.WikiPage.Provenance = unpagedListCost

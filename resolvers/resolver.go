@@ -7,6 +7,7 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/scidex/substrate/internal/dispatch"
 	"github.com/scidex/substrate/internal/event"
 	"github.com/scidex/substrate/internal/store"
 )
@@ -17,6 +18,8 @@ type Resolver struct {
 	Logger    *slog.Logger
 	Hub       *event.Hub
 	Consumers *event.Consumers
+	// Dispatch runs tools (invokeTool, registerTool, cancelToolCall).
+	Dispatch *dispatch.Dispatcher
 	// CloseConn ends a subscriber's websocket with a code and reason (set by the
 	// server; nil outside websockets).
 	CloseConn func(ctx context.Context, code int, reason string) bool

@@ -116,9 +116,10 @@ type Result struct {
 	ResultRef string
 }
 
-// MaxOutputBytes is the default cap on a tool's output: a runtime reading
+// MaxOutputBytes is the default cap on a tool's output (it must fit, with its
+// arguments, in a tool_call artifact, whose content is at most 1 MiB): a runtime reading
 // more refuses with CodeOutputTooLarge rather than hold it.
-const MaxOutputBytes = 4 << 20
+const MaxOutputBytes = 512 << 10
 
 // ReadCapped reads r to the end, or fails with CodeOutputTooLarge past max bytes.
 func ReadCapped(r io.Reader, max int64) ([]byte, error) {

@@ -34,11 +34,16 @@ func serve(ctx context.Context, args []string) error {
 	origins := f.str("allowed-origins", "SCIDEX_ALLOWED_ORIGINS", "", "comma-separated browser origins besides this server's own that may open a websocket")
 	maxSubs := f.integer("max-subscriptions", "SCIDEX_MAX_SUBSCRIPTIONS", server.DefaultMaxSubscriptions, "operations active at once on one websocket", atLeast(1))
 	listenURL := f.str("listen-url", "SCIDEX_LISTEN_URL", "", "direct database connection for LISTEN when DATABASE_URL goes through a transaction pooler", connString)
+	tf := addToolFlags(f)
 	shutdownWait := f.duration("shutdown-timeout", "SCIDEX_SHUTDOWN_TIMEOUT", 15*time.Second, "how long to drain requests on SIGTERM", atLeast(time.Duration(0)))
 	if err := f.Parse(args); err != nil {
 		return err
 	}
 	if err := checkWriteLimits(*writeRate, *writeBurst); err != nil {
+		return err
+	}
+	toolOpts, err := tf.dispatchOpts()
+	if err != nil {
 		return err
 	}
 	tuneGC()
@@ -69,6 +74,7 @@ func serve(ctx context.Context, args []string) error {
 	a, err := app.New(app.Config{
 		Pool: db.pool, Listen: listen, Logger: log, PprofAddr: *pprofAddr,
 		Store: store.Opts{Limiter: limiter, ShadowValidators: splitList(*shadow)},
+		Tools: toolOpts, Runtimes: buildRuntimes,
 		Server: server.Opts{
 			Verifier: verifier, AnonymousRead: *anonRead, Introspection: *introspection,
 			MaxBodyBytes: int64(*maxBody), MaxResponseBytes: int64(*maxResponse), MaxDepth: *maxDepth, MaxComplexity: *maxComplexity,

@@ -948,6 +948,11 @@ func (a *Tool) Files() (JSON, error) {
 	return a.json("files")
 }
 
+// Idempotent reads content.idempotent.
+func (a *Tool) Idempotent() (*bool, error) {
+	return a.boolean("idempotent")
+}
+
 // InputSchema reads content.input_schema.
 func (a *Tool) InputSchema() (JSON, error) {
 	return a.json("input_schema")
@@ -971,6 +976,11 @@ func (a *Tool) RenderHints() (JSON, error) {
 // ResourceCaps reads content.resource_caps.
 func (a *Tool) ResourceCaps() (JSON, error) {
 	return a.json("resource_caps")
+}
+
+// Retries reads content.retries.
+func (a *Tool) Retries() (*int, error) {
+	return a.integer("retries")
 }
 
 // Runtime reads content.runtime.
@@ -1011,6 +1021,21 @@ func (a *ToolCall) Args() (JSON, error) {
 	return a.json("args")
 }
 
+// Async reads content.async.
+func (a *ToolCall) Async() (*bool, error) {
+	return a.boolean("async")
+}
+
+// Attempt reads content.attempt.
+func (a *ToolCall) Attempt() (*int, error) {
+	return a.integer("attempt")
+}
+
+// Cached reads content.cached.
+func (a *ToolCall) Cached() (*bool, error) {
+	return a.boolean("cached")
+}
+
 // CheckLogicVersion reads content.check_logic_version.
 func (a *ToolCall) CheckLogicVersion() (*string, error) {
 	return a.str("check_logic_version")
@@ -1019,6 +1044,11 @@ func (a *ToolCall) CheckLogicVersion() (*string, error) {
 // CostUsd reads content.cost_usd.
 func (a *ToolCall) CostUsd() (*float64, error) {
 	return a.number("cost_usd")
+}
+
+// CpuMs reads content.cpu_ms.
+func (a *ToolCall) CpuMs() (*int, error) {
+	return a.integer("cpu_ms")
 }
 
 // DurationMs reads content.duration_ms.
@@ -1054,6 +1084,16 @@ func (a *ToolCall) OutputViolations() (JSON, error) {
 // PeakMemoryBytes reads content.peak_memory_bytes.
 func (a *ToolCall) PeakMemoryBytes() (*int, error) {
 	return a.integer("peak_memory_bytes")
+}
+
+// Progress reads content.progress.
+func (a *ToolCall) Progress() (JSON, error) {
+	return a.json("progress")
+}
+
+// QueuedAt reads content.queued_at.
+func (a *ToolCall) QueuedAt() (*time.Time, error) {
+	return a.dateTime("queued_at")
 }
 
 // Result reads content.result.

@@ -35,12 +35,20 @@ type Artifact interface {
 	IsArtifact()
 }
 
+type CancelToolCallResult interface {
+	IsCancelToolCallResult()
+}
+
 type CiteResult interface {
 	IsCiteResult()
 }
 
 type CreateArtifactResult interface {
 	IsCreateArtifactResult()
+}
+
+type InvokeToolResult interface {
+	IsInvokeToolResult()
 }
 
 // An object with a globally unique id (Relay).
@@ -51,6 +59,10 @@ type Node interface {
 // Something the client can act on. Every mutation result union has its problems as members.
 type Problem interface {
 	IsProblem()
+}
+
+type RegisterToolResult interface {
+	IsRegisterToolResult()
 }
 
 type SendMessageResult interface {
@@ -154,6 +166,11 @@ type BatchResult struct {
 	IdempotentReplay bool          `json:"idempotentReplay"`
 }
 
+type CancelToolCallInput struct {
+	// The tool call's id.
+	ID string `json:"id"`
+}
+
 type CiteInput struct {
 	// The citing artifact.
 	Ref string `json:"ref"`
@@ -216,6 +233,22 @@ func (IdempotencyKeyReuse) IsWriteResult() {}
 
 func (IdempotencyKeyReuse) IsProblem() {}
 
+func (IdempotencyKeyReuse) IsInvokeToolResult() {}
+
+func (IdempotencyKeyReuse) IsRegisterToolResult() {}
+
+type InvokeToolInput struct {
+	// The tool's name, e.g. checksum.sha256.
+	Name string `json:"name"`
+	// Run this version (the call records exactly which one ran); the latest when omitted.
+	Version *string `json:"version,omitempty"`
+	// The arguments, a JSON object valid against the tool's input_schema.
+	Args JSON `json:"args"`
+	// Queue the call and return at once.
+	Async          *bool   `json:"async,omitempty"`
+	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
+}
+
 // The lifecycle transition is not allowed, or not for your roles. Nothing was written.
 type LifecycleViolation struct {
 	Code         ErrorCode `json:"code"`
@@ -237,6 +270,8 @@ func (LifecycleViolation) IsUpdateArtifactResult() {}
 func (LifecycleViolation) IsWriteResult() {}
 
 func (LifecycleViolation) IsProblem() {}
+
+func (LifecycleViolation) IsCancelToolCallResult() {}
 
 type LinkConnection struct {
 	Edges    []*LinkEdge `json:"edges"`
@@ -337,6 +372,10 @@ func (NotFound) IsWriteResult() {}
 
 func (NotFound) IsProblem() {}
 
+func (NotFound) IsInvokeToolResult() {}
+
+func (NotFound) IsCancelToolCallResult() {}
+
 type PageInfo struct {
 	HasNextPage     bool    `json:"hasNextPage"`
 	HasPreviousPage bool    `json:"hasPreviousPage"`
@@ -374,6 +413,12 @@ func (PermissionDenied) IsCiteResult() {}
 func (PermissionDenied) IsWriteResult() {}
 
 func (PermissionDenied) IsProblem() {}
+
+func (PermissionDenied) IsInvokeToolResult() {}
+
+func (PermissionDenied) IsRegisterToolResult() {}
+
+func (PermissionDenied) IsCancelToolCallResult() {}
 
 type PollResult struct {
 	Events []*Event `json:"events"`
@@ -416,6 +461,18 @@ func (RateLimited) IsCiteResult() {}
 func (RateLimited) IsWriteResult() {}
 
 func (RateLimited) IsProblem() {}
+
+func (RateLimited) IsInvokeToolResult() {}
+
+func (RateLimited) IsRegisterToolResult() {}
+
+type RegisterToolInput struct {
+	// The tool manifest: name, version, summary, runtime, runtime_config, input_schema, output_schema…
+	Manifest JSON `json:"manifest"`
+	// The bundle's files. The manifest's files list (path, sha256) is made from them.
+	Files          []*ToolFileInput `json:"files,omitempty"`
+	IdempotencyKey *string          `json:"idempotencyKey,omitempty"`
+}
 
 // A version of a type's schema document.
 type SchemaDoc struct {
@@ -511,6 +568,28 @@ type TextFieldDiff struct {
 	Unified string `json:"unified"`
 }
 
+// One file of a tool bundle.
+type ToolFileInput struct {
+	// Path inside the bundle, relative, e.g. bin/run.sh.
+	Path string `json:"path"`
+	// The file's bytes, base64 (standard alphabet, padded).
+	ContentBase64 string `json:"contentBase64"`
+}
+
+// What the ledger says of a tool's calls (every version).
+type ToolUsage struct {
+	// Calls recorded (the usage_count signal counts the same calls, persisted in batches).
+	Calls     int `json:"calls"`
+	Succeeded int `json:"succeeded"`
+	Failed    int `json:"failed"`
+	// succeeded / (succeeded + failed); null before any call finished.
+	Reliability *float64 `json:"reliability,omitempty"`
+	// Median duration of finished calls, in milliseconds.
+	P50DurationMs *float64 `json:"p50DurationMs,omitempty"`
+	// Mean cost of a call in US dollars.
+	MeanCostUsd *float64 `json:"meanCostUsd,omitempty"`
+}
+
 type UpdateArtifactInput struct {
 	Ref string `json:"ref"`
 	// The contentHash of the version your change is based on.
@@ -556,6 +635,10 @@ func (ValidationFailed) IsCiteResult() {}
 func (ValidationFailed) IsWriteResult() {}
 
 func (ValidationFailed) IsProblem() {}
+
+func (ValidationFailed) IsInvokeToolResult() {}
+
+func (ValidationFailed) IsRegisterToolResult() {}
 
 type ValidationProblem struct {
 	// Where: `content.target_gene`, `id`, `patch[2]`…
@@ -650,6 +733,8 @@ func (WriteSuccess) IsAddSignalResult() {}
 func (WriteSuccess) IsCiteResult() {}
 
 func (WriteSuccess) IsWriteResult() {}
+
+func (WriteSuccess) IsRegisterToolResult() {}
 
 type AckStatus string
 

@@ -198,6 +198,8 @@ type ToolResolver interface {
 	Signals(ctx context.Context, obj *model.Tool, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Tool, first *int, after *string) (*model.ArtifactConnection, error)
 	Comments(ctx context.Context, obj *model.Tool, first *int, after *string) (*model.ArtifactConnection, error)
+
+	Usage(ctx context.Context, obj *model.Tool) (*model.ToolUsage, error)
 }
 type ToolCallResolver interface {
 	CreatedBy(ctx context.Context, obj *model.ToolCall) (*model.Actor, error)
@@ -18387,6 +18389,29 @@ func (ec *executionContext) fieldContext_Tool_files(_ context.Context, field gra
 	return graphql.NewScalarFieldContext("Tool", field, true, false, "JSON")
 }
 
+func (ec *executionContext) _Tool_idempotent(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Tool_idempotent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Idempotent()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Tool_idempotent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Tool", field, true, false, "Boolean")
+}
+
 func (ec *executionContext) _Tool_inputSchema(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18500,6 +18525,29 @@ func (ec *executionContext) _Tool_resourceCaps(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Tool_resourceCaps(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Tool", field, true, false, "JSON")
+}
+
+func (ec *executionContext) _Tool_retries(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Tool_retries(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Retries()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Tool_retries(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Tool", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Tool_runtime(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
@@ -18638,6 +18686,38 @@ func (ec *executionContext) _Tool_version(ctx context.Context, field graphql.Col
 }
 func (ec *executionContext) fieldContext_Tool_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Tool", field, true, false, "String")
+}
+
+func (ec *executionContext) _Tool_usage(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Tool_usage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Tool().Usage(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ToolUsage) graphql.Marshaler {
+			return ec.marshalNToolUsage2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐToolUsage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Tool_usage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Tool",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ToolUsage(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _ToolCall_id(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
@@ -19257,6 +19337,75 @@ func (ec *executionContext) fieldContext_ToolCall_args(_ context.Context, field 
 	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "JSON")
 }
 
+func (ec *executionContext) _ToolCall_async(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ToolCall_async(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Async()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ToolCall_async(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "Boolean")
+}
+
+func (ec *executionContext) _ToolCall_attempt(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ToolCall_attempt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Attempt()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ToolCall_attempt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "Int")
+}
+
+func (ec *executionContext) _ToolCall_cached(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ToolCall_cached(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cached()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ToolCall_cached(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "Boolean")
+}
+
 func (ec *executionContext) _ToolCall_checkLogicVersion(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -19301,6 +19450,29 @@ func (ec *executionContext) _ToolCall_costUsd(ctx context.Context, field graphql
 }
 func (ec *executionContext) fieldContext_ToolCall_costUsd(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "Float")
+}
+
+func (ec *executionContext) _ToolCall_cpuMs(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ToolCall_cpuMs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CpuMs()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ToolCall_cpuMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "Int")
 }
 
 func (ec *executionContext) _ToolCall_durationMs(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
@@ -19462,6 +19634,52 @@ func (ec *executionContext) _ToolCall_peakMemoryBytes(ctx context.Context, field
 }
 func (ec *executionContext) fieldContext_ToolCall_peakMemoryBytes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "Int")
+}
+
+func (ec *executionContext) _ToolCall_progress(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ToolCall_progress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Progress()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ToolCall_progress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "JSON")
+}
+
+func (ec *executionContext) _ToolCall_queuedAt(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ToolCall_queuedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.QueuedAt()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ToolCall_queuedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _ToolCall_result(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
@@ -24075,6 +24293,11 @@ func (ec *executionContext) _Tool(ctx context.Context, sel ast.SelectionSet, obj
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "idempotent":
+			out.Values[i] = ec._Tool_idempotent(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "inputSchema":
 			out.Values[i] = ec._Tool_inputSchema(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -24097,6 +24320,11 @@ func (ec *executionContext) _Tool(ctx context.Context, sel ast.SelectionSet, obj
 			}
 		case "resourceCaps":
 			out.Values[i] = ec._Tool_resourceCaps(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "retries":
+			out.Values[i] = ec._Tool_retries(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -24130,6 +24358,12 @@ func (ec *executionContext) _Tool(ctx context.Context, sel ast.SelectionSet, obj
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "usage":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Tool_usage(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -24147,7 +24381,7 @@ func (ec *executionContext) _Tool(ctx context.Context, sel ast.SelectionSet, obj
 	return out
 }
 
-var toolCallImplementors = []string{"ToolCall", "Node", "Artifact"}
+var toolCallImplementors = []string{"ToolCall", "Node", "Artifact", "InvokeToolResult", "CancelToolCallResult"}
 
 func (ec *executionContext) _ToolCall(ctx context.Context, sel ast.SelectionSet, obj *model.ToolCall) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, toolCallImplementors)
@@ -24274,6 +24508,21 @@ func (ec *executionContext) _ToolCall(ctx context.Context, sel ast.SelectionSet,
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "async":
+			out.Values[i] = ec._ToolCall_async(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "attempt":
+			out.Values[i] = ec._ToolCall_attempt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "cached":
+			out.Values[i] = ec._ToolCall_cached(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "checkLogicVersion":
 			out.Values[i] = ec._ToolCall_checkLogicVersion(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -24281,6 +24530,11 @@ func (ec *executionContext) _ToolCall(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "costUsd":
 			out.Values[i] = ec._ToolCall_costUsd(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "cpuMs":
+			out.Values[i] = ec._ToolCall_cpuMs(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -24316,6 +24570,16 @@ func (ec *executionContext) _ToolCall(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "peakMemoryBytes":
 			out.Values[i] = ec._ToolCall_peakMemoryBytes(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "progress":
+			out.Values[i] = ec._ToolCall_progress(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "queuedAt":
+			out.Values[i] = ec._ToolCall_queuedAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -24594,6 +24858,13 @@ func (ec *executionContext) marshalOAgentWorkPacketStatus2ᚖgithubᚗcomᚋscid
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalOTool2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐTool(ctx context.Context, sel ast.SelectionSet, v *model.Tool) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Tool(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOToolCall2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐToolCall(ctx context.Context, sel ast.SelectionSet, v *model.ToolCall) graphql.Marshaler {

@@ -1783,7 +1783,7 @@ func (ec *executionContext) _Problem(ctx context.Context, sel ast.SelectionSet, 
 
 // region    **************************** object.gotpl ****************************
 
-var idempotencyKeyReuseImplementors = []string{"IdempotencyKeyReuse", "SendMessageResult", "AckMessageResult", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem"}
+var idempotencyKeyReuseImplementors = []string{"IdempotencyKeyReuse", "SendMessageResult", "AckMessageResult", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem", "InvokeToolResult", "RegisterToolResult"}
 
 func (ec *executionContext) _IdempotencyKeyReuse(ctx context.Context, sel ast.SelectionSet, obj *model.IdempotencyKeyReuse) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, idempotencyKeyReuseImplementors)
@@ -1841,7 +1841,7 @@ func (ec *executionContext) _IdempotencyKeyReuse(ctx context.Context, sel ast.Se
 	return out
 }
 
-var lifecycleViolationImplementors = []string{"LifecycleViolation", "AckMessageResult", "UpdateArtifactResult", "WriteResult", "Problem"}
+var lifecycleViolationImplementors = []string{"LifecycleViolation", "AckMessageResult", "UpdateArtifactResult", "WriteResult", "Problem", "CancelToolCallResult"}
 
 func (ec *executionContext) _LifecycleViolation(ctx context.Context, sel ast.SelectionSet, obj *model.LifecycleViolation) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, lifecycleViolationImplementors)
@@ -2088,7 +2088,7 @@ func (ec *executionContext) _MutabilityViolation(ctx context.Context, sel ast.Se
 	return out
 }
 
-var notFoundImplementors = []string{"NotFound", "SendMessageResult", "AckMessageResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem"}
+var notFoundImplementors = []string{"NotFound", "SendMessageResult", "AckMessageResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem", "InvokeToolResult", "CancelToolCallResult"}
 
 func (ec *executionContext) _NotFound(ctx context.Context, sel ast.SelectionSet, obj *model.NotFound) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, notFoundImplementors)
@@ -2146,7 +2146,7 @@ func (ec *executionContext) _NotFound(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
-var permissionDeniedImplementors = []string{"PermissionDenied", "SendMessageResult", "AckMessageResult", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem"}
+var permissionDeniedImplementors = []string{"PermissionDenied", "SendMessageResult", "AckMessageResult", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem", "InvokeToolResult", "RegisterToolResult", "CancelToolCallResult"}
 
 func (ec *executionContext) _PermissionDenied(ctx context.Context, sel ast.SelectionSet, obj *model.PermissionDenied) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, permissionDeniedImplementors)
@@ -2199,7 +2199,7 @@ func (ec *executionContext) _PermissionDenied(ctx context.Context, sel ast.Selec
 	return out
 }
 
-var rateLimitedImplementors = []string{"RateLimited", "SendMessageResult", "AckMessageResult", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem"}
+var rateLimitedImplementors = []string{"RateLimited", "SendMessageResult", "AckMessageResult", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem", "InvokeToolResult", "RegisterToolResult"}
 
 func (ec *executionContext) _RateLimited(ctx context.Context, sel ast.SelectionSet, obj *model.RateLimited) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, rateLimitedImplementors)
@@ -2252,7 +2252,7 @@ func (ec *executionContext) _RateLimited(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
-var validationFailedImplementors = []string{"ValidationFailed", "SendMessageResult", "AckMessageResult", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem"}
+var validationFailedImplementors = []string{"ValidationFailed", "SendMessageResult", "AckMessageResult", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem", "InvokeToolResult", "RegisterToolResult"}
 
 func (ec *executionContext) _ValidationFailed(ctx context.Context, sel ast.SelectionSet, obj *model.ValidationFailed) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, validationFailedImplementors)

@@ -667,8 +667,11 @@ type ComplexityRoot struct {
 		AddLink           func(childComplexity int, input model.AddLinkInput) int
 		AddSignal         func(childComplexity int, input model.AddSignalInput) int
 		Batch             func(childComplexity int, input model.BatchInput) int
+		CancelToolCall    func(childComplexity int, input model.CancelToolCallInput) int
 		Cite              func(childComplexity int, input model.CiteInput) int
 		CreateArtifact    func(childComplexity int, input model.CreateArtifactInput) int
+		InvokeTool        func(childComplexity int, input model.InvokeToolInput) int
+		RegisterTool      func(childComplexity int, input model.RegisterToolInput) int
 		SendMessage       func(childComplexity int, input model.SendMessageInput) int
 		SupersedeArtifact func(childComplexity int, input model.SupersedeArtifactInput) int
 		UpdateArtifact    func(childComplexity int, input model.UpdateArtifactInput) int
@@ -767,6 +770,9 @@ type ComplexityRoot struct {
 		Schema    func(childComplexity int, typeArg string, version *int) int
 		Schemas   func(childComplexity int) int
 		Search    func(childComplexity int, query string, types []string, mode *model.SearchMode, filter model.JSON, first *int, after *string) int
+		Tool      func(childComplexity int, name string, version *string) int
+		ToolCall  func(childComplexity int, id string) int
+		Tools     func(childComplexity int, query *string, runtime *string, lifecycleState *string, first *int, after *string) int
 	}
 
 	RateLimited struct {
@@ -988,6 +994,7 @@ type ComplexityRoot struct {
 		Files          func(childComplexity int) int
 		History        func(childComplexity int, first *int, after *string) int
 		ID             func(childComplexity int) int
+		Idempotent     func(childComplexity int) int
 		InputSchema    func(childComplexity int) int
 		IsLatest       func(childComplexity int) int
 		LifecycleState func(childComplexity int) int
@@ -999,6 +1006,7 @@ type ComplexityRoot struct {
 		Ref            func(childComplexity int) int
 		RenderHints    func(childComplexity int) int
 		ResourceCaps   func(childComplexity int) int
+		Retries        func(childComplexity int) int
 		Revision       func(childComplexity int) int
 		Runtime        func(childComplexity int) int
 		RuntimeConfig  func(childComplexity int) int
@@ -1011,17 +1019,22 @@ type ComplexityRoot struct {
 		Type           func(childComplexity int) int
 		UpdatedAt      func(childComplexity int) int
 		UpdatedBy      func(childComplexity int) int
+		Usage          func(childComplexity int) int
 		Version        func(childComplexity int) int
 	}
 
 	ToolCall struct {
 		Args              func(childComplexity int) int
 		ArtifactID        func(childComplexity int) int
+		Async             func(childComplexity int) int
+		Attempt           func(childComplexity int) int
+		Cached            func(childComplexity int) int
 		CheckLogicVersion func(childComplexity int) int
 		Comments          func(childComplexity int, first *int, after *string) int
 		Content           func(childComplexity int) int
 		ContentHash       func(childComplexity int) int
 		CostUsd           func(childComplexity int) int
+		CpuMs             func(childComplexity int) int
 		CreatedAt         func(childComplexity int) int
 		CreatedBy         func(childComplexity int) int
 		DurationMs        func(childComplexity int) int
@@ -1036,8 +1049,10 @@ type ComplexityRoot struct {
 		Links             func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
 		OutputViolations  func(childComplexity int) int
 		PeakMemoryBytes   func(childComplexity int) int
+		Progress          func(childComplexity int) int
 		Provenance        func(childComplexity int) int
 		QualityScore      func(childComplexity int) int
+		QueuedAt          func(childComplexity int) int
 		Ref               func(childComplexity int) int
 		Result            func(childComplexity int) int
 		ResultRef         func(childComplexity int) int
@@ -1061,6 +1076,15 @@ type ComplexityRoot struct {
 		Payload  func(childComplexity int) int
 		ToolCall func(childComplexity int) int
 		Type     func(childComplexity int) int
+	}
+
+	ToolUsage struct {
+		Calls         func(childComplexity int) int
+		Failed        func(childComplexity int) int
+		MeanCostUsd   func(childComplexity int) int
+		P50DurationMs func(childComplexity int) int
+		Reliability   func(childComplexity int) int
+		Succeeded     func(childComplexity int) int
 	}
 
 	ValidationFailed struct {
@@ -4541,6 +4565,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.Batch(childComplexity, args["input"].(model.BatchInput)), true
+	case "Mutation.cancelToolCall":
+		if e.ComplexityRoot.Mutation.CancelToolCall == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_cancelToolCall_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CancelToolCall(childComplexity, args["input"].(model.CancelToolCallInput)), true
 	case "Mutation.cite":
 		if e.ComplexityRoot.Mutation.Cite == nil {
 			break
@@ -4563,6 +4598,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateArtifact(childComplexity, args["input"].(model.CreateArtifactInput)), true
+	case "Mutation.invokeTool":
+		if e.ComplexityRoot.Mutation.InvokeTool == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_invokeTool_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.InvokeTool(childComplexity, args["input"].(model.InvokeToolInput)), true
+	case "Mutation.registerTool":
+		if e.ComplexityRoot.Mutation.RegisterTool == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_registerTool_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RegisterTool(childComplexity, args["input"].(model.RegisterToolInput)), true
 	case "Mutation.sendMessage":
 		if e.ComplexityRoot.Mutation.SendMessage == nil {
 			break
@@ -5091,6 +5148,39 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Search(childComplexity, args["query"].(string), args["types"].([]string), args["mode"].(*model.SearchMode), args["filter"].(model.JSON), args["first"].(*int), args["after"].(*string)), true
+	case "Query.tool":
+		if e.ComplexityRoot.Query.Tool == nil {
+			break
+		}
+
+		args, err := ec.field_Query_tool_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Tool(childComplexity, args["name"].(string), args["version"].(*string)), true
+	case "Query.toolCall":
+		if e.ComplexityRoot.Query.ToolCall == nil {
+			break
+		}
+
+		args, err := ec.field_Query_toolCall_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ToolCall(childComplexity, args["id"].(string)), true
+	case "Query.tools":
+		if e.ComplexityRoot.Query.Tools == nil {
+			break
+		}
+
+		args, err := ec.field_Query_tools_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Tools(childComplexity, args["query"].(*string), args["runtime"].(*string), args["lifecycleState"].(*string), args["first"].(*int), args["after"].(*string)), true
 
 	case "RateLimited.code":
 		if e.ComplexityRoot.RateLimited.Code == nil {
@@ -6284,6 +6374,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Tool.ID(childComplexity), true
+	case "Tool.idempotent":
+		if e.ComplexityRoot.Tool.Idempotent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Tool.Idempotent(childComplexity), true
 	case "Tool.inputSchema":
 		if e.ComplexityRoot.Tool.InputSchema == nil {
 			break
@@ -6355,6 +6451,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Tool.ResourceCaps(childComplexity), true
+	case "Tool.retries":
+		if e.ComplexityRoot.Tool.Retries == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Tool.Retries(childComplexity), true
 	case "Tool.revision":
 		if e.ComplexityRoot.Tool.Revision == nil {
 			break
@@ -6432,6 +6534,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Tool.UpdatedBy(childComplexity), true
+	case "Tool.usage":
+		if e.ComplexityRoot.Tool.Usage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Tool.Usage(childComplexity), true
 	case "Tool.version":
 		if e.ComplexityRoot.Tool.Version == nil {
 			break
@@ -6451,6 +6559,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ToolCall.ArtifactID(childComplexity), true
+	case "ToolCall.async":
+		if e.ComplexityRoot.ToolCall.Async == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ToolCall.Async(childComplexity), true
+	case "ToolCall.attempt":
+		if e.ComplexityRoot.ToolCall.Attempt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ToolCall.Attempt(childComplexity), true
+	case "ToolCall.cached":
+		if e.ComplexityRoot.ToolCall.Cached == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ToolCall.Cached(childComplexity), true
 	case "ToolCall.checkLogicVersion":
 		if e.ComplexityRoot.ToolCall.CheckLogicVersion == nil {
 			break
@@ -6486,6 +6612,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ToolCall.CostUsd(childComplexity), true
+	case "ToolCall.cpuMs":
+		if e.ComplexityRoot.ToolCall.CpuMs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ToolCall.CpuMs(childComplexity), true
 	case "ToolCall.createdAt":
 		if e.ComplexityRoot.ToolCall.CreatedAt == nil {
 			break
@@ -6580,6 +6712,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ToolCall.PeakMemoryBytes(childComplexity), true
+	case "ToolCall.progress":
+		if e.ComplexityRoot.ToolCall.Progress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ToolCall.Progress(childComplexity), true
 	case "ToolCall.provenance":
 		if e.ComplexityRoot.ToolCall.Provenance == nil {
 			break
@@ -6592,6 +6730,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ToolCall.QualityScore(childComplexity), true
+	case "ToolCall.queuedAt":
+		if e.ComplexityRoot.ToolCall.QueuedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ToolCall.QueuedAt(childComplexity), true
 	case "ToolCall.ref":
 		if e.ComplexityRoot.ToolCall.Ref == nil {
 			break
@@ -6718,6 +6862,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ToolCallEvent.Type(childComplexity), true
+
+	case "ToolUsage.calls":
+		if e.ComplexityRoot.ToolUsage.Calls == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ToolUsage.Calls(childComplexity), true
+	case "ToolUsage.failed":
+		if e.ComplexityRoot.ToolUsage.Failed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ToolUsage.Failed(childComplexity), true
+	case "ToolUsage.meanCostUsd":
+		if e.ComplexityRoot.ToolUsage.MeanCostUsd == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ToolUsage.MeanCostUsd(childComplexity), true
+	case "ToolUsage.p50DurationMs":
+		if e.ComplexityRoot.ToolUsage.P50DurationMs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ToolUsage.P50DurationMs(childComplexity), true
+	case "ToolUsage.reliability":
+		if e.ComplexityRoot.ToolUsage.Reliability == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ToolUsage.Reliability(childComplexity), true
+	case "ToolUsage.succeeded":
+		if e.ComplexityRoot.ToolUsage.Succeeded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ToolUsage.Succeeded(childComplexity), true
 
 	case "ValidationFailed.code":
 		if e.ComplexityRoot.ValidationFailed.Code == nil {
@@ -7126,10 +7307,14 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("AddSignalInput", ec.unmarshalInputAddSignalInput),
 			graphql.NewInputUnmarshaler("ArtifactOrder", ec.unmarshalInputArtifactOrder),
 			graphql.NewInputUnmarshaler("BatchInput", ec.unmarshalInputBatchInput),
+			graphql.NewInputUnmarshaler("CancelToolCallInput", ec.unmarshalInputCancelToolCallInput),
 			graphql.NewInputUnmarshaler("CiteInput", ec.unmarshalInputCiteInput),
 			graphql.NewInputUnmarshaler("CreateArtifactInput", ec.unmarshalInputCreateArtifactInput),
+			graphql.NewInputUnmarshaler("InvokeToolInput", ec.unmarshalInputInvokeToolInput),
+			graphql.NewInputUnmarshaler("RegisterToolInput", ec.unmarshalInputRegisterToolInput),
 			graphql.NewInputUnmarshaler("SendMessageInput", ec.unmarshalInputSendMessageInput),
 			graphql.NewInputUnmarshaler("SupersedeArtifactInput", ec.unmarshalInputSupersedeArtifactInput),
+			graphql.NewInputUnmarshaler("ToolFileInput", ec.unmarshalInputToolFileInput),
 			graphql.NewInputUnmarshaler("UpdateArtifactInput", ec.unmarshalInputUpdateArtifactInput),
 			graphql.NewInputUnmarshaler("WriteInput", ec.unmarshalInputWriteInput),
 		)
@@ -7224,7 +7409,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "artifact.graphqls" "artifact_types.graphqls" "event.graphqls" "mailbox.graphqls" "mutation.graphqls" "problem.graphqls" "query.graphqls" "scalars.graphqls" "subscription.graphqls"
+//go:embed "artifact.graphqls" "artifact_types.graphqls" "event.graphqls" "mailbox.graphqls" "mutation.graphqls" "problem.graphqls" "query.graphqls" "scalars.graphqls" "subscription.graphqls" "tool.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -7245,6 +7430,7 @@ var sources = []*ast.Source{
 	{Name: "query.graphqls", Input: sourceData("query.graphqls"), BuiltIn: false},
 	{Name: "scalars.graphqls", Input: sourceData("scalars.graphqls"), BuiltIn: false},
 	{Name: "subscription.graphqls", Input: sourceData("subscription.graphqls"), BuiltIn: false},
+	{Name: "tool.graphqls", Input: sourceData("tool.graphqls"), BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -7612,6 +7798,90 @@ func (ec *executionContext) childFields_TextFieldDiff(ctx context.Context, field
 	return nil, fmt.Errorf("no field named %q was found under type TextFieldDiff", field.Name)
 }
 
+func (ec *executionContext) childFields_Tool(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Tool_id(ctx, field)
+	case "ref":
+		return ec.fieldContext_Tool_ref(ctx, field)
+	case "type":
+		return ec.fieldContext_Tool_type(ctx, field)
+	case "artifactId":
+		return ec.fieldContext_Tool_artifactId(ctx, field)
+	case "title":
+		return ec.fieldContext_Tool_title(ctx, field)
+	case "content":
+		return ec.fieldContext_Tool_content(ctx, field)
+	case "contentHash":
+		return ec.fieldContext_Tool_contentHash(ctx, field)
+	case "revision":
+		return ec.fieldContext_Tool_revision(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Tool_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Tool_updatedAt(ctx, field)
+	case "createdBy":
+		return ec.fieldContext_Tool_createdBy(ctx, field)
+	case "updatedBy":
+		return ec.fieldContext_Tool_updatedBy(ctx, field)
+	case "isLatest":
+		return ec.fieldContext_Tool_isLatest(ctx, field)
+	case "supersededBy":
+		return ec.fieldContext_Tool_supersededBy(ctx, field)
+	case "lifecycleState":
+		return ec.fieldContext_Tool_lifecycleState(ctx, field)
+	case "qualityScore":
+		return ec.fieldContext_Tool_qualityScore(ctx, field)
+	case "provenance":
+		return ec.fieldContext_Tool_provenance(ctx, field)
+	case "links":
+		return ec.fieldContext_Tool_links(ctx, field)
+	case "signals":
+		return ec.fieldContext_Tool_signals(ctx, field)
+	case "history":
+		return ec.fieldContext_Tool_history(ctx, field)
+	case "comments":
+		return ec.fieldContext_Tool_comments(ctx, field)
+	case "costModel":
+		return ec.fieldContext_Tool_costModel(ctx, field)
+	case "deterministic":
+		return ec.fieldContext_Tool_deterministic(ctx, field)
+	case "examples":
+		return ec.fieldContext_Tool_examples(ctx, field)
+	case "files":
+		return ec.fieldContext_Tool_files(ctx, field)
+	case "idempotent":
+		return ec.fieldContext_Tool_idempotent(ctx, field)
+	case "inputSchema":
+		return ec.fieldContext_Tool_inputSchema(ctx, field)
+	case "name":
+		return ec.fieldContext_Tool_name(ctx, field)
+	case "outputSchema":
+		return ec.fieldContext_Tool_outputSchema(ctx, field)
+	case "renderHints":
+		return ec.fieldContext_Tool_renderHints(ctx, field)
+	case "resourceCaps":
+		return ec.fieldContext_Tool_resourceCaps(ctx, field)
+	case "retries":
+		return ec.fieldContext_Tool_retries(ctx, field)
+	case "runtime":
+		return ec.fieldContext_Tool_runtime(ctx, field)
+	case "runtimeConfig":
+		return ec.fieldContext_Tool_runtimeConfig(ctx, field)
+	case "sandboxBackend":
+		return ec.fieldContext_Tool_sandboxBackend(ctx, field)
+	case "sandboxImage":
+		return ec.fieldContext_Tool_sandboxImage(ctx, field)
+	case "summary":
+		return ec.fieldContext_Tool_summary(ctx, field)
+	case "version":
+		return ec.fieldContext_Tool_version(ctx, field)
+	case "usage":
+		return ec.fieldContext_Tool_usage(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Tool", field.Name)
+}
+
 func (ec *executionContext) childFields_ToolCall(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -7658,10 +7928,18 @@ func (ec *executionContext) childFields_ToolCall(ctx context.Context, field grap
 		return ec.fieldContext_ToolCall_comments(ctx, field)
 	case "args":
 		return ec.fieldContext_ToolCall_args(ctx, field)
+	case "async":
+		return ec.fieldContext_ToolCall_async(ctx, field)
+	case "attempt":
+		return ec.fieldContext_ToolCall_attempt(ctx, field)
+	case "cached":
+		return ec.fieldContext_ToolCall_cached(ctx, field)
 	case "checkLogicVersion":
 		return ec.fieldContext_ToolCall_checkLogicVersion(ctx, field)
 	case "costUsd":
 		return ec.fieldContext_ToolCall_costUsd(ctx, field)
+	case "cpuMs":
+		return ec.fieldContext_ToolCall_cpuMs(ctx, field)
 	case "durationMs":
 		return ec.fieldContext_ToolCall_durationMs(ctx, field)
 	case "error":
@@ -7676,6 +7954,10 @@ func (ec *executionContext) childFields_ToolCall(ctx context.Context, field grap
 		return ec.fieldContext_ToolCall_outputViolations(ctx, field)
 	case "peakMemoryBytes":
 		return ec.fieldContext_ToolCall_peakMemoryBytes(ctx, field)
+	case "progress":
+		return ec.fieldContext_ToolCall_progress(ctx, field)
+	case "queuedAt":
+		return ec.fieldContext_ToolCall_queuedAt(ctx, field)
 	case "result":
 		return ec.fieldContext_ToolCall_result(ctx, field)
 	case "resultRef":
@@ -7708,6 +7990,24 @@ func (ec *executionContext) childFields_ToolCallEvent(ctx context.Context, field
 		return ec.fieldContext_ToolCallEvent_payload(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ToolCallEvent", field.Name)
+}
+
+func (ec *executionContext) childFields_ToolUsage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "calls":
+		return ec.fieldContext_ToolUsage_calls(ctx, field)
+	case "succeeded":
+		return ec.fieldContext_ToolUsage_succeeded(ctx, field)
+	case "failed":
+		return ec.fieldContext_ToolUsage_failed(ctx, field)
+	case "reliability":
+		return ec.fieldContext_ToolUsage_reliability(ctx, field)
+	case "p50DurationMs":
+		return ec.fieldContext_ToolUsage_p50DurationMs(ctx, field)
+	case "meanCostUsd":
+		return ec.fieldContext_ToolUsage_meanCostUsd(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ToolUsage", field.Name)
 }
 
 func (ec *executionContext) childFields_ValidationProblem(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -24,6 +24,9 @@ import (
 	"github.com/scidex/substrate/internal/event"
 	"github.com/scidex/substrate/internal/server"
 	"github.com/scidex/substrate/internal/store"
+	"github.com/scidex/substrate/runtimes"
+	"github.com/scidex/substrate/runtimes/inprocess"
+	"github.com/scidex/substrate/tools"
 )
 
 // Secret is the HS256 secret test servers accept.
@@ -43,6 +46,9 @@ type Env struct {
 type Opts struct {
 	Server func(*server.Opts)
 	Store  func(*store.Opts)
+	// App adjusts the rest of the composition (the tool dispatcher, its
+	// runtimes).
+	App func(*app.Config)
 }
 
 // New starts a server on a fresh database, wired by the same constructor as
@@ -56,8 +62,14 @@ func New(t testing.TB, opts ...Opts) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := app.Config{Pool: pool, Logger: log, Server: server.Opts{Verifier: v, Introspection: true}}
+	cfg := app.Config{Pool: pool, Logger: log, Server: server.Opts{Verifier: v, Introspection: true},
+		Runtimes: func(st *store.Store) (*runtimes.Registry, error) {
+			return runtimes.NewRegistry(inprocess.New(tools.InProcess(st)))
+		}}
 	for _, o := range opts {
+		if o.App != nil {
+			o.App(&cfg)
+		}
 		if o.Store != nil {
 			o.Store(&cfg.Store)
 		}

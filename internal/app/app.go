@@ -34,9 +34,11 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/scidex/substrate/internal/dispatch"
 	"github.com/scidex/substrate/internal/event"
 	"github.com/scidex/substrate/internal/server"
 	"github.com/scidex/substrate/internal/store"
+	"github.com/scidex/substrate/runtimes"
 )
 
 // Config is what the substrate is built from. Pool is required; the zero value
@@ -58,6 +60,14 @@ type Config struct {
 	SweepEvery time.Duration
 	// HubTimeout bounds how long Start waits for the hub to listen. Default 30s.
 	HubTimeout time.Duration
+	// Tools configures the tool dispatcher: its runtimes (registered by the
+	// caller: cmd/scidex lists this build's), rate limits, cache and queue.
+	// New fills in the store, logger and bundle store.
+	Tools dispatch.Opts
+	// Runtimes, when set, composes the runtime registry once the store exists
+	// (in-process tools that write artifacts need it); it replaces
+	// Tools.Runtimes.
+	Runtimes func(*store.Store) (*runtimes.Registry, error)
 }
 
 // App is the substrate wired together.
@@ -66,6 +76,7 @@ type App struct {
 	Hub       *event.Hub
 	Consumers *event.Consumers
 	Handler   *server.Server
+	Dispatch  *dispatch.Dispatcher
 
 	cfg    Config
 	log    *slog.Logger
@@ -90,18 +101,33 @@ func New(cfg Config) (*App, error) {
 	}
 	so := cfg.Store
 	so.Pool, so.Logger = cfg.Pool, cfg.Logger
+	reg := cfg.Tools.Runtimes
+	so.ToolCheck = dispatch.ToolCheck(func() *runtimes.Registry { return reg })
 	st := store.New(so)
+	if cfg.Runtimes != nil {
+		var err error
+		if reg, err = cfg.Runtimes(st); err != nil {
+			return nil, fmt.Errorf("app: runtimes: %w", err)
+		}
+	}
+	do := cfg.Tools
+	do.Runtimes = reg
+	do.Store, do.Logger = st, cfg.Logger
+	if do.Bundles == nil {
+		do.Bundles = dispatch.DBBundle{Pool: cfg.Pool}
+	}
+	disp := dispatch.New(do)
 	hub := event.NewHub(event.HubOpts{Pool: cfg.Pool, Listen: cfg.Listen, Logger: cfg.Logger})
 	consumers := event.NewConsumers(cfg.Pool)
 	o := cfg.Server
-	o.Store, o.Hub, o.Consumers, o.Logger = st, hub, consumers, cfg.Logger
+	o.Store, o.Hub, o.Consumers, o.Logger, o.Dispatch = st, hub, consumers, cfg.Logger, disp
 	if o.ReadyFunc == nil {
 		o.ReadyFunc = st.Ping
 	}
 	if err := o.Check(); err != nil {
 		return nil, err
 	}
-	return &App{Store: st, Hub: hub, Consumers: consumers, Handler: server.New(o), cfg: cfg, log: cfg.Logger}, nil
+	return &App{Store: st, Hub: hub, Consumers: consumers, Handler: server.New(o), Dispatch: disp, cfg: cfg, log: cfg.Logger}, nil
 }
 
 // Start starts the background work and returns once the hub listens: from then
@@ -127,6 +153,8 @@ func (a *App) Start(ctx context.Context) error {
 	})
 	a.group.Go(func() error { return a.sweep(ctx, "idempotency keys", a.Store.DeleteExpiredIdempotencyKeys) })
 	a.group.Go(func() error { return a.sweep(ctx, "event consumers", a.Consumers.DeleteExpired) })
+	a.group.Go(func() error { return a.Dispatch.Run(ctx) })
+	a.group.Go(func() error { return a.Dispatch.WatchCancels(ctx, a.Hub) })
 	if a.cfg.PprofAddr != "" {
 		if err := a.startPprof(ctx); err != nil {
 			_ = a.Stop()

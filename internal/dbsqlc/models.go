@@ -137,6 +137,21 @@ type Signal struct {
 	CreatedAt  time.Time
 }
 
+type ToolFile struct {
+	Sha256    string
+	Content   []byte
+	Size      int64
+	CreatedAt time.Time
+}
+
+type ToolResultCache struct {
+	ToolRef    string
+	InputsHash string
+	Result     pgjson.JSON
+	CallRef    string
+	CreatedAt  time.Time
+}
+
 type WriteJournal struct {
 	ID              int64
 	OccurredAt      time.Time

@@ -19,6 +19,7 @@ import (
 
 	"github.com/scidex/substrate/graph"
 	"github.com/scidex/substrate/internal/auth"
+	"github.com/scidex/substrate/internal/dispatch"
 	"github.com/scidex/substrate/internal/event"
 	"github.com/scidex/substrate/internal/graphiql"
 	"github.com/scidex/substrate/internal/store"
@@ -58,6 +59,8 @@ type Opts struct {
 	// subscriptions with a consumerId. Without a Hub, subscriptions fail.
 	Hub       *event.Hub
 	Consumers *event.Consumers
+	// Dispatch runs tools; without it the tool mutations fail.
+	Dispatch *dispatch.Dispatcher
 	// AllowedOrigins are the browser origins besides this server's own that may
 	// open a websocket.
 	AllowedOrigins []string
@@ -155,7 +158,7 @@ func New(opts Opts) *Server {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
 
 func (s *Server) graphQL() *handler.Server {
-	res := &resolvers.Resolver{Store: s.opts.Store, Logger: s.log, Hub: s.opts.Hub, Consumers: s.opts.Consumers, CloseConn: wsconn.CloseConn}
+	res := &resolvers.Resolver{Store: s.opts.Store, Logger: s.log, Hub: s.opts.Hub, Consumers: s.opts.Consumers, Dispatch: s.opts.Dispatch, CloseConn: wsconn.CloseConn}
 	cfg := graph.Config{Resolvers: res, Complexity: resolvers.Complexity()}
 	executor := s.opts.Executor
 	if executor == nil {

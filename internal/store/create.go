@@ -34,6 +34,9 @@ type CreateParams struct {
 	// audience lists the recipients the operation delivers a participants-only
 	// artifact to (sendMessage's); its created event reaches them and the creator.
 	audience []string
+	// event names the created event when a server operation says so
+	// (tool_call.started); see ServerOpts.
+	event string
 }
 
 // WriteResult is what a single write returns. It is also what an idempotency key
@@ -154,7 +157,7 @@ func (s *Store) create(ctx context.Context, w *writer, p CreateParams, operation
 			RequestID: rc.RequestID, Operation: operation, Ref: pinned, ActorKind: rc.Actor.Kind, Permissions: m.permissions,
 			SessionID: m.session, ParentSessionID: m.parentSession, DelegationChain: m.chain, TaskID: m.task, Delegation: m.delegation,
 			IdemKey: key, RequestHash: reqHash, Result: stored, ExpiresAt: expires,
-			EventType: t.Name() + ".created", Source: Source, Payload: pgjson.JSON(payload), Audience: audience, Channel: event.Channel,
+			EventType: orDefault(p.event, t.Name()+".created"), Source: Source, Payload: pgjson.JSON(payload), Audience: audience, Channel: event.Channel,
 			Visibility: t.Doc.Policy.Read,
 		})
 		taken := isAssert(err, "scidex: id taken")

@@ -32,6 +32,9 @@ type Opts struct {
 	Limiter *Limiter
 	// ShadowValidators names validators that only log what they would refuse.
 	ShadowValidators []string
+	// ToolCheck is the runtimes' part of checking a tool manifest (the tool
+	// dispatcher's); nil checks only what the store knows.
+	ToolCheck ToolCheck
 }
 
 // Store reads and writes artifacts.
@@ -46,6 +49,8 @@ type Store struct {
 	log      *slog.Logger
 	limiter  *Limiter
 	shadow   map[string]bool
+	// toolCheck is Opts.ToolCheck.
+	toolCheck ToolCheck
 	// actors remembers actor rows this process wrote (see actorKnown); shared by
 	// every transaction's view.
 	actors *sync.Map
@@ -66,7 +71,7 @@ func New(opts Opts) *Store {
 		shadow[name] = true
 	}
 	return &Store{pool: opts.Pool, q: dbsqlc.New(opts.Pool), db: opts.Pool, registry: reg, log: log, limiter: opts.Limiter,
-		shadow: shadow, actors: &sync.Map{}}
+		shadow: shadow, toolCheck: opts.ToolCheck, actors: &sync.Map{}}
 }
 
 // Registry is the schema registry the store validates against.

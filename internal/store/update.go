@@ -33,6 +33,9 @@ type UpdateParams struct {
 	// operation names the write in the journal when it is not updateArtifact
 	// (ackMessage records a recipient's acknowledgement in the message).
 	operation string
+	// event names the updated event when a server operation says so
+	// (tool_call.completed); see ServerOpts.
+	event string
 }
 
 // UpdateArtifact writes a new version of a mutable artifact, if the caller's base
@@ -159,7 +162,7 @@ func (s *Store) update(ctx context.Context, w *writer, p UpdateParams) (*WriteRe
 		RequestID: rc.RequestID, Operation: operation, Ref: pinned, ActorKind: rc.Actor.Kind, Permissions: m.permissions,
 		SessionID: m.session, ParentSessionID: m.parentSession, DelegationChain: m.chain, TaskID: m.task, Delegation: m.delegation,
 		IdemKey: key, RequestHash: reqHash, Result: stored, ExpiresAt: expires,
-		EventType: cur.Type + ".updated", Source: Source, Payload: pgjson.JSON(pb), Audience: nonNil(audience), Channel: event.Channel,
+		EventType: orDefault(p.event, cur.Type+".updated"), Source: Source, Payload: pgjson.JSON(pb), Audience: nonNil(audience), Channel: event.Channel,
 	})
 	moved := isAssert(err, "scidex: base changed")
 	if err != nil && !moved {

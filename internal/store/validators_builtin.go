@@ -188,24 +188,6 @@ func walkEvidence(v any, path []string, found func([]string, ref.Ref)) {
 	}
 }
 
-// validateToolManifest checks what a tool's JSON Schema alone cannot: its input
-// and output schemas compile.
-func validateToolManifest(_ context.Context, _ *Checker, in *ValidationInput) ([]problem.Detail, error) {
-	obj, _ := in.Decoded().(map[string]any)
-	var out []problem.Detail
-	for _, k := range []string{"input_schema", "output_schema"} {
-		v, ok := obj[k]
-		if !ok {
-			continue
-		}
-		raw, _ := json.Marshal(v)
-		if _, err := schema.CompileJSONSchema(raw); err != nil {
-			out = append(out, problem.Field("content."+k, "tool_manifest_valid", "is not a valid JSON Schema: "+err.Error(), nil))
-		}
-	}
-	return out, nil
-}
-
 func validateSchemaCompiles(_ context.Context, _ *Checker, in *ValidationInput) ([]problem.Detail, error) {
 	if _, err := schema.Compile(in.Content, 0, ""); err != nil {
 		return []problem.Detail{problem.Field("content", "schema_compiles", err.Error(), nil)}, nil

@@ -37,6 +37,10 @@ type writeOp struct {
 	// plain create or update): without an idempotency key it runs without an
 	// explicit transaction, the statement being atomic on its own.
 	SingleStatement bool
+	// Unmetered marks a server write that finishes what a metered one started
+	// (a tool call's result, its events): refusing it for the rate limit would
+	// leave the call running forever.
+	Unmetered bool
 }
 
 // writer is what a mutation sees inside its transaction.
@@ -86,10 +90,12 @@ func write[R any](ctx context.Context, s *Store, op writeOp, fn func(ctx context
 	if rc.Anonymous || !rc.Actor.Has(auth.PermContributor) {
 		return result, false, problem.New(problem.PermissionDenied, "%s needs the contributor permission", op.Operation)
 	}
-	if ok, wait := s.limiter.Allow(rc.Actor.ID, rc.Now, op.Weight); !ok {
-		p := problem.New(problem.RateLimited, "too many writes from %s; retry in %s", rc.Actor.ID, wait.Round(1e6))
-		p.RetryAfter = wait
-		return result, false, p
+	if !op.Unmetered {
+		if ok, wait := s.limiter.Allow(rc.Actor.ID, rc.Now, op.Weight); !ok {
+			p := problem.New(problem.RateLimited, "too many writes from %s; retry in %s", rc.Actor.ID, wait.Round(1e6))
+			p.RetryAfter = wait
+			return result, false, p
+		}
 	}
 	var reqHash string
 	if op.IdempotencyKey != "" {

@@ -1,0 +1,188 @@
+package dispatch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/scidex/substrate/internal/auth"
+	"github.com/scidex/substrate/internal/problem"
+	"github.com/scidex/substrate/internal/ref"
+	"github.com/scidex/substrate/internal/request"
+	"github.com/scidex/substrate/internal/store"
+	"github.com/scidex/substrate/runtimes"
+)
+
+// enqueue records a queued call and inserts its job in the same transaction.
+func (d *Dispatcher) enqueue(ctx context.Context, t *tool, rec *record, key string, opts store.ServerOpts) (*store.Artifact, error) {
+	if d.opts.Queue == nil {
+		return nil, problem.New(problem.PermissionDenied, "this server has no job queue: tool %s cannot run asynchronously", t.m.Name)
+	}
+	rc := request.From(ctx)
+	id := uuid.Must(uuid.NewV7()).String()
+	retries := 0
+	if t.m.Idempotent {
+		retries = t.m.Retries
+	}
+	job := Job{CallID: id, Actor: rc.Actor, Retries: retries, MaxAttempts: retries + 2}
+	rec.Status, rec.Async, rec.QueuedAt = StatusQueued, true, stamp(rc.Now)
+	opts.Event = EventQueued
+	var res *store.WriteResult
+	err := d.store.InTx(ctx, func(ctx context.Context, tx *store.Tx) error {
+		jobID, err := d.opts.Queue.Enqueue(ctx, tx, job)
+		if err != nil {
+			return fmt.Errorf("queue tool call: %w", err)
+		}
+		rec.JobID = jobID
+		res, err = tx.Store().ServerCreate(ctx, "invokeTool", store.CreateParams{Type: CallType, ID: id, Title: title(t),
+			Content: mustJSON(rec), IdempotencyKey: key}, opts)
+		if err == nil && res.Replay {
+			return errReplay // the first request's call and job stand; drop ours
+		}
+		return err
+	})
+	if errors.Is(err, errReplay) {
+		return d.current(ctx, res.Artifact)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return res.Artifact, nil
+}
+
+// errReplay rolls back a queued call's transaction when its idempotency key
+// was already used for the same call.
+var errReplay = errors.New("idempotent replay")
+
+// RunQueued works one queued call: the queue's worker calls it with the
+// job's attempt number (1 for the first). It returns nil when the call is
+// finished or was not there to run (cancelled, already finished); an error
+// asks the queue to retry it. A call whose worker died (a later attempt finds
+// it running) is retried if the tool allows it, or recorded as failed: no
+// call is left running forever.
+func (d *Dispatcher) RunQueued(ctx context.Context, job Job, attempt int) error {
+	rc := request.System("tool-worker", time.Now())
+	rc.Actor = job.Actor
+	ctx = request.With(ctx, rc)
+	call, err := d.store.Get(ctx, ref.Ref{Type: CallType, ID: job.CallID})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil // rolled back with its job, or never there
+	}
+	if err != nil {
+		return fmt.Errorf("load tool call %s: %w", job.CallID, err)
+	}
+	var rec record
+	if err := json.Unmarshal(call.Content, &rec); err != nil {
+		return fmt.Errorf("decode tool call %s: %w", job.CallID, err)
+	}
+	switch rec.Status {
+	case StatusQueued:
+	case StatusRunning:
+		// Its worker stopped mid-call.
+		if attempt > job.Retries+1 {
+			rec.Error = &callError{Code: "worker_lost", Setup: true,
+				Message: fmt.Sprintf("the worker running the call stopped (attempt %d of %d) and the tool is not retried further", attempt-1, job.Retries+1)}
+			rec.Status = StatusFailed
+			now := time.Now()
+			start, _ := time.Parse(time.RFC3339Nano, rec.StartedAt)
+			rec.finished(start, now, nil, 0)
+			t, err := d.load(ctx, rec.ToolName, rec.ToolVersion)
+			if err != nil {
+				return err
+			}
+			_, err = d.finish(ctx, t, call, &rec, EventFailed)
+			return err
+		}
+	default:
+		return nil // finished or cancelled
+	}
+	t, err := d.load(ctx, rec.ToolName, rec.ToolVersion)
+	if err != nil {
+		if _, ok := problem.As(err); ok {
+			rec.Status, rec.Error = StatusFailed, &callError{Code: runtimes.CodeRefused, Message: err.Error()}
+			_, ferr := d.finish(ctx, &tool{m: &Manifest{Name: rec.ToolName}}, call, &rec, EventFailed)
+			return ferr
+		}
+		return err
+	}
+	start := time.Now()
+	rec.Status, rec.StartedAt, rec.Attempt = StatusRunning, stamp(start), attempt
+	res, err := d.store.ServerUpdate(request.With(ctx, later(rc)), "invokeTool", store.UpdateParams{Ref: call.Unpinned().String(),
+		BaseContentHash: call.ContentHash, Content: mustJSON(&rec)}, store.ServerOpts{Event: EventStarted})
+	if p, ok := problem.As(err); ok && p.Code == problem.VersionConflict {
+		return nil // cancelled, or taken by another worker, meanwhile
+	}
+	if err != nil {
+		return fmt.Errorf("start tool call %s: %w", job.CallID, err)
+	}
+	_, err = d.run(ctx, t, res.Artifact, &rec, start)
+	return err
+}
+
+// Cancel runs cancelToolCall: a queued or running call becomes cancelled
+// (its job is cancelled, a sandbox running it is killed); a finished call is
+// a LIFECYCLE_VIOLATION. Only the caller who made it and admins may cancel it.
+func (d *Dispatcher) Cancel(ctx context.Context, id string) (*store.Artifact, error) {
+	rc := request.From(ctx)
+	if rc == nil || rc.Anonymous || !rc.Actor.Has(auth.PermContributor) {
+		return nil, problem.New(problem.PermissionDenied, "cancelling a tool call needs the contributor permission")
+	}
+	for attempt := 0; ; attempt++ {
+		call, err := d.store.Get(ctx, ref.Ref{Type: CallType, ID: id})
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, problem.NotFoundRef(CallType + ":" + id)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if call.CreatedBy != rc.Actor.ID && !rc.Actor.Has(auth.PermAdmin) {
+			return nil, problem.New(problem.PermissionDenied, "only the actor who made tool call %s, or an admin, may cancel it", id)
+		}
+		var rec record
+		if err := json.Unmarshal(call.Content, &rec); err != nil {
+			return nil, fmt.Errorf("decode tool call %s: %w", id, err)
+		}
+		if rec.Status != StatusQueued && rec.Status != StatusRunning {
+			return nil, problem.New(problem.LifecycleViolation, "tool call %s already finished (%s); only a queued or running call can be cancelled", id, rec.Status)
+		}
+		now := time.Now()
+		rec.Status = StatusCancelled
+		rec.Error = &callError{Code: runtimes.CodeCancelled, Message: "cancelled by " + rc.Actor.ID}
+		start := now
+		if t, err := time.Parse(time.RFC3339Nano, rec.StartedAt); err == nil {
+			start = t
+		}
+		rec.finished(start, now, nil, 0)
+		res, err := d.store.ServerUpdate(request.With(ctx, later(rc)), "cancelToolCall", store.UpdateParams{Ref: call.Unpinned().String(),
+			BaseContentHash: call.ContentHash, Content: mustJSON(&rec)}, store.ServerOpts{Event: EventCancelled})
+		if p, ok := problem.As(err); ok && p.Code == problem.VersionConflict && attempt < 3 {
+			continue // it moved (started, progressed); look again
+		}
+		if err != nil {
+			return nil, err
+		}
+		d.stopLocal(id)
+		if rec.Async && rec.JobID != "" && d.opts.Queue != nil {
+			if err := d.opts.Queue.Cancel(ctx, rec.JobID); err != nil {
+				d.log.Warn("cancel tool job", "call", id, "job", rec.JobID, "err", err)
+			}
+		}
+		return res.Artifact, nil
+	}
+}
+
+// stopLocal ends a call running in this process; the queue (or the
+// cancelled event, for another process's synchronous call) stops the others.
+func (d *Dispatcher) stopLocal(id string) {
+	if c, ok := d.running.Load(id); ok {
+		c.(context.CancelFunc)()
+	}
+}
+
+// Cancelled is told of a tool_call.cancelled event from any process: the
+// call stops here if it runs here.
+func (d *Dispatcher) Cancelled(callID string) { d.stopLocal(callID) }

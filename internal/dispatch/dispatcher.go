@@ -1,0 +1,238 @@
+package dispatch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/scidex/substrate/internal/auth"
+	"github.com/scidex/substrate/internal/canon"
+	"github.com/scidex/substrate/internal/problem"
+	"github.com/scidex/substrate/internal/ref"
+	"github.com/scidex/substrate/internal/request"
+	"github.com/scidex/substrate/internal/schema"
+	"github.com/scidex/substrate/internal/store"
+	"github.com/scidex/substrate/runtimes"
+)
+
+// Opts configures a Dispatcher.
+type Opts struct {
+	Store    *store.Store
+	Runtimes *runtimes.Registry
+	Logger   *slog.Logger
+	// Bundles gives runtimes the bytes of tool bundle files.
+	Bundles runtimes.Bundle
+	// Limits are the per-actor, per-tool rate limits (nil: unlimited).
+	Limits *RateLimits
+	// Cache enables the result cache for deterministic tools.
+	Cache bool
+	// Queue runs asynchronous calls; nil refuses them.
+	Queue Queue
+	// SyncLimit is the longest wall time a tool may declare and still run
+	// synchronously; a longer one is queued (default 2 minutes).
+	SyncLimit time.Duration
+}
+
+// Dispatcher runs tool calls.
+type Dispatcher struct {
+	opts    Opts
+	store   *store.Store
+	log     *slog.Logger
+	schemas sync.Map // pinned tool ref + "#in"/"#out" → *jsonschema.Schema
+	running sync.Map // call id → context.CancelFunc, for calls running here
+	usage   *usage
+}
+
+// New returns a dispatcher.
+func New(o Opts) *Dispatcher {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.SyncLimit == 0 {
+		o.SyncLimit = 2 * time.Minute
+	}
+	d := &Dispatcher{opts: o, store: o.Store, log: o.Logger}
+	d.usage = newUsage(d)
+	return d
+}
+
+// InvokeInput is invokeTool's input.
+type InvokeInput struct {
+	Name           string          `json:"name"`
+	Version        string          `json:"version,omitempty"`
+	Args           json.RawMessage `json:"args"`
+	Async          bool            `json:"async,omitempty"`
+	IdempotencyKey string          `json:"-"`
+}
+
+var nameRE = regexp.MustCompile(`^[a-z][a-z0-9_-]*(\.[a-z][a-z0-9_-]*)*$`)
+
+// tool is a loaded tool version.
+type tool struct {
+	art *store.Artifact
+	m   *Manifest
+	rt  runtimes.Runtime
+}
+
+// Load returns the tool named name: its latest version, or the one whose
+// content.version is version. Absent is NOT_FOUND naming the tool.
+func (d *Dispatcher) Load(ctx context.Context, name, version string) (*store.Artifact, error) {
+	t, err := d.load(ctx, name, version)
+	if err != nil {
+		return nil, err
+	}
+	return t.art, nil
+}
+
+func (d *Dispatcher) load(ctx context.Context, name, version string) (*tool, error) {
+	if !nameRE.MatchString(name) {
+		return nil, problem.Invalid(problem.Field("input.name", "pattern",
+			"a tool name is lower-case letters, digits, '_' and '-' in dot-separated segments, e.g. pk.nca", name))
+	}
+	a, err := d.store.Get(ctx, ref.Ref{Type: ToolType, ID: name})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, problem.New(problem.NotFound, "no tool named %q; find tools with the tools query", name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load tool %s: %w", name, err)
+	}
+	m, err := decodeManifest(a.Content)
+	if err != nil {
+		return nil, err
+	}
+	if version != "" && m.Version != version {
+		if a, m, err = d.version(ctx, a, version); err != nil {
+			return nil, err
+		}
+	}
+	rt, ok := d.opts.Runtimes.Get(m.Runtime)
+	if !ok {
+		return nil, problem.New(problem.PermissionDenied, "tool %s needs the %s runtime, which this server does not run", name, m.Runtime)
+	}
+	return &tool{art: a, m: m, rt: rt}, nil
+}
+
+// version finds the version of a tool whose manifest says version.
+func (d *Dispatcher) version(ctx context.Context, latest *store.Artifact, version string) (*store.Artifact, *Manifest, error) {
+	before := latest.Version + 1
+	for {
+		page, err := d.store.History(ctx, latest, 100, before)
+		if err != nil {
+			return nil, nil, fmt.Errorf("tool %s history: %w", latest.ID, err)
+		}
+		for _, a := range page {
+			m, err := decodeManifest(a.Content)
+			if err == nil && m.Version == version {
+				return a, m, nil
+			}
+			before = a.Version
+		}
+		if len(page) < 100 {
+			return nil, nil, problem.New(problem.NotFound, "tool %s has no version %s", latest.ID, version)
+		}
+	}
+}
+
+// authorize says whether rc may run t: anyone with contributor runs an active
+// tool; a draft runs for its author and admins only.
+func authorize(rc *request.Context, t *tool) error {
+	if rc == nil || rc.Anonymous || !rc.Actor.Has(auth.PermContributor) {
+		return problem.New(problem.PermissionDenied, "invoking a tool needs the contributor permission")
+	}
+	state := ""
+	if t.art.LifecycleState != nil {
+		state = *t.art.LifecycleState
+	}
+	switch state {
+	case "active":
+		return nil
+	case "draft":
+		if rc.Actor.ID == t.art.CreatedBy || rc.Actor.Has(auth.PermAdmin) {
+			return nil
+		}
+		return problem.New(problem.PermissionDenied,
+			"tool %s %s is a draft: only its author and admins run it until a reviewer makes it active", t.m.Name, t.m.Version)
+	default:
+		return problem.New(problem.PermissionDenied, "tool %s %s is %s and no longer runs", t.m.Name, t.m.Version, state)
+	}
+}
+
+// compiled returns the tool's input or output schema, compiled once per
+// tool version.
+func (d *Dispatcher) compiled(t *tool, which string, raw json.RawMessage) (*jsonschema.Schema, error) {
+	key := t.art.Ref().String() + "#" + which
+	if s, ok := d.schemas.Load(key); ok {
+		return s.(*jsonschema.Schema), nil
+	}
+	s, err := schema.CompileJSONSchema(raw)
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: %s schema: %w", t.m.Name, which, err)
+	}
+	d.schemas.Store(key, s)
+	return s, nil
+}
+
+// checkArgs validates args against the tool's input_schema; every problem
+// names its path under args.
+func (d *Dispatcher) checkArgs(t *tool, args json.RawMessage) error {
+	var obj map[string]json.RawMessage
+	if len(args) == 0 || json.Unmarshal(args, &obj) != nil || obj == nil {
+		return problem.Invalid(problem.Field("input.args", "type", "args is a JSON object of the tool's arguments", json.RawMessage(orNull(args))))
+	}
+	s, err := d.compiled(t, "input", t.m.InputSchema)
+	if err != nil {
+		return err
+	}
+	if ps := schema.ValidateJSON(s, "input.args", args); len(ps) > 0 {
+		return problem.Invalid(ps...)
+	}
+	return nil
+}
+
+// checkOutput validates a result against output_schema: the violations are
+// recorded on the call, never hidden.
+func (d *Dispatcher) checkOutput(t *tool, out json.RawMessage) []violation {
+	if len(t.m.OutputSchema) == 0 {
+		return []violation{}
+	}
+	s, err := d.compiled(t, "output", t.m.OutputSchema)
+	if err != nil {
+		return []violation{{Path: "", Constraint: "output_schema", Message: err.Error()}}
+	}
+	vs := []violation{}
+	for _, p := range schema.ValidateJSON(s, "result", out) {
+		vs = append(vs, violation{Path: p.Path, Constraint: p.Constraint, Message: p.Message})
+	}
+	return vs
+}
+
+func orNull(b json.RawMessage) json.RawMessage {
+	if len(b) == 0 {
+		return json.RawMessage("null")
+	}
+	return b
+}
+
+// inputsHash is the canonical (RFC 8785) hash of the arguments.
+func inputsHash(args json.RawMessage) (string, error) {
+	h, err := canon.HashJSON(args)
+	if err != nil {
+		return "", fmt.Errorf("hash args: %w", err)
+	}
+	return h, nil
+}
+
+// later is rc at a later moment: the rows a call writes when it finishes
+// carry the time it finished, not the time it was asked for.
+func later(rc *request.Context) *request.Context {
+	c := *rc
+	c.Now = request.Clock(time.Now())
+	return &c
+}

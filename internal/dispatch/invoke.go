@@ -1,0 +1,265 @@
+package dispatch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/scidex/substrate/internal/problem"
+	"github.com/scidex/substrate/internal/ref"
+	"github.com/scidex/substrate/internal/request"
+	"github.com/scidex/substrate/internal/store"
+	"github.com/scidex/substrate/runtimes"
+)
+
+// Invoke runs invokeTool: it returns the tool_call as it stands when the
+// call returns (finished for a synchronous call, queued for an asynchronous
+// one). A refusal before anything ran (unknown tool, bad args, not allowed,
+// rate limited) is a problem and writes nothing; a tool that ran and failed
+// is a finished call with status failed.
+func (d *Dispatcher) Invoke(ctx context.Context, in InvokeInput) (*store.Artifact, error) {
+	rc := request.From(ctx)
+	t, err := d.load(ctx, in.Name, in.Version)
+	if err != nil {
+		return nil, err
+	}
+	if err := authorize(rc, t); err != nil {
+		return nil, err
+	}
+	if err := d.checkArgs(t, in.Args); err != nil {
+		return nil, err
+	}
+	if err := d.opts.Limits.allow(rc.Actor.ID, t.m.Name, rc.Now); err != nil {
+		return nil, err
+	}
+	hash, err := inputsHash(in.Args)
+	if err != nil {
+		return nil, err
+	}
+	rec := &record{Tool: t.art.Ref().String(), ToolName: t.m.Name, ToolVersion: t.m.Version, Args: in.Args,
+		InputsHash: hash, OutputViolations: []violation{}, Runtime: t.m.Runtime}
+	// The idempotency key stands for the call asked for, not the record.
+	req := struct {
+		Name    string          `json:"name"`
+		Version string          `json:"version"`
+		Args    json.RawMessage `json:"args"`
+		Async   bool            `json:"async"`
+	}{in.Name, t.m.Version, in.Args, in.Async}
+	opts := store.ServerOpts{Request: req}
+
+	if cached, ok, err := d.cached(ctx, t, hash); err != nil {
+		return nil, err
+	} else if ok {
+		return d.recordCached(ctx, t, rec, cached, in.IdempotencyKey, opts)
+	}
+	if in.Async || t.m.WallTime() > d.opts.SyncLimit {
+		return d.enqueue(ctx, t, rec, in.IdempotencyKey, opts)
+	}
+	if in.IdempotencyKey == "" && t.m.Runtime == "in_process" {
+		return d.runThenRecord(ctx, t, rec)
+	}
+	// Record the call as running first, so it is visible while it runs and a
+	// replay of its key finds it instead of running it again.
+	start := time.Now()
+	rec.Status, rec.StartedAt, rec.JobID = StatusRunning, stamp(start), "sync-"+uuid.Must(uuid.NewV7()).String()
+	opts.Event = EventStarted
+	res, err := d.store.ServerCreate(ctx, "invokeTool", store.CreateParams{Type: CallType, Title: title(t),
+		Content: mustJSON(rec), IdempotencyKey: in.IdempotencyKey}, opts)
+	if err != nil {
+		return nil, err
+	}
+	if res.Replay {
+		return d.current(ctx, res.Artifact)
+	}
+	return d.run(ctx, t, res.Artifact, rec, start)
+}
+
+// runThenRecord is the fast path of a synchronous in_process call without an
+// idempotency key: the tool runs first and the call is recorded once,
+// finished, with its started and finished events in one transaction.
+func (d *Dispatcher) runThenRecord(ctx context.Context, t *tool, rec *record) (*store.Artifact, error) {
+	rc := request.From(ctx)
+	id := uuid.Must(uuid.NewV7()).String()
+	start := time.Now()
+	rec.StartedAt, rec.JobID = stamp(start), "sync-"+id
+	out, runErr := d.execute(ctx, t, rec.Args, id, rc.Actor.ID, nil)
+	end := time.Now()
+	ev := d.settle(t, rec, out, runErr, start, end)
+	var res *store.WriteResult
+	err := d.store.InTx(context.WithoutCancel(ctx), func(ctx context.Context, tx *store.Tx) error {
+		var err error
+		res, err = tx.Store().ServerCreate(request.With(ctx, later(rc)), "invokeTool", store.CreateParams{Type: CallType, ID: id,
+			Title: title(t), Content: mustJSON(rec)}, store.ServerOpts{Event: EventStarted})
+		if err != nil {
+			return err
+		}
+		return d.finishEvents(request.With(ctx, later(rc)), tx.Store(), res.Artifact, rec, ev)
+	})
+	if err != nil {
+		return nil, err
+	}
+	d.afterFinish(t, rec)
+	return res.Artifact, nil
+}
+
+// run executes a recorded call and finishes its record.
+func (d *Dispatcher) run(ctx context.Context, t *tool, call *store.Artifact, rec *record, start time.Time) (*store.Artifact, error) {
+	rc := request.From(ctx)
+	runCtx, cancel := context.WithCancel(ctx)
+	d.running.Store(call.ID, cancel)
+	defer func() {
+		d.running.Delete(call.ID)
+		cancel()
+	}()
+	out, runErr := d.execute(runCtx, t, rec.Args, call.ID, rc.Actor.ID, d.progress(ctx, call))
+	ev := d.settle(t, rec, out, runErr, start, time.Now())
+	return d.finish(context.WithoutCancel(ctx), t, call, rec, ev)
+}
+
+// execute runs the tool in its runtime within its wall time.
+func (d *Dispatcher) execute(ctx context.Context, t *tool, args json.RawMessage, callID, actor string, progress func(runtimes.Progress)) (*runtimes.Result, error) {
+	rt := runtimeTool(t.art, t.m, d.opts.Bundles)
+	if ps := t.rt.Check(rt); len(ps) > 0 {
+		return nil, runtimes.Errorf(runtimes.CodeRefused, true, "%s: %s", ps[0].Path, ps[0].Message)
+	}
+	// The runtime enforces the wall time; this deadline only bounds a runtime
+	// that fails to.
+	ctx, cancel := context.WithTimeout(ctx, rt.Caps.WallTime+30*time.Second)
+	defer cancel()
+	return t.rt.Run(ctx, &runtimes.Call{Tool: rt, Args: args, ID: callID, Actor: actor, Progress: progress})
+}
+
+// settle records a run's outcome in rec and names the event it ends with.
+func (d *Dispatcher) settle(t *tool, rec *record, out *runtimes.Result, runErr error, start, end time.Time) string {
+	rec.finished(start, end, out, t.m.cost(end.Sub(start)))
+	if runErr != nil {
+		e := runtimes.AsError(runErr)
+		if e.Setup && !isRuntimeError(runErr) {
+			// Not a runtime's own classification: do not show its text.
+			d.log.Error("tool runtime failed", "tool", t.m.Name, "runtime", t.m.Runtime, "err", runErr)
+			e = runtimes.Errorf(runtimes.CodeSetupFailed, true, "the %s runtime could not run the tool; the operator's log has the cause", t.m.Runtime)
+		}
+		rec.Status, rec.Error = StatusFailed, failure(e)
+		if e.Code == runtimes.CodeCancelled {
+			rec.Status = StatusCancelled
+			return EventCancelled
+		}
+		return EventFailed
+	}
+	if out.Pending {
+		rec.Status, rec.ResultRef = StatusQueued, out.ResultRef
+		return ""
+	}
+	rec.Status, rec.Result, rec.ResultRef = StatusSucceeded, out.Output, out.ResultRef
+	if rec.ResultRef == "" {
+		rec.ResultRef = resultRef(out.Output)
+	}
+	rec.OutputViolations = d.checkOutput(t, out.Output)
+	return EventCompleted
+}
+
+func isRuntimeError(err error) bool {
+	var e *runtimes.Error
+	return errors.As(err, &e)
+}
+
+// finish writes the call's final version and its events in one transaction.
+// A call cancelled meanwhile (its version moved) keeps its cancelled record.
+func (d *Dispatcher) finish(ctx context.Context, t *tool, call *store.Artifact, rec *record, ev string) (*store.Artifact, error) {
+	rc := later(request.From(ctx))
+	ctx = request.With(ctx, rc)
+	var res *store.WriteResult
+	err := d.store.InTx(ctx, func(ctx context.Context, tx *store.Tx) error {
+		var err error
+		res, err = tx.Store().ServerUpdate(ctx, "invokeTool", store.UpdateParams{Ref: call.Unpinned().String(),
+			BaseContentHash: call.ContentHash, Content: mustJSON(rec)}, store.ServerOpts{Event: ev})
+		if err != nil {
+			return err
+		}
+		return d.finishEvents(ctx, tx.Store(), res.Artifact, rec, "")
+	})
+	if p, ok := problem.As(err); ok && p.Code == problem.VersionConflict {
+		return d.current(ctx, call)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("finish tool call %s: %w", call.ID, err)
+	}
+	d.afterFinish(t, rec)
+	return res.Artifact, nil
+}
+
+// finishEvents emits what a finished call adds to its own event: the finish
+// event when the write emitted another (ev), and the budget debit.
+func (d *Dispatcher) finishEvents(ctx context.Context, s *store.Store, call *store.Artifact, rec *record, ev string) error {
+	rc := request.From(ctx)
+	if ev != "" {
+		if err := s.ServerEvent(ctx, "invokeTool", store.EventParams{Type: ev, Ref: call.Ref().String(),
+			Payload: eventPayload(call, rec)}); err != nil {
+			return err
+		}
+	}
+	if rec.CostUSD != nil && *rec.CostUSD > 0 {
+		return s.ServerEvent(ctx, "invokeTool", store.EventParams{Type: EventDebited, Ref: call.Ref().String(),
+			Audience: []string{rc.Actor.ID},
+			Payload:  map[string]any{"actor": rc.Actor.ID, "amount_usd": *rec.CostUSD, "tool": rec.ToolName, "tool_call": call.Unpinned().String()}})
+	}
+	return nil
+}
+
+// afterFinish does what follows a finished call outside its transaction: the
+// usage count and the cache.
+func (d *Dispatcher) afterFinish(t *tool, rec *record) {
+	d.usage.add(t.m.Name)
+	if rec.Status == StatusSucceeded && len(rec.OutputViolations) == 0 && !rec.Cached {
+		d.storeCache(t, rec)
+	}
+}
+
+// current is the newest version of a call.
+func (d *Dispatcher) current(ctx context.Context, call *store.Artifact) (*store.Artifact, error) {
+	a, err := d.store.Get(ctx, ref.Ref{Type: CallType, ID: call.ID})
+	if err != nil {
+		return nil, fmt.Errorf("read tool call %s: %w", call.ID, err)
+	}
+	return a, nil
+}
+
+func eventPayload(call *store.Artifact, rec *record) map[string]any {
+	p := map[string]any{"ref": call.Ref().String(), "tool": rec.ToolName, "toolVersion": rec.ToolVersion, "status": rec.Status}
+	if rec.Error != nil {
+		p["error"] = map[string]any{"code": rec.Error.Code, "message": rec.Error.Message, "setup": rec.Error.Setup}
+	}
+	if rec.DurationMS != nil {
+		p["durationMs"] = *rec.DurationMS
+	}
+	return p
+}
+
+func title(t *tool) string { return t.m.Name + " " + t.m.Version }
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("dispatch: encode %T: %v", v, err))
+	}
+	return b
+}
+
+// resultRef is the result_ref a tool's output names, when it stored its
+// result as an artifact (gate_run's gate_result).
+func resultRef(out json.RawMessage) string {
+	var o struct {
+		ResultRef string `json:"result_ref"`
+	}
+	if json.Unmarshal(out, &o) != nil {
+		return ""
+	}
+	if _, err := ref.Parse(o.ResultRef); err != nil {
+		return ""
+	}
+	return o.ResultRef
+}

@@ -1,0 +1,103 @@
+package dispatch
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/scidex/substrate/internal/store"
+	"github.com/scidex/substrate/runtimes"
+)
+
+// ToolType is the artifact type of tools; CallType of their calls.
+const (
+	ToolType = "tool"
+	CallType = "tool_call"
+)
+
+// Manifest is a tool artifact's content, as the dispatcher reads it.
+type Manifest struct {
+	Name          string          `json:"name"`
+	Version       string          `json:"version"`
+	Summary       string          `json:"summary"`
+	Runtime       string          `json:"runtime"`
+	RuntimeConfig json.RawMessage `json:"runtime_config"`
+	InputSchema   json.RawMessage `json:"input_schema"`
+	OutputSchema  json.RawMessage `json:"output_schema"`
+	ResourceCaps  struct {
+		WallTimeMin  float64  `json:"wall_time_min"`
+		MemoryGB     float64  `json:"memory_gb"`
+		CPUCount     float64  `json:"cpu_count"`
+		VRAMGB       float64  `json:"vram_gb"`
+		Network      string   `json:"network"`
+		AllowedHosts []string `json:"allowed_hosts"`
+	} `json:"resource_caps"`
+	SandboxBackend string `json:"sandbox_backend"`
+	SandboxImage   string `json:"sandbox_image"`
+	CostModel      struct {
+		FixedUSD    float64 `json:"fixed_usd"`
+		VRAMHourUSD float64 `json:"vram_hour_usd"`
+	} `json:"cost_model"`
+	Files         []runtimes.File `json:"files"`
+	Deterministic bool            `json:"deterministic"`
+	Idempotent    bool            `json:"idempotent"`
+	Retries       int             `json:"retries"`
+}
+
+// DefaultWallTime is a tool's wall time when it declares none.
+const DefaultWallTime = time.Minute
+
+// decodeManifest reads a tool artifact's content.
+func decodeManifest(content json.RawMessage) (*Manifest, error) {
+	var m Manifest
+	if err := json.Unmarshal(content, &m); err != nil {
+		return nil, fmt.Errorf("decode tool manifest: %w", err)
+	}
+	return &m, nil
+}
+
+// WallTime is the tool's declared wall time, or the default.
+func (m *Manifest) WallTime() time.Duration {
+	if m.ResourceCaps.WallTimeMin <= 0 {
+		return DefaultWallTime
+	}
+	return time.Duration(m.ResourceCaps.WallTimeMin * float64(time.Minute))
+}
+
+// runtimeTool is what the runtime is told of the tool version a.
+func runtimeTool(a *store.Artifact, m *Manifest, b runtimes.Bundle) *runtimes.Tool {
+	network := m.ResourceCaps.Network
+	if network == "" {
+		network = "deny"
+	}
+	backend := m.SandboxBackend
+	if backend == "" && m.Runtime == "bwrap" {
+		backend = "bwrap"
+	}
+	return &runtimes.Tool{
+		Ref: a.Ref().String(), Name: m.Name, Version: m.Version, Runtime: m.Runtime, Config: m.RuntimeConfig,
+		Caps: runtimes.Caps{
+			WallTime: m.WallTime(), MemoryBytes: int64(m.ResourceCaps.MemoryGB * (1 << 30)), CPUCount: m.ResourceCaps.CPUCount,
+			VRAMGB: m.ResourceCaps.VRAMGB, Network: network, AllowedHosts: m.ResourceCaps.AllowedHosts,
+		},
+		SandboxBackend: backend, SandboxImage: m.SandboxImage, Files: m.Files, Bundle: b,
+	}
+}
+
+// cost is what a call costs under the tool's cost model: the fixed price plus,
+// for a tool holding a GPU, the hourly price for the wall time it ran.
+func (m *Manifest) cost(wall time.Duration) float64 {
+	c := m.CostModel.FixedUSD
+	if m.ResourceCaps.VRAMGB > 0 {
+		c += m.CostModel.VRAMHourUSD * wall.Hours()
+	}
+	return math.Round(c*1e6) / 1e6
+}
+
+// pathOf turns a runtime problem's dotted path into the content path a
+// ValidationProblem names.
+func pathOf(p string) string {
+	return "content." + strings.TrimPrefix(p, "content.")
+}

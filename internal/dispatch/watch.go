@@ -1,0 +1,40 @@
+package dispatch
+
+import (
+	"context"
+
+	"github.com/scidex/substrate/internal/auth"
+	"github.com/scidex/substrate/internal/event"
+	"github.com/scidex/substrate/internal/ref"
+)
+
+// WatchCancels stops calls running in this process when any process cancels
+// them: cancelToolCall writes a tool_call.cancelled event, which every
+// replica's hub receives. A queued job is cancelled through the queue as well;
+// this reaches the synchronous calls no queue knows of. It returns when ctx
+// ends or the hub stops.
+func (d *Dispatcher) WatchCancels(ctx context.Context, hub *event.Hub) error {
+	sel, err := event.NewSelector([]string{EventCancelled}, nil, "")
+	if err != nil {
+		return err
+	}
+	sub := hub.Subscribe(ctx, event.SubscribeOpts{Actor: auth.System(), Selector: sel})
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-sub.Done():
+			if r := sub.Reason(); r != "" && ctx.Err() == nil {
+				d.log.Warn("tool call cancel watch ended", "reason", r)
+			}
+			return nil
+		case e := <-sub.C:
+			if e.Ref == nil {
+				continue
+			}
+			if r, err := ref.Parse(*e.Ref); err == nil && r.Type == CallType {
+				d.stopLocal(r.ID)
+			}
+		}
+	}
+}

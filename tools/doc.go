@@ -1,0 +1,25 @@
+// Package tools is this build's registry of in_process tools: the Go
+// functions an in_process tool's runtime_config may name. Each tool lives in
+// its own directory (tools/<name>/) with its manifest (tool.json), a README
+// and examples; those with Go code have it there too, and InProcess lists
+// them. Tools of the other runtimes (a sandboxed program, an HTTP service, an
+// MCP server) are bundles in their directories, registered with
+// `scidex tool register tools/<name>/`.
+package tools
+
+import (
+	"github.com/scidex/substrate/internal/store"
+	"github.com/scidex/substrate/runtimes/inprocess"
+	"github.com/scidex/substrate/tools/checksum"
+	gaterun "github.com/scidex/substrate/tools/gate_run"
+)
+
+// InProcess returns the compiled-in functions by the name runtime_config
+// gives them. st is the store the tools that write artifacts write through,
+// as the caller.
+func InProcess(st *store.Store) map[string]inprocess.Func {
+	return map[string]inprocess.Func{
+		checksum.Function: checksum.Run,
+		gaterun.Function:  gaterun.New(st),
+	}
+}
