@@ -16,6 +16,7 @@ import (
 	"github.com/scidex/substrate/internal/migrate"
 	"github.com/scidex/substrate/internal/pgembed"
 	"github.com/scidex/substrate/internal/schema/defaults"
+	"github.com/scidex/substrate/internal/queue"
 	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/migrations"
 )
@@ -82,6 +83,9 @@ func (db *database) migrate(ctx context.Context) error {
 		return err
 	}
 	return m.WithLock(ctx, func(ctx context.Context) error {
+		if err := queue.Migrate(ctx, db.pool, db.log); err != nil {
+			return err
+		}
 		s := store.New(store.Opts{Pool: db.pool, Logger: db.log})
 		res, err := s.SeedSchemas(ctx, docs)
 		if err != nil {

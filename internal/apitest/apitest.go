@@ -22,6 +22,7 @@ import (
 	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/dbtest"
 	"github.com/scidex/substrate/internal/event"
+	"github.com/scidex/substrate/internal/queue"
 	"github.com/scidex/substrate/internal/server"
 	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/runtimes"
@@ -63,6 +64,7 @@ func New(t testing.TB, opts ...Opts) *Env {
 		t.Fatal(err)
 	}
 	cfg := app.Config{Pool: pool, Logger: log, Server: server.Opts{Verifier: v, Introspection: true},
+		Queue: queue.Opts{Workers: 4},
 		Runtimes: func(st *store.Store) (*runtimes.Registry, error) {
 			return runtimes.NewRegistry(inprocess.New(tools.InProcess(st)))
 		}}

@@ -36,6 +36,7 @@ import (
 
 	"github.com/scidex/substrate/internal/dispatch"
 	"github.com/scidex/substrate/internal/event"
+	"github.com/scidex/substrate/internal/queue"
 	"github.com/scidex/substrate/internal/server"
 	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/runtimes"
@@ -68,6 +69,12 @@ type Config struct {
 	// (in-process tools that write artifacts need it); it replaces
 	// Tools.Runtimes.
 	Runtimes func(*store.Store) (*runtimes.Registry, error)
+	// Queue configures the job queue of asynchronous tool calls (its pool and
+	// logger are filled in). Queue.Workers 0 makes this process insert-only.
+	Queue queue.Opts
+	// NoQueue leaves the dispatcher without a queue: asynchronous calls are
+	// refused.
+	NoQueue bool
 }
 
 // App is the substrate wired together.
@@ -77,6 +84,7 @@ type App struct {
 	Consumers *event.Consumers
 	Handler   *server.Server
 	Dispatch  *dispatch.Dispatcher
+	Queue     *queue.RiverQueue
 
 	cfg    Config
 	log    *slog.Logger
@@ -112,11 +120,27 @@ func New(cfg Config) (*App, error) {
 	}
 	do := cfg.Tools
 	do.Runtimes = reg
+	var (
+		q    *queue.RiverQueue
+		bind *queue.Binder
+	)
+	if !cfg.NoQueue {
+		qo := cfg.Queue
+		qo.Pool, qo.Logger = cfg.Pool, cfg.Logger
+		var err error
+		if q, bind, err = queue.New(qo); err != nil {
+			return nil, err
+		}
+		do.Queue = q
+	}
 	do.Store, do.Logger = st, cfg.Logger
 	if do.Bundles == nil {
 		do.Bundles = dispatch.DBBundle{Pool: cfg.Pool}
 	}
 	disp := dispatch.New(do)
+	if bind != nil {
+		bind.Bind(disp)
+	}
 	hub := event.NewHub(event.HubOpts{Pool: cfg.Pool, Listen: cfg.Listen, Logger: cfg.Logger})
 	consumers := event.NewConsumers(cfg.Pool)
 	o := cfg.Server
@@ -127,7 +151,7 @@ func New(cfg Config) (*App, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
 	}
-	return &App{Store: st, Hub: hub, Consumers: consumers, Handler: server.New(o), Dispatch: disp, cfg: cfg, log: cfg.Logger}, nil
+	return &App{Store: st, Hub: hub, Consumers: consumers, Handler: server.New(o), Dispatch: disp, Queue: q, cfg: cfg, log: cfg.Logger}, nil
 }
 
 // Start starts the background work and returns once the hub listens: from then
@@ -155,6 +179,9 @@ func (a *App) Start(ctx context.Context) error {
 	a.group.Go(func() error { return a.sweep(ctx, "event consumers", a.Consumers.DeleteExpired) })
 	a.group.Go(func() error { return a.Dispatch.Run(ctx) })
 	a.group.Go(func() error { return a.Dispatch.WatchCancels(ctx, a.Hub) })
+	if a.Queue != nil {
+		a.group.Go(func() error { return a.Queue.Run(ctx, 10*time.Second) })
+	}
 	if a.cfg.PprofAddr != "" {
 		if err := a.startPprof(ctx); err != nil {
 			_ = a.Stop()
@@ -167,7 +194,12 @@ func (a *App) Start(ctx context.Context) error {
 	case <-a.Hub.Ready():
 		return nil
 	case err := <-hubErr:
-		_ = a.Stop()
+		// The hub failed, or stopped because other background work failed
+		// first: say which.
+		stopErr := a.Stop()
+		if err == nil && stopErr != nil {
+			return stopErr
+		}
 		if err == nil {
 			err = errors.New("stopped before it listened")
 		}

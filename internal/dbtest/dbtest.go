@@ -30,6 +30,7 @@ import (
 
 	"github.com/scidex/substrate/internal/migrate"
 	"github.com/scidex/substrate/internal/pgembed"
+	"github.com/scidex/substrate/internal/queue"
 	"github.com/scidex/substrate/internal/schema/defaults"
 	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/migrations"
@@ -244,6 +245,9 @@ func Prepare(ctx context.Context, pool *pgxpool.Pool) error {
 	if _, err := m.Up(ctx); err != nil {
 		return err
 	}
+	if err := queue.Migrate(ctx, pool, quietLogger); err != nil {
+		return err
+	}
 	docs, err := DefaultDocuments()
 	if err != nil {
 		return err
@@ -287,6 +291,7 @@ func templateNameFor() (string, error) {
 			h.Write(b)
 		}
 	}
+	h.Write([]byte(queue.RiverVersion)) // River's tables are part of the template too
 	return "scidex_tmpl_" + hex.EncodeToString(h.Sum(nil))[:16], nil
 }
 

@@ -28,7 +28,7 @@ func (d *Dispatcher) enqueue(ctx context.Context, t *tool, rec *record, key stri
 	if t.m.Idempotent {
 		retries = t.m.Retries
 	}
-	job := Job{CallID: id, Actor: rc.Actor, Retries: retries, MaxAttempts: retries + 2}
+	job := Job{CallID: id, Actor: rc.Actor, Retries: retries, MaxAttempts: retries + 2, WallTime: t.m.WallTime()}
 	rec.Status, rec.Async, rec.QueuedAt = StatusQueued, true, stamp(rc.Now)
 	opts.Event = EventQueued
 	var res *store.WriteResult

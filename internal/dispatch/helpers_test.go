@@ -129,12 +129,15 @@ const invokeQ = `mutation($n: String!, $a: JSON!, $k: String, $async: Boolean, $
     ... on Problem { code message retryAfterMs } } }`
 
 type call struct {
-	Typename         string `json:"__typename"`
-	ArtifactID       string
-	Status           string
-	Result           json.RawMessage
-	ResultRef        *string
-	Error            *struct{ Code, Message string; Setup bool }
+	Typename   string `json:"__typename"`
+	ArtifactID string
+	Status     string
+	Result     json.RawMessage
+	ResultRef  *string
+	Error      *struct {
+		Code, Message string
+		Setup         bool
+	}
 	DurationMs       *int
 	CostUsd          *float64
 	OutputViolations []struct{ Path, Constraint, Message string }

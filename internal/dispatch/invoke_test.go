@@ -38,12 +38,16 @@ func TestInvokeChecksum(t *testing.T) {
 		t.Fatalf("ledger fields missing: %+v", c)
 	}
 	// The ledger answers toolCall(id), and the events tell the story in order.
-	var got struct{ ToolCall struct{ Status, ToolName string } }
+	var got struct {
+		ToolCall struct{ Status, ToolName string }
+	}
 	e.OK(t, alice(t), `query($id: ID!) { toolCall(id: $id) { status toolName } }`, map[string]any{"id": c.ArtifactID}, &got)
 	if got.ToolCall.Status != "SUCCEEDED" || got.ToolCall.ToolName != "checksum.sha256" {
 		t.Fatalf("toolCall: %+v", got)
 	}
-	var poll struct{ Poll struct{ Events []struct{ Type, Ref string } } }
+	var poll struct {
+		Poll struct{ Events []struct{ Type, Ref string } }
+	}
 	e.OK(t, alice(t), `{ poll(types: ["tool_call.*"], from: START) { events { type ref } } }`, nil, &poll)
 	var types []string
 	for _, ev := range poll.Poll.Events {
@@ -320,8 +324,17 @@ func TestConcurrentCallsAndUsage(t *testing.T) {
 	e.App.Dispatch.FlushUsage(context.Background())
 	var out struct {
 		Tool struct {
-			Usage   struct{ Calls, Succeeded int; Reliability float64; MeanCostUsd float64 }
-			Signals struct{ Kinds []struct{ Kind string; Value float64 } }
+			Usage struct {
+				Calls, Succeeded int
+				Reliability      float64
+				MeanCostUsd      float64
+			}
+			Signals struct {
+				Kinds []struct {
+					Kind  string
+					Value float64
+				}
+			}
 		}
 	}
 	e.OK(t, alice(t), `{ tool(name: "test.echo") { usage { calls succeeded reliability meanCostUsd } signals { kinds { kind value } } } }`, nil, &out)

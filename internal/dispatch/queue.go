@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"context"
+	"time"
 
 	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/store"
@@ -29,4 +30,6 @@ type Job struct {
 	MaxAttempts int `json:"max_attempts"`
 	// Retries is the tool's declared retries (0 for a tool not idempotent).
 	Retries int `json:"retries"`
+	// WallTime is the tool's wall time: the job may run a little longer.
+	WallTime time.Duration `json:"wall_time"`
 }

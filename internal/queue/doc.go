@@ -1,0 +1,20 @@
+// Package queue runs asynchronous tool calls on River, a job queue in
+// PostgreSQL: durable (a job is a row, committed with the tool_call that asks
+// for it), worked by any server process or `scidex worker` attached to the
+// same database, retried as the tool declares, and rescued when the process
+// working it dies.
+//
+// The dispatcher (internal/dispatch) owns what a job means; this package
+// owns only how jobs move. Enqueue inserts a job in the caller's transaction
+// (River's InsertTx on the store's Tx), so the queued tool_call and its job
+// commit or roll back together. Each job runs the dispatcher's RunQueued with
+// the attempt River counts. A job whose worker was killed is rescued after
+// RescueAfter and started again: RunQueued then finds its call still running
+// and either runs it again (an idempotent tool with retries left) or records
+// it as failed with the reason — never left running.
+//
+// River's tables are migrated with ours (Migrate, called under the same
+// migration lock), and River listens for new jobs on its own connection:
+// like the event hub's LISTEN, it needs a direct connection to PostgreSQL,
+// not a transaction pooler.
+package queue

@@ -1,0 +1,200 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/scidex/substrate/internal/dispatch"
+	"github.com/scidex/substrate/internal/store"
+)
+
+// RiverVersion is the River release whose migrations Migrate applies (the
+// one in go.mod): a test database template built before a River upgrade is
+// rebuilt.
+const RiverVersion = "v0.51.2"
+
+// Queue names the River queue of tool calls.
+const Queue = "tool_calls"
+
+// Migrate brings River's tables up to date. Run it under the migration lock
+// with our own migrations.
+func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
+	m, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Logger: quiet(log)})
+	if err != nil {
+		return fmt.Errorf("river migrations: %w", err)
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("river migrations: %w", err)
+	}
+	return nil
+}
+
+// Opts configures a Queue.
+type Opts struct {
+	Pool   *pgxpool.Pool
+	Logger *slog.Logger
+	// Workers is how many calls this process works at once; 0 makes it
+	// insert-only (a server whose jobs `scidex worker` processes work).
+	Workers int
+	// RescueAfter is how long a job may run before it counts as stuck (its
+	// worker presumed dead) and is started again. It must exceed the longest
+	// wall time of a queued tool. Default one hour.
+	RescueAfter time.Duration
+	// PollEvery is how often workers look for jobs besides being told of new
+	// ones (LISTEN). Default one second.
+	PollEvery time.Duration
+}
+
+// RiverQueue is the dispatcher's Queue on River.
+type RiverQueue struct {
+	client *river.Client[pgx.Tx]
+	log    *slog.Logger
+	works  bool
+}
+
+// args is a job's arguments.
+type args struct {
+	dispatch.Job
+}
+
+// Kind implements river.JobArgs.
+func (args) Kind() string { return "tool_call" }
+
+// worker runs jobs through the dispatcher, set once it exists.
+type worker struct {
+	river.WorkerDefaults[args]
+	d *dispatch.Dispatcher
+}
+
+func (w *worker) Work(ctx context.Context, job *river.Job[args]) error {
+	return w.d.RunQueued(ctx, job.Args.Job, job.Attempt)
+}
+
+// Timeout lets a job run for its tool's wall time plus a margin; the runtime
+// enforces the wall time itself.
+func (w *worker) Timeout(job *river.Job[args]) time.Duration {
+	if job.Args.WallTime <= 0 {
+		return -1
+	}
+	return job.Args.WallTime + time.Minute
+}
+
+// retryPolicy starts a failed or rescued job again after a second: the wait
+// is not backoff for an overloaded service but the time to notice a dead
+// worker, which RescueAfter already was.
+type retryPolicy struct{}
+
+func (retryPolicy) NextRetry(*rivertype.JobRow) time.Time { return time.Now().Add(time.Second) }
+
+// New makes the queue; Bind gives it the dispatcher before Start.
+func New(o Opts) (*RiverQueue, *Binder, error) {
+	if o.Pool == nil {
+		return nil, nil, errors.New("queue: a pool is required")
+	}
+	if o.RescueAfter == 0 {
+		o.RescueAfter = time.Hour
+	}
+	if o.PollEvery == 0 {
+		o.PollEvery = time.Second
+	}
+	w := &worker{}
+	cfg := &river.Config{Logger: quiet(o.Logger), RescueStuckJobsAfter: o.RescueAfter, RetryPolicy: retryPolicy{},
+		FetchPollInterval: o.PollEvery, FetchCooldown: 5 * time.Millisecond, JobTimeout: -1}
+	workers := river.NewWorkers()
+	if err := river.AddWorkerSafely(workers, w); err != nil {
+		return nil, nil, fmt.Errorf("queue: %w", err)
+	}
+	cfg.Workers = workers
+	if o.Workers > 0 {
+		cfg.Queues = map[string]river.QueueConfig{Queue: {MaxWorkers: o.Workers}}
+	}
+	client, err := river.NewClient(riverpgxv5.New(o.Pool), cfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("queue: %w", err)
+	}
+	q := &RiverQueue{client: client, log: o.Logger, works: o.Workers > 0}
+	return q, &Binder{w: w}, nil
+}
+
+// Binder gives the queue's worker the dispatcher (which needs the queue to
+// exist first).
+type Binder struct{ w *worker }
+
+// Bind sets the dispatcher jobs run through.
+func (b *Binder) Bind(d *dispatch.Dispatcher) { b.w.d = d }
+
+// Enqueue implements dispatch.Queue.
+func (q *RiverQueue) Enqueue(ctx context.Context, tx *store.Tx, job dispatch.Job) (string, error) {
+	res, err := q.client.InsertTx(ctx, tx.Conn(), args{job}, &river.InsertOpts{Queue: Queue, MaxAttempts: max(job.MaxAttempts, 1)})
+	if err != nil {
+		return "", fmt.Errorf("insert job: %w", err)
+	}
+	return "river:" + strconv.FormatInt(res.Job.ID, 10), nil
+}
+
+// Cancel implements dispatch.Queue: a job not yet running never runs; a
+// running one has its context cancelled wherever it runs.
+func (q *RiverQueue) Cancel(ctx context.Context, jobID string) error {
+	digits, ok := strings.CutPrefix(jobID, "river:")
+	id, err := strconv.ParseInt(digits, 10, 64)
+	if !ok || err != nil {
+		return fmt.Errorf("queue: %q is not a job id of this queue", jobID)
+	}
+	if _, err := q.client.JobCancel(ctx, id); err != nil && !errors.Is(err, river.ErrNotFound) {
+		return fmt.Errorf("cancel job %d: %w", id, err)
+	}
+	return nil
+}
+
+// Run works jobs until ctx ends, then stops: running calls get until stopWait
+// to finish, then their contexts are cancelled (their calls end cancelled,
+// or are rescued by another process if this one is killed first).
+func (q *RiverQueue) Run(ctx context.Context, stopWait time.Duration) error {
+	if !q.works {
+		<-ctx.Done() // insert-only: nothing to start
+		return nil
+	}
+	if err := q.client.Start(ctx); err != nil {
+		return fmt.Errorf("queue: start: %w", err)
+	}
+	<-ctx.Done()
+	sctx, cancel := context.WithTimeout(context.Background(), stopWait)
+	defer cancel()
+	if err := q.client.Stop(sctx); err != nil {
+		cctx, ccancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer ccancel()
+		if err := q.client.StopAndCancel(cctx); err != nil {
+			return fmt.Errorf("queue: stop: %w", err)
+		}
+	}
+	return nil
+}
+
+// quiet keeps River's own logs at warnings and above.
+func quiet(log *slog.Logger) *slog.Logger {
+	if log == nil {
+		log = slog.Default()
+	}
+	return slog.New(levelHandler{log.Handler(), slog.LevelWarn})
+}
+
+type levelHandler struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h levelHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
