@@ -1,0 +1,135 @@
+package dispatch_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/scidex/substrate/internal/apitest"
+	"github.com/scidex/substrate/runtimes"
+	"github.com/scidex/substrate/runtimes/inprocess"
+)
+
+// waitStatus polls toolCall(id) until its status is one of want (a poll with
+// a deadline, not a sleep: it returns as soon as the status is there).
+func waitStatus(t *testing.T, e *apitest.Env, token, id string, want ...string) string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var out struct{ ToolCall struct{ Status string } }
+		e.OK(t, token, `query($id: ID!) { toolCall(id: $id) { status } }`, map[string]any{"id": id}, &out)
+		for _, w := range want {
+			if out.ToolCall.Status == w {
+				return w
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("tool call %s is %s, want one of %v", id, out.ToolCall.Status, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func eventTypes(t *testing.T, e *apitest.Env, token, id string) []string {
+	t.Helper()
+	var poll struct {
+		Poll struct{ Events []struct{ Type, Ref string } }
+	}
+	e.OK(t, token, `{ poll(types: ["tool_call.*"], from: START, limit: 1000) { events { type ref } } }`, nil, &poll)
+	var out []string
+	for _, ev := range poll.Poll.Events {
+		if strings.HasPrefix(ev.Ref, "tool_call:"+id+"@") {
+			out = append(out, ev.Type)
+		}
+	}
+	return out
+}
+
+// An async call returns QUEUED at once, is worked by the queue with its
+// progress as events, and ends SUCCEEDED with its result.
+func TestAsyncCall(t *testing.T) {
+	release := make(chan struct{})
+	e := env(t, map[string]inprocess.Func{"test.slow": func(ctx context.Context, args json.RawMessage, progress func(runtimes.Progress)) (json.RawMessage, error) {
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		half := 0.5
+		progress(runtimes.Progress{Fraction: &half, Message: "half way"})
+		return args, nil
+	}})
+	activate(t, e, testTool("test.slow", "test.slow"))
+	c := invoke(t, e, alice(t), "test.slow", map[string]any{"value": 5}, map[string]any{"async": true})
+	if c.Typename != "ToolCall" || (c.Status != "QUEUED" && c.Status != "RUNNING") {
+		t.Fatalf("async call: %+v", c)
+	}
+	waitStatus(t, e, alice(t), c.ArtifactID, "RUNNING")
+	close(release)
+	waitStatus(t, e, alice(t), c.ArtifactID, "SUCCEEDED")
+	var out struct {
+		ToolCall struct {
+			Result json.RawMessage
+			Async  bool
+		}
+	}
+	e.OK(t, alice(t), `query($id: ID!) { toolCall(id: $id) { result async } }`, map[string]any{"id": c.ArtifactID}, &out)
+	if string(out.ToolCall.Result) != `{"value":5}` || !out.ToolCall.Async {
+		t.Fatalf("finished async call: %+v", out.ToolCall)
+	}
+	got := strings.Join(eventTypes(t, e, alice(t), c.ArtifactID), ",")
+	if got != "tool_call.queued,tool_call.started,tool_call.progress,tool_call.completed" {
+		t.Fatalf("events %s", got)
+	}
+}
+
+// cancelToolCall stops a running call (its context ends) and records it
+// cancelled; a finished call cannot be cancelled; another actor cannot
+// cancel yours.
+func TestCancelRunningCall(t *testing.T) {
+	stopped := make(chan struct{})
+	e := env(t, map[string]inprocess.Func{"test.block": func(ctx context.Context, _ json.RawMessage, _ func(runtimes.Progress)) (json.RawMessage, error) {
+		<-ctx.Done()
+		close(stopped)
+		return nil, ctx.Err()
+	}, "test.echo": echo})
+	activate(t, e, testTool("test.block", "test.block"))
+	activate(t, e, testTool("test.echo", "test.echo"))
+	c := invoke(t, e, alice(t), "test.block", map[string]any{}, map[string]any{"async": true})
+	waitStatus(t, e, alice(t), c.ArtifactID, "RUNNING")
+	const cancelQ = `mutation($id: ID!) { cancelToolCall(input: {id: $id}) { __typename ... on ToolCall { status error } ... on Problem { message } } }`
+	var out struct {
+		CancelToolCall struct {
+			Typename string `json:"__typename"`
+			Status   string
+			Message  string
+		}
+	}
+	e.OK(t, bob(t), cancelQ, map[string]any{"id": c.ArtifactID}, &out)
+	if out.CancelToolCall.Typename != "PermissionDenied" {
+		t.Fatalf("bob cancelled alice's call: %+v", out.CancelToolCall)
+	}
+	e.OK(t, alice(t), cancelQ, map[string]any{"id": c.ArtifactID}, &out)
+	if out.CancelToolCall.Status != "CANCELLED" {
+		t.Fatalf("cancel: %+v", out.CancelToolCall)
+	}
+	select {
+	case <-stopped:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the running tool was not stopped")
+	}
+	if s := waitStatus(t, e, alice(t), c.ArtifactID, "CANCELLED", "FAILED", "SUCCEEDED"); s != "CANCELLED" {
+		t.Fatalf("after the tool stopped the call is %s", s)
+	}
+	done := invoke(t, e, alice(t), "test.echo", map[string]any{"value": 1})
+	e.OK(t, alice(t), cancelQ, map[string]any{"id": done.ArtifactID}, &out)
+	if out.CancelToolCall.Typename != "LifecycleViolation" {
+		t.Fatalf("cancelled a finished call: %+v", out.CancelToolCall)
+	}
+	e.OK(t, alice(t), cancelQ, map[string]any{"id": "0190f000-0000-7000-8000-000000000000"}, &out)
+	if out.CancelToolCall.Typename != "NotFound" {
+		t.Fatalf("cancelled a missing call: %+v", out.CancelToolCall)
+	}
+}
