@@ -4,6 +4,8 @@
 //	scidex serve     run the server (on an embedded PostgreSQL unless DATABASE_URL is set)
 //	scidex migrate   apply the database migrations and seed the schema registry
 //	scidex token     mint a development token for an actor
+//	scidex tool      register a tool from its bundle: scidex tool register tools/<name>/
+//	scidex worker    work queued tool calls only (no HTTP)
 //
 // Every flag also reads an environment variable; `scidex <command> -h` lists them.
 package main
@@ -37,6 +39,10 @@ func run(args []string) int {
 		err = migrateCmd(ctx, args[1:])
 	case "token":
 		err = tokenCmd(args[1:])
+	case "tool":
+		err = toolCmd(ctx, args[1:])
+	case "worker":
+		err = workerCmd(ctx, args[1:])
 	default:
 		fmt.Fprintf(os.Stderr, "scidex: unknown command %q\n\n", args[0])
 		usage()
@@ -63,6 +69,8 @@ Usage:
   scidex serve     run the server (embedded PostgreSQL unless DATABASE_URL is set)
   scidex migrate   apply migrations and seed the schema registry, then exit
   scidex token     print a development token: scidex token --sub alice --kind human --permissions contributor
+  scidex tool      register a tool: SCIDEX_TOKEN=… scidex tool register tools/<name>/ (--runtime, --config for external tools)
+  scidex worker    work queued tool calls, with no HTTP listener (any number, on the server's database)
 
 Run "scidex <command> -h" for a command's flags; every flag also reads an environment variable.
 `)

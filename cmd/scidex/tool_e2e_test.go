@@ -1,0 +1,134 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/scidex/substrate/internal/auth"
+	"github.com/scidex/substrate/internal/dbtest"
+	"github.com/scidex/substrate/internal/e2e"
+)
+
+// startWorker runs `scidex worker` and waits until it works the queue.
+func startWorker(t *testing.T, env []string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := e2e.Command(t, append([]string{"worker"}, args...)...)
+	cmd.Env = append(cmd.Env, env...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	ready := make(chan struct{})
+	var log strings.Builder
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		once := false
+		for sc.Scan() {
+			log.WriteString(sc.Text() + "\n")
+			if !once && strings.Contains(sc.Text(), "worker: working queued tool calls") {
+				once = true
+				close(ready)
+			}
+		}
+		_, _ = io.Copy(io.Discard, stderr)
+	}()
+	select {
+	case <-ready:
+	case <-time.After(90 * time.Second):
+		t.Fatalf("scidex worker did not start:\n%s", log.String())
+	}
+	return cmd
+}
+
+func mint(t *testing.T, secret, sub string, perms ...auth.Permission) string {
+	t.Helper()
+	tok, err := auth.Mint(auth.MintOpts{Secret: []byte(secret), Issuer: "scidex", Audience: "scidex", Subject: sub,
+		Kind: auth.KindHuman, Permissions: perms, TTL: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// A tool registered from its bundle with `scidex tool register`, invoked
+// asynchronously through a server that works no jobs, is worked by a separate
+// `scidex worker` on the same database (R10's queue half); registering the
+// same bundle again changes nothing.
+func TestToolRegisterAndWorker(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	secret := "r10-tools-secret-0123456789abcdef-0123456789"
+	env := []string{"DATABASE_URL=" + dbtest.URL(t), "SCIDEX_JWT_SECRET=" + secret}
+	srv := e2e.Start(t, e2e.Opts{DataDir: e2e.DataDir(t), Env: env, Args: []string{"--tool-workers", "0"}})
+	admin := mint(t, secret, "ada", auth.PermAdmin)
+
+	register := func() string {
+		cmd := e2e.Command(t, "tool", "register", "../../tools/checksum/", "--url", srv.URL+"/graphql")
+		cmd.Env = append(cmd.Env, "SCIDEX_TOKEN="+admin)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("scidex tool register: %v\n%s", err, out)
+		}
+		return string(out)
+	}
+	if out := register(); !strings.Contains(out, "checksum.sha256 1.0.0 (draft) tool:checksum.sha256@sha256:") {
+		t.Fatalf("first registration said %q", out)
+	}
+	if out := register(); !strings.Contains(out, "unchanged") {
+		t.Fatalf("second registration said %q", out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var cur struct{ Artifact struct{ ContentHash string } }
+	if err := gql(ctx, srv.URL, admin, `{ artifact(ref: "tool:checksum.sha256") { contentHash } }`, nil, &cur); err != nil {
+		t.Fatal(err)
+	}
+	if err := gql(ctx, srv.URL, admin, `mutation($h: String!) { updateArtifact(input: {ref: "tool:checksum.sha256", baseContentHash: $h, lifecycleState: "active"}) { __typename } }`,
+		map[string]any{"h": cur.Artifact.ContentHash}, &map[string]any{}); err != nil {
+		t.Fatal(err)
+	}
+	alice := mint(t, secret, "alice", auth.PermContributor)
+	var inv struct {
+		InvokeTool struct{ ArtifactID, Status string }
+	}
+	if err := gql(ctx, srv.URL, alice, `mutation { invokeTool(input: {name: "checksum.sha256", args: {text: "abc"}, async: true}) { ... on ToolCall { artifactId status } } }`, nil, &inv); err != nil {
+		t.Fatal(err)
+	}
+	if inv.InvokeTool.Status != "QUEUED" {
+		t.Fatalf("async call is %q", inv.InvokeTool.Status)
+	}
+	// Nobody works the queue yet: the call stays queued until a worker starts.
+	startWorker(t, env)
+	for {
+		var got struct {
+			ToolCall struct {
+				Status string
+				Result map[string]any
+			}
+		}
+		if err := gql(ctx, srv.URL, alice, `query($id: ID!) { toolCall(id: $id) { status result } }`, map[string]any{"id": inv.InvokeTool.ArtifactID}, &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.ToolCall.Status == "SUCCEEDED" {
+			if fmt.Sprint(got.ToolCall.Result["bytes"]) != "3" {
+				t.Fatalf("result %v", got.ToolCall.Result)
+			}
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("the worker never finished the call (status %s)", got.ToolCall.Status)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/scidex/substrate/internal/app"
+	"github.com/scidex/substrate/internal/server"
+)
+
+// workerCmd runs `scidex worker`: the tool dispatcher and the job queue on the
+// server's database, working queued tool calls, with no HTTP listener. Any
+// number of workers and servers share the queue.
+func workerCmd(ctx context.Context, args []string) error {
+	f := newFlags("worker")
+	c := addCommon(f)
+	tf := addToolFlags(f)
+	listenURL := f.str("listen-url", "SCIDEX_LISTEN_URL", "", "direct database connection for LISTEN when DATABASE_URL goes through a transaction pooler", connString)
+	if err := f.Parse(args); err != nil {
+		return err
+	}
+	toolOpts, err := tf.dispatchOpts()
+	if err != nil {
+		return err
+	}
+	log, err := c.logger()
+	if err != nil {
+		return err
+	}
+	var listen *pgx.ConnConfig
+	if *listenURL != "" {
+		if listen, err = pgx.ParseConfig(*listenURL); err != nil {
+			return err
+		}
+	}
+	db, err := openDatabase(ctx, *c.dataDir, log)
+	if err != nil {
+		return err
+	}
+	defer db.close()
+	qo := tf.queueOpts()
+	if qo.Workers == 0 {
+		qo.Workers = 4
+	}
+	verifier, err := newVerifier(c, "", "")
+	if err != nil {
+		return err
+	}
+	a, err := app.New(app.Config{Pool: db.pool, Listen: listen, Logger: log, Tools: toolOpts, Runtimes: buildRuntimes, Queue: qo,
+		Server: server.Opts{Verifier: verifier}})
+	if err != nil {
+		return err
+	}
+	if err := a.Start(ctx); err != nil {
+		return err
+	}
+	log.Info("worker: working queued tool calls", "workers", qo.Workers)
+	<-ctx.Done()
+	log.Info("worker: stopping")
+	stopped := make(chan error, 1)
+	go func() { stopped <- a.Stop() }()
+	select {
+	case err := <-stopped:
+		return err
+	case <-time.After(time.Minute):
+		return nil
+	}
+}
