@@ -15,8 +15,8 @@ import (
 
 	"github.com/scidex/substrate/internal/migrate"
 	"github.com/scidex/substrate/internal/pgembed"
-	"github.com/scidex/substrate/internal/schema/defaults"
 	"github.com/scidex/substrate/internal/queue"
+	"github.com/scidex/substrate/internal/schema/defaults"
 	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/migrations"
 )

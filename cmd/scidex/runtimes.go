@@ -3,8 +3,8 @@ package main
 import (
 	"time"
 
-	"github.com/scidex/substrate/internal/queue"
 	"github.com/scidex/substrate/internal/dispatch"
+	"github.com/scidex/substrate/internal/queue"
 	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/runtimes"
 	"github.com/scidex/substrate/runtimes/inprocess"
@@ -23,7 +23,7 @@ func addToolFlags(f flags) toolFlags {
 	return toolFlags{
 		rateLimits: f.str("tool-rate-limits", "SCIDEX_TOOL_RATE_LIMITS", "",
 			`per-actor, per-tool rate limits of invokeTool, JSON: {"<tool name or *>": {"rate": <calls per second>, "burst": <calls>}}`),
-		cache: f.boolean("tool-cache", "SCIDEX_TOOL_CACHE", false, "answer deterministic tools from the result cache of earlier identical calls"),
+		cache:   f.boolean("tool-cache", "SCIDEX_TOOL_CACHE", false, "answer deterministic tools from the result cache of earlier identical calls"),
 		workers: f.integer("tool-workers", "SCIDEX_TOOL_WORKERS", 4, "queued tool calls this process works at once; 0 leaves them to `scidex worker`", atLeast(0)),
 		rescueAfter: f.duration("tool-rescue-after", "SCIDEX_TOOL_RESCUE_AFTER", time.Hour,
 			"how long a queued call may run before its worker is presumed dead and the call is retried or failed; longer than any queued tool's wall time", atLeast(time.Second)),
