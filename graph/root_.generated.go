@@ -905,6 +905,7 @@ type ComplexityRoot struct {
 		ContentHash       func(childComplexity int) int
 		CreatedAt         func(childComplexity int) int
 		CreatedBy         func(childComplexity int) int
+		Dependencies      func(childComplexity int) int
 		Disclaimers       func(childComplexity int) int
 		Domain            func(childComplexity int) int
 		History           func(childComplexity int, first *int, after *string) int
@@ -5848,6 +5849,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Skill.CreatedBy(childComplexity), true
+	case "Skill.dependencies":
+		if e.ComplexityRoot.Skill.Dependencies == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Skill.Dependencies(childComplexity), true
 	case "Skill.disclaimers":
 		if e.ComplexityRoot.Skill.Disclaimers == nil {
 			break

@@ -129,6 +129,7 @@ func setArtifactComplexity(c *graph.ComplexityRoot) {
 	c.Skill.Links = linksCost
 	c.Skill.History = pageCost
 	c.Skill.Comments = pageCost
+	c.Skill.Dependencies = jsonCost
 	c.Skill.Disclaimers = unpagedListCost
 	c.Skill.References = jsonCost
 	c.SkillResult.Content = jsonCost

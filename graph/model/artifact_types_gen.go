@@ -807,6 +807,11 @@ func (a *Skill) CheckLogicVersion() (*string, error) {
 	return a.str("check_logic_version")
 }
 
+// Dependencies reads content.dependencies.
+func (a *Skill) Dependencies() (JSON, error) {
+	return a.json("dependencies")
+}
+
 // Disclaimers reads content.disclaimers.
 func (a *Skill) Disclaimers() ([]string, error) {
 	return a.strings("disclaimers")

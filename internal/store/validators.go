@@ -65,6 +65,7 @@ var validators = map[string]validator{
 	"no_self_supersede":              {validateNoSelfSupersede, problem.ValidationFailed},
 	"evidence_supports_claim":        {validateEvidence, problem.ValidationFailed},
 	"tool_manifest_valid":            {validateToolManifest, problem.ValidationFailed},
+	"skill_tools_active":             {validateSkillTools, problem.ValidationFailed},
 	"lifecycle_transition_allowed":   {validateTransitionDeclared, problem.LifecycleViolation},
 	"actor_authorized_for_lifecycle": {validateTransitionRoles, problem.LifecycleViolation},
 }
