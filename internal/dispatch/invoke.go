@@ -80,7 +80,10 @@ func (d *Dispatcher) Invoke(ctx context.Context, in InvokeInput) (*store.Artifac
 
 // runThenRecord is the fast path of a synchronous in_process call without an
 // idempotency key: the tool runs first and the call is recorded once,
-// finished, with its started and finished events in one transaction.
+// finished. A call that cost nothing is one statement (the record and its
+// tool_call.completed or .failed event: it was never visibly running, so
+// there is no started event); one that cost something commits its record,
+// its started and finished events and the budget debit together.
 func (d *Dispatcher) runThenRecord(ctx context.Context, t *tool, rec *record) (*store.Artifact, error) {
 	rc := request.From(ctx)
 	id := uuid.Must(uuid.NewV7()).String()
@@ -89,15 +92,23 @@ func (d *Dispatcher) runThenRecord(ctx context.Context, t *tool, rec *record) (*
 	out, runErr := d.execute(ctx, t, rec.Args, id, rc.Actor.ID, nil)
 	end := time.Now()
 	ev := d.settle(t, rec, out, runErr, start, end)
-	var res *store.WriteResult
-	err := d.store.InTx(context.WithoutCancel(ctx), func(ctx context.Context, tx *store.Tx) error {
-		var err error
-		res, err = tx.Store().ServerCreate(request.With(ctx, later(rc)), "invokeTool", store.CreateParams{Type: CallType, ID: id,
-			Title: title(t), Content: mustJSON(rec)}, store.ServerOpts{Event: EventStarted})
+	ctx = request.With(context.WithoutCancel(ctx), later(rc))
+	p := store.CreateParams{Type: CallType, ID: id, Title: title(t), Content: mustJSON(rec)}
+	if rec.CostUSD == nil || *rec.CostUSD == 0 {
+		res, err := d.store.ServerCreate(ctx, "invokeTool", p, store.ServerOpts{Event: ev})
 		if err != nil {
+			return nil, err
+		}
+		d.afterFinish(t, rec)
+		return res.Artifact, nil
+	}
+	var res *store.WriteResult
+	err := d.store.InTx(ctx, func(ctx context.Context, tx *store.Tx) error {
+		var err error
+		if res, err = tx.Store().ServerCreate(ctx, "invokeTool", p, store.ServerOpts{Event: EventStarted}); err != nil {
 			return err
 		}
-		return d.finishEvents(request.With(ctx, later(rc)), tx.Store(), res.Artifact, rec, ev)
+		return d.finishEvents(ctx, tx.Store(), res.Artifact, rec, ev)
 	})
 	if err != nil {
 		return nil, err

@@ -53,8 +53,15 @@ func TestInvokeChecksum(t *testing.T) {
 	for _, ev := range poll.Poll.Events {
 		types = append(types, ev.Type)
 	}
-	if strings.Join(types, ",") != "tool_call.started,tool_call.completed" {
+	// Recorded once, finished (the fast path of a free synchronous
+	// in_process call): one event.
+	if strings.Join(types, ",") != "tool_call.completed" {
 		t.Fatalf("events %v", types)
+	}
+	// With an idempotency key the call is recorded running first.
+	k := invoke(t, e, alice(t), "checksum.sha256", map[string]any{"text": "abd"}, map[string]any{"k": "k1"})
+	if got := strings.Join(eventTypes(t, e, alice(t), k.ArtifactID), ","); got != "tool_call.started,tool_call.completed" {
+		t.Fatalf("events of a keyed call: %s", got)
 	}
 }
 
@@ -350,5 +357,34 @@ func TestConcurrentCallsAndUsage(t *testing.T) {
 	}
 	if usageCount != 64 {
 		t.Fatalf("usage_count signal %v, want 64 (%+v)", usageCount, out.Tool.Signals)
+	}
+}
+
+// A call that costs something records its cost and debits the caller, in an
+// event only the caller (and admins) see.
+func TestCostAndBudgetDebit(t *testing.T) {
+	e := env(t, map[string]inprocess.Func{"test.echo": echo})
+	activate(t, e, testTool("test.paid", "test.echo", func(m map[string]any) { m["cost_model"] = map[string]any{"fixed_usd": 0.25} }))
+	c := invoke(t, e, alice(t), "test.paid", map[string]any{"value": 1})
+	if c.CostUsd == nil || *c.CostUsd != 0.25 {
+		t.Fatalf("cost %v", c.CostUsd)
+	}
+	debits := func(token string) int {
+		var poll struct {
+			Poll struct {
+				Events []struct {
+					Type    string
+					Payload map[string]any
+				}
+			}
+		}
+		e.OK(t, token, `{ poll(types: ["agent.budget_debited"], from: START) { events { type payload } } }`, nil, &poll)
+		return len(poll.Poll.Events)
+	}
+	if n := debits(alice(t)); n != 1 {
+		t.Fatalf("alice sees %d debits", n)
+	}
+	if n := debits(bob(t)); n != 0 {
+		t.Fatalf("bob sees %d of alice's debits", n)
 	}
 }
