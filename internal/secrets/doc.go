@@ -4,27 +4,27 @@
 //
 // A tool names a secret (runtime_config.secret_ref of an http_post tool); the
 // runtime that needs it asks the store for the value when it makes the call
-// and puts it on the wire, and nowhere else. The store is read once, at start,
-// from two places:
+// and puts it on the wire, and nowhere else. The store is read once, at
+// start, from two places: the environment, where SCIDEX_SECRET_<NAME>=value
+// defines the secret NAME, and a secrets file (Options.File; suggested flag
+// --secrets-file, variable SCIDEX_SECRETS_FILE).
 //
-//   - the environment: SCIDEX_SECRET_<NAME>=value defines the secret NAME;
-//   - a secrets file (Options.File, suggested flag --secrets-file or
-//     SCIDEX_SECRETS_FILE), in one of two shapes told apart by its first
-//     non-blank byte:
+// # The secrets file
 //
-//     a JSON object of strings, when it starts with "{":
+// Its shape is told by its first non-blank byte. A file starting with "{"
+// is one JSON object of strings:
 //
-//     {"UNITS_TOKEN": "s3cr3t", "OTHER_API": "…"}
+//	{"UNITS_TOKEN": "s3cr3t", "OTHER_API": "…"}
 //
-//     or lines of NAME=value, anything else:
+// Any other file is lines of NAME=value:
 //
-//     # comments and blank lines are ignored
-//     UNITS_TOKEN=s3cr3t
-//     OTHER_API = value runs to the end of the line
+//	# comments and blank lines are ignored
+//	UNITS_TOKEN=s3cr3t
+//	OTHER_API = the value runs to the end of the line
 //
-//     In the line form the name and the value are trimmed of surrounding
-//     blanks and the value is taken as written: no quotes, no escapes (a
-//     value with surrounding blanks needs the JSON form).
+// In the line form the name and the value are trimmed of surrounding blanks
+// and the value is taken as written: no quotes, no escapes (a value with
+// surrounding blanks needs the JSON form).
 //
 // A name is upper-case letters, digits and underscores, starting with a
 // letter (the environment variable's suffix, as written). A value is not

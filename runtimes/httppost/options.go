@@ -75,9 +75,9 @@ type Resolver interface {
 // Runtime posts calls to HTTP tools. One Runtime holds one connection pool
 // (one http.Transport) for all its tools; it is safe for concurrent use.
 type Runtime struct {
-	opts      Options
-	allow     map[string]bool
-	guard     *guard
+	opts  Options
+	allow map[string]bool
+	guard *guard
 	// transport is used directly, not through an http.Client: a client's
 	// redirect machinery (following, or parsing Location before it asks
 	// CheckRedirect) is not wanted at all. A 3xx comes back as itself and
