@@ -16,6 +16,10 @@
 // a secret_ref the store does not hold ("secret NAME is not in this server's
 // secret store"); Run refuses the same things again (CodeRefused).
 //
+// The request carries Content-Type and Accept application/json, a
+// User-Agent of scidex-http_post/1 and X-Scidex-Tool-Call: <tool_call id>
+// (a tool may use it to correlate or deduplicate); nothing of the caller.
+//
 // # Why it is careful
 //
 // A tool's URL is written by whoever registers the tool, and the server
@@ -45,7 +49,9 @@
 //   - The secret goes into the Authorization header and nowhere else: not
 //     into a message, a Details map, a log line (one line per call: tool,
 //     host, status, size, code) nor the tool_call; a body that echoes it is
-//     masked in the excerpt an error shows.
+//     masked in the excerpt an error shows, and a 2xx output that contains
+//     it (as sent or JSON-escaped) is refused (CodeBadOutput) rather than
+//     recorded.
 //
 // # Failures
 //

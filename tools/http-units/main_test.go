@@ -169,7 +169,9 @@ func TestThroughTheRuntime(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--token-env", "HTTP_UNITS_TEST_TOKEN"}, pw) }()
+	go func() {
+		done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--token-env", "HTTP_UNITS_TEST_TOKEN"}, pw)
+	}()
 	t.Cleanup(func() {
 		cancel()
 		select {
