@@ -143,6 +143,8 @@ func New(opts Options) (*Runtime, error) {
 	return r, nil
 }
 
+var _ runtimes.Runtime = (*Runtime)(nil)
+
 // Name implements runtimes.Runtime.
 func (r *Runtime) Name() string { return Name }
 
