@@ -1,0 +1,77 @@
+package httppost
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// excerptBytes is how much of an error body a caller is shown.
+const excerptBytes = 200
+
+// excerpt reads the start of an error body and makes it safe to show: at
+// most excerptBytes of it, the request's secret masked wherever it appears
+// (a server that echoes the request's headers must not hand the secret to
+// the caller), invalid UTF-8 and control characters replaced, blanks
+// collapsed. It reads excerptBytes+len(secret) bytes, so that a secret
+// straddling the cut is seen whole and masked, not shown in part.
+func excerpt(body io.Reader, secret string) (string, error) {
+	raw, err := io.ReadAll(io.LimitReader(body, int64(excerptBytes+len(secret))))
+	mask := make([]bool, len(raw))
+	if secret != "" {
+		for i := 0; i < len(raw); {
+			j := bytes.Index(raw[i:], []byte(secret))
+			if j < 0 {
+				break
+			}
+			for k := i + j; k < i+j+len(secret); k++ {
+				mask[k] = true
+			}
+			i += j + 1
+		}
+	}
+	n := min(len(raw), excerptBytes)
+	var b strings.Builder
+	space := false
+	for i := 0; i < n; {
+		if mask[i] {
+			b.WriteString("[redacted]")
+			for i < len(raw) && mask[i] {
+				i++
+			}
+			space = false
+			continue
+		}
+		r, size := utf8.DecodeRune(raw[i:])
+		i += size
+		if unicode.IsSpace(r) || unicode.IsControl(r) || r == utf8.RuneError {
+			if !space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space = true
+			continue
+		}
+		b.WriteRune(r)
+		space = false
+	}
+	s := strings.TrimSpace(b.String())
+	if len(raw) > excerptBytes && s != "" {
+		s += "…"
+	}
+	if err != nil {
+		return s, err
+	}
+	return s, nil
+}
+
+// safeText reports whether s is printable text.
+func safeText(s string) bool {
+	for _, r := range s {
+		if !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return utf8.ValidString(s)
+}
