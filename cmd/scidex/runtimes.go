@@ -1,7 +1,11 @@
 package main
 
 import (
+	"log/slog"
 	"time"
+
+	"github.com/scidex/substrate/internal/secrets"
+	"github.com/scidex/substrate/runtimes/httppost"
 
 	"github.com/scidex/substrate/internal/dispatch"
 	"github.com/scidex/substrate/internal/queue"
@@ -13,6 +17,8 @@ import (
 
 // toolFlags configure the tool dispatcher and its runtimes.
 type toolFlags struct {
+	secretsFile *string
+	httpAllow   *string
 	rateLimits  *string
 	cache       *bool
 	workers     *int
@@ -21,6 +27,10 @@ type toolFlags struct {
 
 func addToolFlags(f flags) toolFlags {
 	return toolFlags{
+		secretsFile: f.str("secrets-file", "SCIDEX_SECRETS_FILE", "",
+			"file of tool secrets (NAME=value lines or a JSON object; mode 0600) that http_post tools name by secret_ref; SCIDEX_SECRET_<NAME> variables count too"),
+		httpAllow: f.str("http-post-allow", "SCIDEX_HTTP_POST_ALLOW", "",
+			"comma-separated host:port an http_post tool may reach although it is loopback or private (the outbound guard refuses those otherwise)"),
 		rateLimits: f.str("tool-rate-limits", "SCIDEX_TOOL_RATE_LIMITS", "",
 			`per-actor, per-tool rate limits of invokeTool, JSON: {"<tool name or *>": {"rate": <calls per second>, "burst": <calls>}}`),
 		cache:   f.boolean("tool-cache", "SCIDEX_TOOL_CACHE", false, "answer deterministic tools from the result cache of earlier identical calls"),
@@ -44,9 +54,22 @@ func (t toolFlags) dispatchOpts() (dispatch.Opts, error) {
 	return dispatch.Opts{Limits: limits, Cache: *t.cache}, nil
 }
 
-// buildRuntimes is this build's runtime registry: one line per runtime.
-func buildRuntimes(st *store.Store) (*runtimes.Registry, error) {
-	return runtimes.NewRegistry(
-		inprocess.New(tools.InProcess(st)),
-	)
+// runtimes returns the composition of this build's runtime registry: one
+// line per runtime. It runs once the store exists (in-process tools write
+// through it).
+func (t toolFlags) runtimes(log *slog.Logger) func(*store.Store) (*runtimes.Registry, error) {
+	return func(st *store.Store) (*runtimes.Registry, error) {
+		secretStore, err := secrets.Load(secrets.Options{File: *t.secretsFile})
+		if err != nil {
+			return nil, err
+		}
+		post, err := httppost.New(httppost.Options{Secrets: secretStore, Allow: splitList(*t.httpAllow), Logger: log})
+		if err != nil {
+			return nil, err
+		}
+		return runtimes.NewRegistry(
+			inprocess.New(tools.InProcess(st)),
+			post,
+		)
+	}
 }
