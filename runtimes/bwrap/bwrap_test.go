@@ -37,7 +37,7 @@ printf '{"uid": %s, "gid": %s, "capeff": "%s", "env": "%s", "cwd": "%s", "work":
 		t.Fatal(err)
 	}
 	var v struct {
-		UID, GID                                   int
+		UID, GID                            int
 		CapEff, Env, Cwd, Work, Bundle, Etc string
 	}
 	if err := json.Unmarshal(res.Output, &v); err != nil {

@@ -12,8 +12,8 @@ import (
 
 // classify turns how a sandbox ended into the call's result or its *Error.
 // The order matters: what the runtime did (cancel, cut the output) first,
-// then a cap the kernel reports as hit (it explains the tool's death, even
-// one the watchdog finished), then the watchdog, then bwrap's own failure,
+// then a cap the kernel reports as hit (it explains the tool's failure, be
+// it a death, a non-zero exit, no output or the watchdog's kill), then the watchdog, then bwrap's own failure,
 // then the tool's exit status.
 func (r *run) classify(why string, waitErr error, u usage, e enforcement) (*runtimes.Result, error) {
 	s := r.s
@@ -48,7 +48,7 @@ func (r *run) classify(why string, waitErr error, u usage, e enforcement) (*runt
 		return nil, fail(runtimes.Errorf(runtimes.CodeMemoryLimit, false,
 			"the tool used more than its memory cap of %s and was killed", bytesText(s.Caps.MemoryBytes)).
 			With("memory_limit_bytes", s.Caps.MemoryBytes).With("memory_failcnt", u.memFailcnt))
-	case u.pidsMaxHit > 0 && (why == runtimes.CodeWallTimeout || exit != 0):
+	case u.pidsMaxHit > 0 && (why == runtimes.CodeWallTimeout || exit != 0 || !json.Valid(r.stdout)):
 		err := runtimes.Errorf(runtimes.CodePidsLimit, false,
 			"the tool tried to run more than %d processes at once and was refused (%d forks failed)", r.b.o.Pids, u.pidsMaxHit).
 			With("pids_limit", r.b.o.Pids)

@@ -107,11 +107,25 @@ func call(t *testing.T, rt *bwrap.Runtime, tool *runtimes.Tool, args string) (*r
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), patience)
 	defer cancel()
-	res, err := rt.Run(ctx, &runtimes.Call{Tool: tool, Args: json.RawMessage(args), ID: t.Name()})
-	if ctx.Err() != nil {
-		t.Fatalf("the call did not end within %s", patience)
+	type outcome struct {
+		res *runtimes.Result
+		err error
 	}
-	return res, err
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := rt.Run(ctx, &runtimes.Call{Tool: tool, Args: json.RawMessage(args), ID: t.Name()})
+		done <- outcome{res, err}
+	}()
+	select {
+	case o := <-done:
+		if ctx.Err() != nil {
+			t.Fatalf("the call did not end within %s", patience)
+		}
+		return o.res, o.err
+	case <-time.After(patience + 10*time.Second):
+		t.Fatalf("the runtime did not return within %s of the call's deadline", patience)
+		return nil, nil
+	}
 }
 
 // wantError asserts err is a *runtimes.Error with code and returns it.

@@ -167,10 +167,18 @@ wait:
 			r.kill()
 		}
 	}
-	// Every process of the sandbox is gone with its pid namespace; the pipes
-	// reach EOF and the readers end. The status line written just before
-	// bwrap exited may still be in the channel.
-	r.readers.Wait()
+	// Every process of the sandbox is gone with its pid namespace, so the
+	// pipes reach EOF and the readers end. Were one to survive (it would have
+	// to have left the namespace), the cgroup is emptied, and the readers are
+	// cut off after a grace period rather than left waiting on it.
+	r.killGroup()
+	if !waitTimeout(&r.readers, readerGrace) {
+		b.o.Logger.Error("bwrap: a sandbox process outlived bwrap; its pipes were closed", "call", s.ID)
+		files.closeAll()
+		r.readers.Wait()
+	}
+	// The status line written just before bwrap exited may still be in the
+	// channel.
 	for st := range allStatuses {
 		if st.ExitCode != nil {
 			r.exitCode = st.ExitCode
@@ -214,14 +222,37 @@ func (r *run) kill() {
 			_ = syscall.Kill(-r.cmd.Process.Pid, syscall.SIGKILL)
 			_ = r.cmd.Process.Kill()
 		}
-		if r.group != nil {
-			for _, d := range r.group.dirs {
-				for _, p := range readPids(d + "/cgroup.procs") {
-					_ = syscall.Kill(p, syscall.SIGKILL)
-				}
-			}
-		}
+		r.killGroup()
 	})
+}
+
+// killGroup kills every process in the call's cgroups.
+func (r *run) killGroup() {
+	if r.group == nil {
+		return
+	}
+	for _, d := range r.group.dirs {
+		for _, p := range readPids(d + "/cgroup.procs") {
+			_ = syscall.Kill(p, syscall.SIGKILL)
+		}
+	}
+}
+
+// readerGrace is how long the pipes may stay open after bwrap has exited.
+const readerGrace = 5 * time.Second
+
+// waitTimeout waits for wg for at most d and reports whether it finished.
+func waitTimeout(wg *sync.WaitGroup, d time.Duration) bool {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
 }
 
 // readStdout reads the tool's output up to the cap; past it, the sandbox is
