@@ -55,7 +55,6 @@ type run struct {
 	stdoutErr error
 	stderr    tail
 	exitCode  *int
-	started   bool // bwrap reported the child's pid and was released
 	killOnce  sync.Once
 	readers   sync.WaitGroup
 	overflow  chan struct{}
@@ -107,7 +106,8 @@ func (r *run) execute(ctx context.Context) (*runtimes.Result, error) {
 	r.cmd.ExtraFiles = []*os.File{progW, statusW, blockR} // fds 3, 4, 5
 	r.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: b.cred}
 	if err := r.cmd.Start(); err != nil {
-		return nil, runtimes.Errorf(runtimes.CodeSetupFailed, true, "the sandbox could not be started").With("cause", "exec bwrap")
+		b.o.Logger.Error("bwrap: start", "call", s.ID, "err", err)
+		return nil, runtimes.Errorf(runtimes.CodeSetupFailed, true, "the sandbox could not be started (the server's log has the reason)")
 	}
 	// The child's ends now belong to bwrap; ours must go, or no reader
 	// would ever see EOF.
@@ -208,7 +208,6 @@ func (r *run) release(pid int, block *os.File) error {
 	if _, err := block.Write([]byte{'x'}); err != nil && !errors.Is(err, syscall.EPIPE) {
 		return fmt.Errorf("release the sandbox: %w", err)
 	}
-	r.started = true
 	return nil
 }
 
