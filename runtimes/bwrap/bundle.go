@@ -1,0 +1,242 @@
+package bwrap
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/scidex/substrate/runtimes"
+)
+
+// cache keeps each tool version's bundle materialized in its own directory
+// under Options.CacheDir, owned by the server and read-only to the sandbox.
+// A file is hashed when it is copied in from the Bundle, and hashed again
+// whenever its size, mtime or inode differ from what was verified, so a file
+// altered at its source or in the cache is refused at dispatch rather than
+// run.
+type cache struct {
+	dir string
+
+	mu       sync.Mutex
+	locks    map[string]*sync.Mutex
+	verified map[string]map[string]stamp // entry dir → bundle path → stamp
+}
+
+// stamp is what a verified file looked like; a change means hash it again.
+type stamp struct {
+	size  int64
+	mtime int64
+	ino   uint64
+}
+
+func newCache(dir string) *cache {
+	return &cache{dir: dir, locks: map[string]*sync.Mutex{}, verified: map[string]map[string]stamp{}}
+}
+
+// prepare returns the directory of t's verified bundle, materializing it on
+// first use. prog is the bundle path of the program, made executable.
+func (c *cache) prepare(ctx context.Context, t *runtimes.Tool, prog string) (string, error) {
+	dir := filepath.Join(c.dir, entryName(t))
+	lock := c.lock(dir)
+	lock.Lock()
+	defer lock.Unlock()
+	if _, err := os.Stat(dir); err == nil {
+		if err := c.verify(dir, t.Files); err != nil {
+			return "", err
+		}
+		return dir, nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("stat bundle cache: %w", err)
+	}
+	if err := c.materialize(ctx, dir, t, prog); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+func (c *cache) lock(dir string) *sync.Mutex {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	l, ok := c.locks[dir]
+	if !ok {
+		l = &sync.Mutex{}
+		c.locks[dir] = l
+	}
+	return l
+}
+
+// entryName names a tool version's cache directory: readable, and keyed by
+// the registered hashes so that a re-registered bundle never reuses a stale
+// directory.
+func entryName(t *runtimes.Tool) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00", t.Ref, t.Name, t.Version)
+	for _, f := range t.Files {
+		fmt.Fprintf(h, "%s\x00%s\x00", f.Path, f.SHA256)
+	}
+	safe := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == '_' {
+				return r
+			}
+			return '_'
+		}, s)
+	}
+	return safe(t.Name) + "@" + safe(t.Version) + "-" + hex.EncodeToString(h.Sum(nil))[:20]
+}
+
+// materialize copies t's files from its Bundle into a fresh directory,
+// checking each against its registered hash, and renames it into place.
+func (c *cache) materialize(ctx context.Context, dir string, t *runtimes.Tool, prog string) error {
+	if t.Bundle == nil && len(t.Files) > 0 {
+		return runtimes.Errorf(runtimes.CodeSetupFailed, true, "the bundle of %s@%s is not available to the runtime", t.Name, t.Version)
+	}
+	tmp, err := os.MkdirTemp(c.dir, ".tmp-")
+	if err != nil {
+		return fmt.Errorf("materialize bundle: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	stamps := map[string]stamp{}
+	for _, f := range t.Files {
+		st, err := copyFile(ctx, t.Bundle, f, tmp, f.Path == prog)
+		if err != nil {
+			return err
+		}
+		stamps[f.Path] = st
+	}
+	if err := filepath.WalkDir(tmp, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			err = os.Chmod(p, 0o755)
+		}
+		return err
+	}); err != nil {
+		return fmt.Errorf("materialize bundle: %w", err)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return fmt.Errorf("materialize bundle: %w", err)
+	}
+	c.mu.Lock()
+	c.verified[dir] = stamps
+	c.mu.Unlock()
+	return nil
+}
+
+// copyFile copies one bundle file into root, hashing it on the way.
+func copyFile(ctx context.Context, b runtimes.Bundle, f runtimes.File, root string, exe bool) (stamp, error) {
+	rc, err := b.Open(ctx, f)
+	if err != nil {
+		return stamp{}, runtimes.Errorf(runtimes.CodeSetupFailed, true, "the bundle file %q could not be read: %v", f.Path, err)
+	}
+	defer rc.Close()
+	dst := filepath.Join(root, filepath.FromSlash(f.Path))
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return stamp{}, fmt.Errorf("materialize bundle: %w", err)
+	}
+	mode := os.FileMode(0o644)
+	if exe {
+		mode = 0o755
+	}
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, mode)
+	if err != nil {
+		return stamp{}, fmt.Errorf("materialize bundle: %w", err)
+	}
+	h := sha256.New()
+	_, err = io.Copy(io.MultiWriter(out, h), rc)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return stamp{}, runtimes.Errorf(runtimes.CodeSetupFailed, true, "the bundle file %q could not be copied: %v", f.Path, err)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != f.SHA256 {
+		return stamp{}, altered(f.Path, got)
+	}
+	if err := os.Chmod(dst, mode); err != nil { // the umask may have narrowed it
+		return stamp{}, fmt.Errorf("materialize bundle: %w", err)
+	}
+	return stampOf(dst)
+}
+
+// verify checks a cached bundle against the registered hashes, hashing only
+// the files that changed since they were last verified (all of them after a
+// restart). An altered file removes the entry, so that the next call starts
+// again from the stored bundle.
+func (c *cache) verify(dir string, files []runtimes.File) error {
+	c.mu.Lock()
+	known := c.verified[dir]
+	c.mu.Unlock()
+	fresh := map[string]stamp{}
+	for _, f := range files {
+		p := filepath.Join(dir, filepath.FromSlash(f.Path))
+		st, err := stampOf(p)
+		if err != nil {
+			c.drop(dir)
+			return runtimes.Errorf(runtimes.CodeBundleAltered, true, "the bundle file %q is missing from the runtime's copy of the bundle", f.Path)
+		}
+		if old, ok := known[f.Path]; !ok || old != st {
+			got, err := hashFile(p)
+			if err != nil {
+				return fmt.Errorf("verify bundle: %w", err)
+			}
+			if got != f.SHA256 {
+				c.drop(dir)
+				return altered(f.Path, got)
+			}
+		}
+		fresh[f.Path] = st
+	}
+	c.mu.Lock()
+	c.verified[dir] = fresh
+	c.mu.Unlock()
+	return nil
+}
+
+func (c *cache) drop(dir string) {
+	c.mu.Lock()
+	delete(c.verified, dir)
+	c.mu.Unlock()
+	_ = os.RemoveAll(dir)
+}
+
+func altered(path, got string) *runtimes.Error {
+	return runtimes.Errorf(runtimes.CodeBundleAltered, true,
+		"the bundle file %q no longer matches the sha256 it was registered with; register the tool again", path).
+		With("file", path).With("sha256", got)
+}
+
+func stampOf(p string) (stamp, error) {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return stamp{}, err
+	}
+	if !fi.Mode().IsRegular() {
+		return stamp{}, fmt.Errorf("%s is not a regular file", filepath.Base(p))
+	}
+	st := stamp{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
+		st.ino = sys.Ino
+	}
+	return st, nil
+}
+
+func hashFile(p string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
