@@ -1,10 +1,15 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/scidex/substrate/internal/secrets"
+	"github.com/scidex/substrate/runtimes/bwrap"
 	"github.com/scidex/substrate/runtimes/httppost"
 
 	"github.com/scidex/substrate/internal/dispatch"
@@ -20,6 +25,10 @@ type toolFlags struct {
 	secretsFile *string
 	httpAllow   *string
 	rateLimits  *string
+	bwrapCache  *string
+	bwrapUID    *int
+	bwrapGID    *int
+	gpus        *int
 	cache       *bool
 	workers     *int
 	rescueAfter *time.Duration
@@ -31,6 +40,11 @@ func addToolFlags(f flags) toolFlags {
 			"file of tool secrets (NAME=value lines or a JSON object; mode 0600) that http_post tools name by secret_ref; SCIDEX_SECRET_<NAME> variables count too"),
 		httpAllow: f.str("http-post-allow", "SCIDEX_HTTP_POST_ALLOW", "",
 			"comma-separated host:port an http_post tool may reach although it is loopback or private (the outbound guard refuses those otherwise)"),
+		bwrapCache: f.str("bwrap-cache-dir", "SCIDEX_BWRAP_CACHE_DIR", "",
+			"where sandboxed tools' verified bundles are kept (default <data-dir>/bwrap-cache); the sandbox user must be able to traverse it"),
+		bwrapUID: f.integer("bwrap-uid", "SCIDEX_BWRAP_UID", 65534, "the unprivileged uid sandboxed tools run as when the server is root", atLeast(1)),
+		bwrapGID: f.integer("bwrap-gid", "SCIDEX_BWRAP_GID", 65534, "the unprivileged gid sandboxed tools run as when the server is root", atLeast(1)),
+		gpus:     f.integer("gpus", "SCIDEX_GPUS", 0, "GPUs this server can give sandboxed tools; a tool asking for VRAM on a server with none is refused", atLeast(0)),
 		rateLimits: f.str("tool-rate-limits", "SCIDEX_TOOL_RATE_LIMITS", "",
 			`per-actor, per-tool rate limits of invokeTool, JSON: {"<tool name or *>": {"rate": <calls per second>, "burst": <calls>}}`),
 		cache:   f.boolean("tool-cache", "SCIDEX_TOOL_CACHE", false, "answer deterministic tools from the result cache of earlier identical calls"),
@@ -57,8 +71,9 @@ func (t toolFlags) dispatchOpts() (dispatch.Opts, error) {
 // runtimes returns the composition of this build's runtime registry: one
 // line per runtime. It runs once the store exists (in-process tools write
 // through it).
-func (t toolFlags) runtimes(log *slog.Logger) func(*store.Store) (*runtimes.Registry, error) {
+func (t toolFlags) runtimes(log *slog.Logger, dataDir string) func(*store.Store) (*runtimes.Registry, error) {
 	return func(st *store.Store) (*runtimes.Registry, error) {
+		rs := []runtimes.Runtime{inprocess.New(tools.InProcess(st))}
 		secretStore, err := secrets.Load(secrets.Options{File: *t.secretsFile})
 		if err != nil {
 			return nil, err
@@ -67,9 +82,29 @@ func (t toolFlags) runtimes(log *slog.Logger) func(*store.Store) (*runtimes.Regi
 		if err != nil {
 			return nil, err
 		}
-		return runtimes.NewRegistry(
-			inprocess.New(tools.InProcess(st)),
-			post,
-		)
+		rs = append(rs, post)
+		// The sandbox user must traverse the cache: the data dir (often under
+		// a private home) first, then a system cache directory.
+		caches := []string{*t.bwrapCache}
+		if *t.bwrapCache == "" {
+			caches = []string{filepath.Join(dataDir, "bwrap-cache"), filepath.Join("/var/cache/scidex", "bwrap"), filepath.Join(os.TempDir(), "scidex-bwrap-cache")}
+		}
+		var boxErr error
+		for _, cache := range caches {
+			box, err := bwrap.New(bwrap.Options{CacheDir: cache, UID: *t.bwrapUID, GID: *t.bwrapGID, GPUs: *t.gpus, Logger: log})
+			if err != nil {
+				boxErr = errors.Join(boxErr, err)
+				continue
+			}
+			log.Info("bwrap runtime", "cache", cache, "enforcement", fmt.Sprintf("%+v", box.Enforcement()))
+			rs, boxErr = append(rs, box), nil
+			break
+		}
+		if boxErr != nil {
+			// A server without bubblewrap still serves everything else; a bwrap
+			// tool is then refused at registration, naming the runtimes it has.
+			log.Warn("the bwrap runtime is off: sandboxed tools will not run", "err", boxErr)
+		}
+		return runtimes.NewRegistry(rs...)
 	}
 }

@@ -74,7 +74,7 @@ func serve(ctx context.Context, args []string) error {
 	a, err := app.New(app.Config{
 		Pool: db.pool, Listen: listen, Logger: log, PprofAddr: *pprofAddr,
 		Store: store.Opts{Limiter: limiter, ShadowValidators: splitList(*shadow)},
-		Tools: toolOpts, Runtimes: tf.runtimes(log), Queue: tf.queueOpts(),
+		Tools: toolOpts, Runtimes: tf.runtimes(log, *c.dataDir), Queue: tf.queueOpts(),
 		Server: server.Opts{
 			Verifier: verifier, AnonymousRead: *anonRead, Introspection: *introspection,
 			MaxBodyBytes: int64(*maxBody), MaxResponseBytes: int64(*maxResponse), MaxDepth: *maxDepth, MaxComplexity: *maxComplexity,

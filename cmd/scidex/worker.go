@@ -48,7 +48,7 @@ func workerCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	a, err := app.New(app.Config{Pool: db.pool, Listen: listen, Logger: log, Tools: toolOpts, Runtimes: tf.runtimes(log), Queue: qo,
+	a, err := app.New(app.Config{Pool: db.pool, Listen: listen, Logger: log, Tools: toolOpts, Runtimes: tf.runtimes(log, *c.dataDir), Queue: qo,
 		Server: server.Opts{Verifier: verifier}})
 	if err != nil {
 		return err
