@@ -24,3 +24,12 @@ CREATE TABLE tool_result_cache (
 
 -- A tool's usage is read from its calls: find them by tool name.
 CREATE INDEX artifacts_tool_call_name_idx ON artifacts ((content->>'tool_name')) WHERE type = 'tool_call';
+
+-- The processes working queued tool calls, with a heartbeat: a running call
+-- names its worker, and a call whose worker stopped beating is recovered (run
+-- again or failed) in seconds rather than when the queue's rescuer notices.
+CREATE TABLE tool_workers (
+    id           text PRIMARY KEY,
+    started_at   timestamptz NOT NULL DEFAULT now(),
+    heartbeat_at timestamptz NOT NULL DEFAULT now()
+);

@@ -31,3 +31,27 @@ SELECT count(*)::int AS calls,
        coalesce(avg((content->>'cost_usd')::float8), 'NaN')::float8 AS mean_cost_usd
 FROM artifacts
 WHERE type = 'tool_call' AND content->>'tool_name' = @name::text;
+
+-- name: ToolWorkerBeat :exec
+-- Registers a worker, or records that it is alive.
+INSERT INTO tool_workers (id) VALUES (@id)
+ON CONFLICT (id) DO UPDATE SET heartbeat_at = now();
+
+-- name: ToolWorkerGone :exec
+DELETE FROM tool_workers WHERE id = @id;
+
+-- name: ToolWorkerAlive :one
+-- Whether a worker beat within the last stale_after.
+SELECT EXISTS (SELECT 1 FROM tool_workers WHERE id = @id AND heartbeat_at > now() - make_interval(secs => sqlc.arg(stale_secs)::float8));
+
+-- name: ToolCallsLost :many
+-- Running queued calls whose worker has not beaten within stale_secs (or is
+-- gone): their worker died mid-call.
+SELECT a.id FROM artifacts a
+WHERE a.type = 'tool_call' AND a.content->>'status' = 'running' AND a.content ? 'worker'
+  AND NOT EXISTS (SELECT 1 FROM tool_workers w WHERE w.id = a.content->>'worker' AND w.heartbeat_at > now() - make_interval(secs => sqlc.arg(stale_secs)::float8))
+LIMIT 100;
+
+-- name: ToolWorkersForget :exec
+-- Drops the rows of workers long dead.
+DELETE FROM tool_workers WHERE heartbeat_at < now() - interval '1 day';

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/base64"
 	"context"
 	"fmt"
 	"io"
@@ -130,5 +131,79 @@ func TestToolRegisterAndWorker(t *testing.T) {
 			t.Fatalf("the worker never finished the call (status %s)", got.ToolCall.Status)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// R10: a worker killed (SIGKILL) in the middle of a call does not leave the
+// call running forever: the worker's heartbeat stops, another worker's sweep
+// finds the call (seconds later, not after the queue's one-hour rescue) and,
+// the tool not being retryable, records it as failed with the reason.
+func TestKilledWorkerLeavesNoCallRunning(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	secret := "r10-kill-secret-0123456789abcdef-0123456789"
+	env := []string{"DATABASE_URL=" + dbtest.URL(t), "SCIDEX_JWT_SECRET=" + secret}
+	srv := e2e.Start(t, e2e.Opts{DataDir: e2e.DataDir(t), Env: env, Args: []string{"--tool-workers", "0"}})
+	admin := mint(t, secret, "ada", auth.PermAdmin)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	script := base64.StdEncoding.EncodeToString([]byte("#!/bin/sh\nsleep 120\necho '{}'\n"))
+	var reg struct {
+		RegisterTool struct{ ContentHash, Message string }
+	}
+	manifest := map[string]any{"name": "test.sleeper", "version": "1.0.0", "runtime": "bwrap",
+		"runtime_config": map[string]any{"command": []any{"sleep.sh"}},
+		"input_schema":   map[string]any{"type": "object"}, "output_schema": map[string]any{"type": "object"},
+		"resource_caps":  map[string]any{"wall_time_min": 1}}
+	if err := gql(ctx, srv.URL, admin, `mutation($m: JSON!, $f: [ToolFileInput!]) { registerTool(input: {manifest: $m, files: $f}) { ... on WriteSuccess { contentHash } ... on Problem { message } } }`,
+		map[string]any{"m": manifest, "f": []any{map[string]any{"path": "sleep.sh", "contentBase64": script}}}, &reg); err != nil || reg.RegisterTool.ContentHash == "" {
+		t.Fatalf("register: %v %+v", err, reg)
+	}
+	if err := gql(ctx, srv.URL, admin, `mutation($h: String!) { updateArtifact(input: {ref: "tool:test.sleeper", baseContentHash: $h, lifecycleState: "active"}) { __typename } }`,
+		map[string]any{"h": reg.RegisterTool.ContentHash}, &map[string]any{}); err != nil {
+		t.Fatal(err)
+	}
+	var inv struct{ InvokeTool struct{ ArtifactID string } }
+	if err := gql(ctx, srv.URL, admin, `mutation { invokeTool(input: {name: "test.sleeper", args: {}, async: true}) { ... on ToolCall { artifactId } } }`, nil, &inv); err != nil {
+		t.Fatal(err)
+	}
+	status := func() (string, map[string]any) {
+		var got struct {
+			ToolCall struct {
+				Status string
+				Error  map[string]any
+			}
+		}
+		if err := gql(ctx, srv.URL, admin, `query($id: ID!) { toolCall(id: $id) { status error } }`, map[string]any{"id": inv.InvokeTool.ArtifactID}, &got); err != nil {
+			t.Fatal(err)
+		}
+		return got.ToolCall.Status, got.ToolCall.Error
+	}
+	w1 := startWorker(t, env)
+	for s, _ := status(); s != "RUNNING"; s, _ = status() {
+		if ctx.Err() != nil {
+			t.Fatalf("the first worker never started the call (%s)", s)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	_ = w1.Process.Kill() // SIGKILL, mid-call
+	_ = w1.Wait()
+	startWorker(t, env)
+	for {
+		s, e := status()
+		if s == "FAILED" {
+			if e["code"] != "worker_lost" || e["setup"] != true {
+				t.Fatalf("failed with %v, want worker_lost", e)
+			}
+			return
+		}
+		if s != "RUNNING" && s != "QUEUED" {
+			t.Fatalf("the call ended %s %v", s, e)
+		}
+		if ctx.Err() != nil {
+			t.Fatal("the call stayed running after its worker was killed")
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

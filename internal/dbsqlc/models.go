@@ -152,6 +152,12 @@ type ToolResultCache struct {
 	CreatedAt  time.Time
 }
 
+type ToolWorker struct {
+	ID          string
+	StartedAt   time.Time
+	HeartbeatAt time.Time
+}
+
 type WriteJournal struct {
 	ID              int64
 	OccurredAt      time.Time

@@ -60,6 +60,35 @@ func (q *Queries) ToolCachePut(ctx context.Context, arg ToolCachePutParams) erro
 	return err
 }
 
+const toolCallsLost = `-- name: ToolCallsLost :many
+SELECT a.id FROM artifacts a
+WHERE a.type = 'tool_call' AND a.content->>'status' = 'running' AND a.content ? 'worker'
+  AND NOT EXISTS (SELECT 1 FROM tool_workers w WHERE w.id = a.content->>'worker' AND w.heartbeat_at > now() - make_interval(secs => $1::float8))
+LIMIT 100
+`
+
+// Running queued calls whose worker has not beaten within stale_secs (or is
+// gone): their worker died mid-call.
+func (q *Queries) ToolCallsLost(ctx context.Context, staleSecs float64) ([]string, error) {
+	rows, err := q.db.Query(ctx, toolCallsLost, staleSecs)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []string{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const toolFileGet = `-- name: ToolFileGet :one
 SELECT content FROM tool_files WHERE sha256 = $1
 `
@@ -139,4 +168,46 @@ func (q *Queries) ToolUsage(ctx context.Context, name string) (ToolUsageRow, err
 		&i.MeanCostUsd,
 	)
 	return i, err
+}
+
+const toolWorkerAlive = `-- name: ToolWorkerAlive :one
+SELECT EXISTS (SELECT 1 FROM tool_workers WHERE id = $1 AND heartbeat_at > now() - make_interval(secs => $2::float8))
+`
+
+// Whether a worker beat within the last stale_after.
+func (q *Queries) ToolWorkerAlive(ctx context.Context, iD string, staleSecs float64) (bool, error) {
+	row := q.db.QueryRow(ctx, toolWorkerAlive, iD, staleSecs)
+	var exists bool
+	err := row.Scan(&exists)
+	return exists, err
+}
+
+const toolWorkerBeat = `-- name: ToolWorkerBeat :exec
+INSERT INTO tool_workers (id) VALUES ($1)
+ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()
+`
+
+// Registers a worker, or records that it is alive.
+func (q *Queries) ToolWorkerBeat(ctx context.Context, id string) error {
+	_, err := q.db.Exec(ctx, toolWorkerBeat, id)
+	return err
+}
+
+const toolWorkerGone = `-- name: ToolWorkerGone :exec
+DELETE FROM tool_workers WHERE id = $1
+`
+
+func (q *Queries) ToolWorkerGone(ctx context.Context, id string) error {
+	_, err := q.db.Exec(ctx, toolWorkerGone, id)
+	return err
+}
+
+const toolWorkersForget = `-- name: ToolWorkersForget :exec
+DELETE FROM tool_workers WHERE heartbeat_at < now() - interval '1 day'
+`
+
+// Drops the rows of workers long dead.
+func (q *Queries) ToolWorkersForget(ctx context.Context) error {
+	_, err := q.db.Exec(ctx, toolWorkersForget)
+	return err
 }

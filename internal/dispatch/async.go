@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/scidex/substrate/internal/auth"
+	"github.com/scidex/substrate/internal/dbsqlc"
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/ref"
 	"github.com/scidex/substrate/internal/request"
@@ -28,7 +29,7 @@ func (d *Dispatcher) enqueue(ctx context.Context, t *tool, rec *record, key stri
 	if t.m.Idempotent {
 		retries = t.m.Retries
 	}
-	job := Job{CallID: id, Actor: rc.Actor, Retries: retries, MaxAttempts: retries + 2, WallTime: t.m.WallTime()}
+	job := Job{CallID: id, Actor: rc.Actor, Retries: retries, MaxAttempts: 2, WallTime: t.m.WallTime()}
 	rec.Status, rec.Async, rec.QueuedAt = StatusQueued, true, stamp(rc.Now)
 	opts.Event = EventQueued
 	var res *store.WriteResult
@@ -58,45 +59,49 @@ func (d *Dispatcher) enqueue(ctx context.Context, t *tool, rec *record, key stri
 // was already used for the same call.
 var errReplay = errors.New("idempotent replay")
 
-// RunQueued works one queued call: the queue's worker calls it with the
-// job's attempt number (1 for the first). It returns nil when the call is
-// finished or was not there to run (cancelled, already finished); an error
-// asks the queue to retry it. A call whose worker died (a later attempt finds
-// it running) is retried if the tool allows it, or recorded as failed: no
-// call is left running forever.
-func (d *Dispatcher) RunQueued(ctx context.Context, job Job, attempt int) error {
+// Run is one start of a queued call's job, as the queue's worker sees it.
+type Run struct {
+	Job Job
+	// JobID is the queue's id of the job (the call's job_id names the job
+	// that owns it; any other is stale and does nothing).
+	JobID string
+	// Attempt counts the queue's starts of this job, from 1.
+	Attempt int
+	// Worker is the id of the process working it, whose heartbeat says it
+	// is alive (queue.Opts: tool_workers).
+	Worker string
+}
+
+// StaleAfter is how long a worker may miss its heartbeat before the calls it
+// was running count as lost.
+const StaleAfter = 10 * time.Second
+
+// RunQueued works one queued call. It returns nil when the call is finished
+// or was not there to run (cancelled, finished, owned by another job); an
+// error asks the queue to retry it. A call found running whose worker is
+// dead is recovered (see recover) rather than left running forever.
+func (d *Dispatcher) RunQueued(ctx context.Context, r Run) error {
 	rc := request.System("tool-worker", time.Now())
-	rc.Actor = job.Actor
+	rc.Actor = r.Job.Actor
 	ctx = request.With(ctx, rc)
-	call, err := d.store.Get(ctx, ref.Ref{Type: CallType, ID: job.CallID})
-	if errors.Is(err, store.ErrNotFound) {
-		return nil // rolled back with its job, or never there
+	call, rec, err := d.loadCall(ctx, r.Job.CallID)
+	if call == nil || err != nil {
+		return err // nil: rolled back with its job, or never there
 	}
-	if err != nil {
-		return fmt.Errorf("load tool call %s: %w", job.CallID, err)
-	}
-	var rec record
-	if err := json.Unmarshal(call.Content, &rec); err != nil {
-		return fmt.Errorf("decode tool call %s: %w", job.CallID, err)
+	if rec.JobID != r.JobID {
+		return nil // a stale job: the call was re-queued under another
 	}
 	switch rec.Status {
 	case StatusQueued:
 	case StatusRunning:
-		// Its worker stopped mid-call.
-		if attempt > job.Retries+1 {
-			rec.Error = &callError{Code: "worker_lost", Setup: true,
-				Message: fmt.Sprintf("the worker running the call stopped (attempt %d of %d) and the tool is not retried further", attempt-1, job.Retries+1)}
-			rec.Status = StatusFailed
-			now := time.Now()
-			start, _ := time.Parse(time.RFC3339Nano, rec.StartedAt)
-			rec.finished(start, now, nil, 0)
-			t, err := d.load(ctx, rec.ToolName, rec.ToolVersion)
-			if err != nil {
-				return err
-			}
-			_, err = d.finish(ctx, t, call, &rec, EventFailed)
-			return err
+		alive, err := dbsqlc.New(d.store.Pool()).ToolWorkerAlive(ctx, rec.Worker, StaleAfter.Seconds())
+		if err != nil {
+			return fmt.Errorf("check the worker of tool call %s: %w", call.ID, err)
 		}
+		if alive {
+			return nil // its worker is alive and still on it
+		}
+		return d.recover(ctx, call, rec)
 	default:
 		return nil // finished or cancelled
 	}
@@ -104,22 +109,104 @@ func (d *Dispatcher) RunQueued(ctx context.Context, job Job, attempt int) error 
 	if err != nil {
 		if _, ok := problem.As(err); ok {
 			rec.Status, rec.Error = StatusFailed, &callError{Code: runtimes.CodeRefused, Message: err.Error()}
-			_, ferr := d.finish(ctx, &tool{m: &Manifest{Name: rec.ToolName}}, call, &rec, EventFailed)
+			_, ferr := d.finish(ctx, &tool{m: &Manifest{Name: rec.ToolName}}, call, rec, EventFailed)
 			return ferr
 		}
 		return err
 	}
 	start := time.Now()
-	rec.Status, rec.StartedAt, rec.Attempt = StatusRunning, stamp(start), attempt
+	rec.Status, rec.StartedAt, rec.Worker = StatusRunning, stamp(start), r.Worker
+	rec.Attempt++
 	res, err := d.store.ServerUpdate(request.With(ctx, later(rc)), "invokeTool", store.UpdateParams{Ref: call.Unpinned().String(),
-		BaseContentHash: call.ContentHash, Content: mustJSON(&rec)}, store.ServerOpts{Event: EventStarted})
+		BaseContentHash: call.ContentHash, Content: mustJSON(rec)}, store.ServerOpts{Event: EventStarted})
 	if p, ok := problem.As(err); ok && p.Code == problem.VersionConflict {
 		return nil // cancelled, or taken by another worker, meanwhile
 	}
 	if err != nil {
-		return fmt.Errorf("start tool call %s: %w", job.CallID, err)
+		return fmt.Errorf("start tool call %s: %w", r.Job.CallID, err)
 	}
-	_, err = d.run(ctx, t, res.Artifact, &rec, start)
+	_, err = d.run(ctx, t, res.Artifact, rec, start)
+	return err
+}
+
+func (d *Dispatcher) loadCall(ctx context.Context, id string) (*store.Artifact, *record, error) {
+	call, err := d.store.Get(ctx, ref.Ref{Type: CallType, ID: id})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("load tool call %s: %w", id, err)
+	}
+	var rec record
+	if err := json.Unmarshal(call.Content, &rec); err != nil {
+		return nil, nil, fmt.Errorf("decode tool call %s: %w", id, err)
+	}
+	return call, &rec, nil
+}
+
+// RecoverLost recovers the running calls whose worker stopped beating: any
+// process working the queue runs it every few seconds. It returns how many
+// it recovered.
+func (d *Dispatcher) RecoverLost(ctx context.Context) (int, error) {
+	ids, err := dbsqlc.New(d.store.Pool()).ToolCallsLost(ctx, StaleAfter.Seconds())
+	if err != nil {
+		return 0, fmt.Errorf("find lost tool calls: %w", err)
+	}
+	n := 0
+	for _, id := range ids {
+		call, rec, err := d.loadCall(ctx, id)
+		if call == nil || err != nil || rec.Status != StatusRunning {
+			continue
+		}
+		// The server records the outcome on behalf of the caller who made it.
+		rc := request.System("tool-recover", time.Now())
+		rc.Actor = auth.Actor{ID: call.CreatedBy, Kind: auth.KindHuman, Permissions: []auth.Permission{auth.PermContributor}}
+		if err := d.recover(request.With(ctx, rc), call, rec); err != nil {
+			d.log.Warn("recover a lost tool call", "call", id, "err", err)
+			continue
+		}
+		n++
+	}
+	return n, nil
+}
+
+// recover ends a call whose worker died mid-call: an idempotent tool with
+// retries left is queued again under a new job (the old job, if the queue
+// ever starts it again, finds the call no longer its own); any other is
+// recorded failed with worker_lost. Either way it is not left running.
+func (d *Dispatcher) recover(ctx context.Context, call *store.Artifact, rec *record) error {
+	rc := later(request.From(ctx))
+	ctx = request.With(ctx, rc)
+	t, err := d.load(ctx, rec.ToolName, rec.ToolVersion)
+	if err != nil {
+		return err
+	}
+	retries := 0
+	if t.m.Idempotent {
+		retries = t.m.Retries
+	}
+	if rec.Attempt <= retries && d.opts.Queue != nil {
+		job := Job{CallID: call.ID, Actor: rc.Actor, Retries: retries, MaxAttempts: 2, WallTime: t.m.WallTime()}
+		return d.store.InTx(ctx, func(ctx context.Context, tx *store.Tx) error {
+			jobID, err := d.opts.Queue.Enqueue(ctx, tx, job)
+			if err != nil {
+				return err
+			}
+			rec.Status, rec.JobID, rec.Worker, rec.QueuedAt = StatusQueued, jobID, "", stamp(rc.Now)
+			_, err = tx.Store().ServerUpdate(ctx, "invokeTool", store.UpdateParams{Ref: call.Unpinned().String(),
+				BaseContentHash: call.ContentHash, Content: mustJSON(rec)}, store.ServerOpts{Event: EventQueued})
+			return err
+		})
+	}
+	rec.Status = StatusFailed
+	rec.Error = &callError{Code: "worker_lost", Setup: true,
+		Message: fmt.Sprintf("the worker running the call stopped (attempt %d of %d) and the tool is not retried further", rec.Attempt, retries+1)}
+	start := rc.Now
+	if s, err := time.Parse(time.RFC3339Nano, rec.StartedAt); err == nil {
+		start = s
+	}
+	rec.finished(start, rc.Now, nil, 0)
+	_, err = d.finish(ctx, t, call, rec, EventFailed)
 	return err
 }
 

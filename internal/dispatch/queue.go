@@ -24,9 +24,10 @@ type Job struct {
 	CallID string `json:"call_id"`
 	// Actor is the caller, on whose behalf the worker runs and records it.
 	Actor auth.Actor `json:"actor"`
-	// MaxAttempts is how many times the queue may start it: the tool's
-	// retries plus one, plus one more so that a worker dying on the last
-	// attempt is still recorded as a failure rather than left running.
+	// MaxAttempts is how many times the queue may start this job: twice, so
+	// that a job whose worker died is started once more by the queue's own
+	// rescue (if the heartbeat sweep has not already recovered the call).
+	// Retries of the tool are new jobs (Dispatcher.recover).
 	MaxAttempts int `json:"max_attempts"`
 	// Retries is the tool's declared retries (0 for a tool not idempotent).
 	Retries int `json:"retries"`

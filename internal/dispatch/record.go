@@ -48,6 +48,7 @@ type record struct {
 	Runtime           string          `json:"runtime"`
 	Async             bool            `json:"async,omitempty"`
 	Attempt           int             `json:"attempt,omitempty"`
+	Worker            string          `json:"worker,omitempty"`
 	Cached            bool            `json:"cached,omitempty"`
 	Progress          *progress       `json:"progress,omitempty"`
 	QueuedAt          string          `json:"queued_at,omitempty"`

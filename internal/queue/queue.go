@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
@@ -16,6 +17,7 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/scidex/substrate/internal/dbsqlc"
 	"github.com/scidex/substrate/internal/dispatch"
 	"github.com/scidex/substrate/internal/store"
 )
@@ -62,6 +64,8 @@ type RiverQueue struct {
 	client *river.Client[pgx.Tx]
 	log    *slog.Logger
 	works  bool
+	pool   *pgxpool.Pool
+	w      *worker
 }
 
 // args is a job's arguments.
@@ -76,11 +80,16 @@ func (args) Kind() string { return "tool_call" }
 type worker struct {
 	river.WorkerDefaults[args]
 	d *dispatch.Dispatcher
+	// id names this process in tool_workers: the calls it runs say so, and
+	// its heartbeat says it is alive.
+	id string
 }
 
 func (w *worker) Work(ctx context.Context, job *river.Job[args]) error {
-	return w.d.RunQueued(ctx, job.Args.Job, job.Attempt)
+	return w.d.RunQueued(ctx, dispatch.Run{Job: job.Args.Job, JobID: jobID(job.ID), Attempt: job.Attempt, Worker: w.id})
 }
+
+func jobID(id int64) string { return "river:" + strconv.FormatInt(id, 10) }
 
 // Timeout lets a job run for its tool's wall time plus a margin; the runtime
 // enforces the wall time itself.
@@ -109,7 +118,7 @@ func New(o Opts) (*RiverQueue, *Binder, error) {
 	if o.PollEvery == 0 {
 		o.PollEvery = time.Second
 	}
-	w := &worker{}
+	w := &worker{id: uuid.Must(uuid.NewV7()).String()}
 	cfg := &river.Config{Logger: quiet(o.Logger), RescueStuckJobsAfter: o.RescueAfter, RetryPolicy: retryPolicy{},
 		FetchPollInterval: o.PollEvery, FetchCooldown: 5 * time.Millisecond, JobTimeout: -1}
 	workers := river.NewWorkers()
@@ -124,7 +133,7 @@ func New(o Opts) (*RiverQueue, *Binder, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("queue: %w", err)
 	}
-	q := &RiverQueue{client: client, log: o.Logger, works: o.Workers > 0}
+	q := &RiverQueue{client: client, log: o.Logger, works: o.Workers > 0, pool: o.Pool, w: w}
 	return q, &Binder{w: w}, nil
 }
 
@@ -141,7 +150,7 @@ func (q *RiverQueue) Enqueue(ctx context.Context, tx *store.Tx, job dispatch.Job
 	if err != nil {
 		return "", fmt.Errorf("insert job: %w", err)
 	}
-	return "river:" + strconv.FormatInt(res.Job.ID, 10), nil
+	return jobID(res.Job.ID), nil
 }
 
 // Cancel implements dispatch.Queue: a job not yet running never runs; a
@@ -166,10 +175,30 @@ func (q *RiverQueue) Run(ctx context.Context, stopWait time.Duration) error {
 		<-ctx.Done() // insert-only: nothing to start
 		return nil
 	}
+	q.beat(ctx) // registered before any job can name this worker
 	if err := q.client.Start(ctx); err != nil {
 		return fmt.Errorf("queue: start: %w", err)
 	}
-	<-ctx.Done()
+	tick := time.NewTicker(heartbeat)
+	defer tick.Stop()
+	for done := false; !done; {
+		select {
+		case <-ctx.Done():
+			done = true
+		case <-tick.C:
+			q.beat(ctx)
+			if n, err := q.w.d.RecoverLost(ctx); err != nil && ctx.Err() == nil {
+				q.log.Warn("queue: recover lost tool calls", "err", err)
+			} else if n > 0 {
+				q.log.Info("queue: recovered tool calls whose worker died", "count", n)
+			}
+		}
+	}
+	defer func() {
+		if err := dbsqlc.New(q.pool).ToolWorkerGone(context.WithoutCancel(ctx), q.w.id); err != nil {
+			q.log.Warn("queue: unregister worker", "err", err)
+		}
+	}()
 	sctx, cancel := context.WithTimeout(context.Background(), stopWait)
 	defer cancel()
 	if err := q.client.Stop(sctx); err != nil {
@@ -180,6 +209,18 @@ func (q *RiverQueue) Run(ctx context.Context, stopWait time.Duration) error {
 		}
 	}
 	return nil
+}
+
+// heartbeat is how often a working process says it is alive and looks for
+// calls whose worker is not (dispatch.StaleAfter is several beats).
+const heartbeat = 2 * time.Second
+
+func (q *RiverQueue) beat(ctx context.Context) {
+	db := dbsqlc.New(q.pool)
+	if err := db.ToolWorkerBeat(ctx, q.w.id); err != nil && ctx.Err() == nil {
+		q.log.Warn("queue: heartbeat", "err", err)
+	}
+	_ = db.ToolWorkersForget(ctx)
 }
 
 // quiet keeps River's own logs at warnings and above.
