@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -131,5 +132,74 @@ func TestCancelRunningCall(t *testing.T) {
 	e.OK(t, alice(t), cancelQ, map[string]any{"id": "0190f000-0000-7000-8000-000000000000"}, &out)
 	if out.CancelToolCall.Typename != "NotFound" {
 		t.Fatalf("cancelled a missing call: %+v", out.CancelToolCall)
+	}
+}
+
+// A call whose worker died (its heartbeat gone) is recovered: an idempotent
+// tool with retries left runs again under a new job and succeeds; a tool
+// that is not retried is failed with worker_lost. Nothing stays running.
+func TestLostWorkerRecovery(t *testing.T) {
+	var mu sync.Mutex
+	starts := 0
+	first := make(chan struct{})
+	e := env(t, map[string]inprocess.Func{"test.flaky": func(ctx context.Context, args json.RawMessage, _ func(runtimes.Progress)) (json.RawMessage, error) {
+		mu.Lock()
+		starts++
+		n := starts
+		mu.Unlock()
+		if n == 1 {
+			<-first // the run whose worker "dies"
+			return nil, ctx.Err()
+		}
+		return args, nil
+	}})
+	defer close(first)
+	for _, c := range []struct {
+		name    string
+		retries int
+		want    string
+	}{{"test.flaky", 1, "SUCCEEDED"}} {
+		activate(t, e, testTool(c.name, c.name, func(m map[string]any) { m["idempotent"] = true; m["retries"] = c.retries }))
+		call := invoke(t, e, alice(t), c.name, map[string]any{"value": 9}, map[string]any{"async": true})
+		waitStatus(t, e, alice(t), call.ArtifactID, "RUNNING")
+		// Its worker stops beating: name a worker that never beat.
+		if _, err := e.Pool.Exec(t.Context(), `UPDATE artifacts SET content = jsonb_set(content, '{worker}', '"dead-worker"') WHERE type = 'tool_call' AND id = $1`, call.ArtifactID); err != nil {
+			t.Fatal(err)
+		}
+		n, err := e.App.Dispatch.RecoverLost(t.Context())
+		if err != nil || n != 1 {
+			t.Fatalf("recovered %d: %v", n, err)
+		}
+		if s := waitStatus(t, e, alice(t), call.ArtifactID, "SUCCEEDED", "FAILED"); s != c.want {
+			t.Fatalf("%s after recovery: %s", c.name, s)
+		}
+		var out struct{ ToolCall struct{ Attempt int } }
+		e.OK(t, alice(t), `query($id: ID!) { toolCall(id: $id) { attempt } }`, map[string]any{"id": call.ArtifactID}, &out)
+		if out.ToolCall.Attempt != 2 {
+			t.Fatalf("attempt %d, want 2", out.ToolCall.Attempt)
+		}
+	}
+	// Not retried: failed with the reason.
+	activate(t, e, testTool("test.once", "test.flaky"))
+	mu.Lock()
+	starts = 0
+	mu.Unlock()
+	call := invoke(t, e, alice(t), "test.once", map[string]any{"value": 1}, map[string]any{"async": true})
+	waitStatus(t, e, alice(t), call.ArtifactID, "RUNNING")
+	if _, err := e.Pool.Exec(t.Context(), `UPDATE artifacts SET content = jsonb_set(content, '{worker}', '"dead-worker"') WHERE type = 'tool_call' AND id = $1`, call.ArtifactID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.App.Dispatch.RecoverLost(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		ToolCall struct {
+			Status string
+			Error  struct{ Code string }
+		}
+	}
+	e.OK(t, alice(t), `query($id: ID!) { toolCall(id: $id) { status error } }`, map[string]any{"id": call.ArtifactID}, &out)
+	if out.ToolCall.Status != "FAILED" || out.ToolCall.Error.Code != "worker_lost" {
+		t.Fatalf("not retried: %+v", out.ToolCall)
 	}
 }
