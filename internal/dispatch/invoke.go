@@ -126,7 +126,9 @@ func (d *Dispatcher) run(ctx context.Context, t *tool, call *store.Artifact, rec
 		d.running.Delete(call.ID)
 		cancel()
 	}()
-	out, runErr := d.execute(runCtx, t, rec.Args, call.ID, rc.Actor.ID, d.progress(ctx, call))
+	rep := d.reporter(ctx, call)
+	out, runErr := d.execute(runCtx, t, rec.Args, call.ID, rc.Actor.ID, rep.Report)
+	rep.Close() // every progress event before the finish event
 	ev := d.settle(t, rec, out, runErr, start, time.Now())
 	return d.finish(context.WithoutCancel(ctx), t, call, rec, ev)
 }

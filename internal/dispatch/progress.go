@@ -13,50 +13,88 @@ import (
 // reporting in a tight loop must not flood the log.
 const progressEvery = 100 * time.Millisecond
 
-// progress returns the callback a runtime reports a call's progress to: each
-// report is a tool_call.progress event on the call (so toolCallUpdates and
-// events carry it), at most one per progressEvery; reports in between are
-// dropped except the last, which is sent when the next slot comes.
-func (d *Dispatcher) progress(ctx context.Context, call *store.Artifact) func(runtimes.Progress) {
-	var (
-		mu      sync.Mutex
-		last    time.Time
-		pending *runtimes.Progress
-		timer   *time.Timer
-	)
-	ctx = context.WithoutCancel(ctx)
-	send := func(p runtimes.Progress) {
-		payload := map[string]any{"ref": call.Ref().String(), "message": p.Message}
-		if p.Fraction != nil {
-			payload["fraction"] = *p.Fraction
-		}
-		if len(p.Data) > 0 {
-			payload["data"] = p.Data
-		}
-		if err := d.store.ServerEvent(ctx, "invokeTool", store.EventParams{Type: EventProgress, Ref: call.Ref().String(), Payload: payload}); err != nil {
-			d.log.Warn("tool call progress event failed", "call", call.ID, "err", err)
-		}
+// reporter turns a running call's progress reports into tool_call.progress
+// events (so toolCallUpdates and events carry them), at most one per
+// progressEvery; of the reports in between only the last is kept, and sent
+// when its slot comes. Close sends what is pending and waits for every send:
+// a call's progress events all come before its finish event.
+type reporter struct {
+	d    *Dispatcher
+	ctx  context.Context
+	call *store.Artifact
+
+	mu      sync.Mutex
+	last    time.Time
+	pending *runtimes.Progress
+	timer   *time.Timer
+	closed  bool
+	sends   sync.WaitGroup
+}
+
+func (d *Dispatcher) reporter(ctx context.Context, call *store.Artifact) *reporter {
+	return &reporter{d: d, ctx: context.WithoutCancel(ctx), call: call}
+}
+
+// Report is the runtime's Call.Progress: it returns at once.
+func (r *reporter) Report(p runtimes.Progress) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return
 	}
-	return func(p runtimes.Progress) {
-		mu.Lock()
-		defer mu.Unlock()
-		if wait := progressEvery - time.Since(last); wait > 0 {
-			if pending == nil {
-				timer = time.AfterFunc(wait, func() {
-					mu.Lock()
-					q := pending
-					pending, last = nil, time.Now()
-					mu.Unlock()
-					if q != nil {
-						send(*q)
-					}
-				})
-			}
-			pending = &p
-			_ = timer
-			return
+	if wait := progressEvery - time.Since(r.last); wait > 0 {
+		if r.pending == nil {
+			r.timer = time.AfterFunc(wait, r.flushPending)
 		}
-		last = time.Now()
-		go send(p)
+		r.pending = &p
+		return
+	}
+	r.last = time.Now()
+	r.sends.Add(1)
+	go func() {
+		defer r.sends.Done()
+		r.send(p)
+	}()
+}
+
+func (r *reporter) flushPending() {
+	r.mu.Lock()
+	p := r.pending
+	r.pending, r.last = nil, time.Now()
+	if p != nil {
+		r.sends.Add(1)
+	}
+	r.mu.Unlock()
+	if p != nil {
+		defer r.sends.Done()
+		r.send(*p)
+	}
+}
+
+// Close stops reporting, sends the pending report and waits for the sends.
+func (r *reporter) Close() {
+	r.mu.Lock()
+	r.closed = true
+	var p *runtimes.Progress
+	if r.timer != nil && r.timer.Stop() {
+		p, r.pending = r.pending, nil
+	}
+	r.mu.Unlock()
+	if p != nil {
+		r.send(*p)
+	}
+	r.sends.Wait()
+}
+
+func (r *reporter) send(p runtimes.Progress) {
+	payload := map[string]any{"ref": r.call.Ref().String(), "message": p.Message}
+	if p.Fraction != nil {
+		payload["fraction"] = *p.Fraction
+	}
+	if len(p.Data) > 0 {
+		payload["data"] = p.Data
+	}
+	if err := r.d.store.ServerEvent(r.ctx, "invokeTool", store.EventParams{Type: EventProgress, Ref: r.call.Ref().String(), Payload: payload}); err != nil {
+		r.d.log.Warn("tool call progress event failed", "call", r.call.ID, "err", err)
 	}
 }
