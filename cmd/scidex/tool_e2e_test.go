@@ -2,8 +2,8 @@ package main
 
 import (
 	"bufio"
-	"encoding/base64"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"os/exec"
@@ -155,7 +155,7 @@ func TestKilledWorkerLeavesNoCallRunning(t *testing.T) {
 	manifest := map[string]any{"name": "test.sleeper", "version": "1.0.0", "runtime": "bwrap",
 		"runtime_config": map[string]any{"command": []any{"sleep.sh"}},
 		"input_schema":   map[string]any{"type": "object"}, "output_schema": map[string]any{"type": "object"},
-		"resource_caps":  map[string]any{"wall_time_min": 1}}
+		"resource_caps": map[string]any{"wall_time_min": 1}}
 	if err := gql(ctx, srv.URL, admin, `mutation($m: JSON!, $f: [ToolFileInput!]) { registerTool(input: {manifest: $m, files: $f}) { ... on WriteSuccess { contentHash } ... on Problem { message } } }`,
 		map[string]any{"m": manifest, "f": []any{map[string]any{"path": "sleep.sh", "contentBase64": script}}}, &reg); err != nil || reg.RegisterTool.ContentHash == "" {
 		t.Fatalf("register: %v %+v", err, reg)
