@@ -11,6 +11,7 @@ import (
 	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/runtimes/inprocess"
 	"github.com/scidex/substrate/tools/checksum"
+	"github.com/scidex/substrate/tools/compare"
 	gaterun "github.com/scidex/substrate/tools/gate_run"
 )
 
@@ -21,5 +22,6 @@ func InProcess(st *store.Store) map[string]inprocess.Func {
 	return map[string]inprocess.Func{
 		checksum.Function: checksum.Run,
 		gaterun.Function:  gaterun.New(st),
+		compare.Function:  compare.New(st),
 	}
 }

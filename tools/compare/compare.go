@@ -1,0 +1,85 @@
+// Package compare is the compare tool, one of SPEC-001's action verbs as a
+// tool: compare two versions of an artifact (or two artifacts of one type)
+// and record what changed as an analysis artifact derived from both, so a
+// reviewer's "what changed between these?" is answered once, kept, linked
+// and citable. Where gate_run's result is a gate_result, compare's is an
+// analysis: a tool's result can be an artifact of any type.
+package compare
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/scidex/substrate/internal/store"
+	"github.com/scidex/substrate/runtimes"
+)
+
+// Function is the name runtime_config.function gives it.
+const Function = "compare"
+
+type op struct {
+	Op   string `json:"op"`
+	Path string `json:"path"`
+}
+
+// New returns the tool, reading and writing through st as the caller.
+func New(st *store.Store) func(context.Context, json.RawMessage, func(runtimes.Progress)) (json.RawMessage, error) {
+	return func(ctx context.Context, args json.RawMessage, _ func(runtimes.Progress)) (json.RawMessage, error) {
+		var in struct {
+			From string `json:"from"`
+			To   string `json:"to"`
+		}
+		if err := json.Unmarshal(args, &in); err != nil {
+			return nil, fmt.Errorf("args: %w", err)
+		}
+		d, err := st.Diff(ctx, in.From, in.To)
+		if err != nil {
+			return nil, err
+		}
+		var ops []op
+		_ = json.Unmarshal(d.Patch, &ops)
+		byOp := map[string][]string{}
+		for _, o := range ops {
+			byOp[o.Op] = append(byOp[o.Op], o.Path)
+		}
+		var texts []string
+		for _, t := range d.Text {
+			texts = append(texts, t.Path)
+		}
+		sort.Strings(texts)
+		summary := fmt.Sprintf("%d change(s) from %s to %s: %d added, %d removed, %d replaced; text fields changed: %s.",
+			len(ops), d.From.Ref(), d.To.Ref(), len(byOp["add"]), len(byOp["remove"]), len(byOp["replace"]), orNone(texts))
+		metrics := map[string]any{"changes": len(ops), "added": len(byOp["add"]), "removed": len(byOp["remove"]),
+			"replaced": len(byOp["replace"]), "text_fields_changed": len(texts)}
+		content, _ := json.Marshal(map[string]any{
+			"question":      fmt.Sprintf("What changed from %s to %s?", d.From.Ref(), d.To.Ref()),
+			"analysis_type": "comparison", "summary": summary, "methods": "RFC 6902 JSON Patch of the contents, line diff of the text fields (the substrate's diff).",
+			"results": map[string]any{"patch": json.RawMessage(d.Patch), "paths": byOp, "text_fields": texts},
+			"metrics": metrics, "inputs": []string{d.From.Ref().String(), d.To.Ref().String()}, "software": "tool:compare " + Version,
+		})
+		res, err := st.CreateArtifact(ctx, store.CreateParams{Type: "analysis",
+			Title: fmt.Sprintf("Changes from %s to %s", d.From.Unpinned(), d.To.Unpinned()), Content: content})
+		if err != nil {
+			return nil, fmt.Errorf("record the comparison: %w", err)
+		}
+		for _, r := range []string{d.From.Ref().String(), d.To.Ref().String()} {
+			if _, err := st.AddLink(ctx, store.LinkParams{From: res.Ref, Predicate: "derived_from", To: r}); err != nil {
+				return nil, fmt.Errorf("link the comparison to %s: %w", r, err)
+			}
+		}
+		return json.Marshal(map[string]any{"analysis": res.Ref, "result_ref": res.Ref, "summary": summary, "metrics": metrics})
+	}
+}
+
+// Version is the version of the comparison logic.
+const Version = "1.0.0"
+
+func orNone(xs []string) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	return strings.Join(xs, ", ")
+}
