@@ -8,6 +8,7 @@ import (
 	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/runtimes"
 	"github.com/scidex/substrate/runtimes/inprocess"
+	"github.com/scidex/substrate/runtimes/skillcall"
 	"github.com/scidex/substrate/tools"
 )
 
@@ -48,5 +49,6 @@ func (t toolFlags) dispatchOpts() (dispatch.Opts, error) {
 func buildRuntimes(st *store.Store) (*runtimes.Registry, error) {
 	return runtimes.NewRegistry(
 		inprocess.New(tools.InProcess(st)),
+		skillcall.New(st),
 	)
 }
