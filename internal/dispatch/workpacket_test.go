@@ -290,19 +290,7 @@ func TestWorkPacketLeaseLapses(t *testing.T) {
 	clk := &clock{}
 	e := packetEnv(t, clk)
 	c := invoke(t, e, alice(t), "review.skeptic", map[string]any{"query": "q"}, map[string]any{"async": true})
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		var out struct{ ToolCall struct{ ResultRef *string } }
-		e.OK(t, alice(t), `query($id: ID!) { toolCall(id: $id) { resultRef } }`, map[string]any{"id": c.ArtifactID}, &out)
-		if out.ToolCall.ResultRef != nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the queued skill_call never wrote its packet")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	ref := "agent_work_packet:" + c.ArtifactID
+	ref := waitPacket(t, e, c.ArtifactID)
 	if b := claim(t, e, bob(t), "", 60); b.Typename != "AgentWorkPacket" || b.ArtifactID != c.ArtifactID {
 		t.Fatalf("bob claims the next packet: %+v", b)
 	}
@@ -402,5 +390,43 @@ func TestWorkPacketRefusals(t *testing.T) {
 		if reg.Typename != "ValidationFailed" || len(reg.Problems) == 0 || reg.Problems[0].Path != want {
 			t.Errorf("%s: registration %+v, want a problem at %s", field, reg, want)
 		}
+	}
+}
+
+// The shipped skill_call tool registers as a draft for a contributor and,
+// active, writes its packet from the call's arguments.
+func TestShippedSkillCallTool(t *testing.T) {
+	e := packetEnv(t, &clock{})
+	m := manifest(t, "evidence_review")
+	if r := register(t, e, alice(t), m).RegisterTool; r.Typename != "WriteSuccess" || r.Artifact.LifecycleState != "draft" {
+		t.Fatalf("a contributor registers it: %+v", r)
+	}
+	activate(t, e, m)
+	args := map[string]any{"target": "hypothesis:x", "query": "TREM2 R47H"}
+	c := invoke(t, e, alice(t), "literature.evidence_review", args, map[string]any{"async": true})
+	if c.Typename != "ToolCall" || c.Status != "QUEUED" {
+		t.Fatalf("invoke: %+v", c)
+	}
+	p := packet(t, e, bob(t), waitPacket(t, e, c.ArtifactID))
+	if p.Status != "OPEN" || p.SkillName != "literature.evidence_review" || string(p.Inputs) != `{"query":"TREM2 R47H","target":"hypothesis:x"}` {
+		t.Fatalf("packet: %+v", p)
+	}
+}
+
+// waitPacket polls a queued skill_call until the queue's worker has written
+// its packet (a poll with a deadline, not a sleep), and returns the packet's ref.
+func waitPacket(t *testing.T, e *apitest.Env, id string) string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var out struct{ ToolCall struct{ ResultRef *string } }
+		e.OK(t, alice(t), `query($id: ID!) { toolCall(id: $id) { resultRef } }`, map[string]any{"id": id}, &out)
+		if out.ToolCall.ResultRef != nil {
+			return *out.ToolCall.ResultRef
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the queued skill_call %s never wrote its packet", id)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
