@@ -297,11 +297,26 @@ func TestWorkPacketLeaseLapses(t *testing.T) {
 	if r := claim(t, e, carol(t), "", 0); r.Typename != "NotFound" {
 		t.Fatalf("carol claimed with nothing claimable: %+v", r)
 	}
+	held := func(token string) int {
+		var out struct {
+			WorkPackets struct {
+				Edges []struct{ Node struct{ ArtifactID string } }
+			}
+		}
+		e.OK(t, token, `{ workPackets(status: CLAIMED) { edges { node { artifactId } } } }`, nil, &out)
+		return len(out.WorkPackets.Edges)
+	}
+	if held(bob(t)) != 1 || held(carol(t)) != 0 {
+		t.Fatalf("bob holds %d packets, carol %d; want 1 and 0", held(bob(t)), held(carol(t)))
+	}
 	if r := claim(t, e, carol(t), ref, 0); r.Typename != "VersionConflict" || r.Current == nil || r.Current.ClaimedBy != "bob" {
 		t.Fatalf("carol claimed bob's packet: %+v", r)
 	}
 
 	clk.advance(61 * time.Second)
+	if held(bob(t)) != 0 {
+		t.Fatal("bob still holds a packet whose lease lapsed")
+	}
 	if ids := claimable(t, e, carol(t)); len(ids) != 1 || ids[0] != c.ArtifactID {
 		t.Fatalf("after the lease lapsed carol may claim %v", ids)
 	}
