@@ -24,6 +24,8 @@ type AgentWorkPacketResolver interface {
 	Signals(ctx context.Context, obj *model.AgentWorkPacket, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.AgentWorkPacket, first *int, after *string) (*model.ArtifactConnection, error)
 	Comments(ctx context.Context, obj *model.AgentWorkPacket, first *int, after *string) (*model.ArtifactConnection, error)
+
+	Call(ctx context.Context, obj *model.AgentWorkPacket) (*model.ToolCall, error)
 }
 type AnalysisResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Analysis) (*model.Actor, error)
@@ -2801,6 +2803,29 @@ func (ec *executionContext) fieldContext_AgentWorkPacket_claimedBy(_ context.Con
 	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "String")
 }
 
+func (ec *executionContext) _AgentWorkPacket_completedAt(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentWorkPacket_completedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CompletedAt()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgentWorkPacket_completedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "DateTime")
+}
+
 func (ec *executionContext) _AgentWorkPacket_deadline(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2870,6 +2895,52 @@ func (ec *executionContext) fieldContext_AgentWorkPacket_instructions(_ context.
 	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "String")
 }
 
+func (ec *executionContext) _AgentWorkPacket_leaseExpiresAt(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentWorkPacket_leaseExpiresAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LeaseExpiresAt()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgentWorkPacket_leaseExpiresAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "DateTime")
+}
+
+func (ec *executionContext) _AgentWorkPacket_leaseSeconds(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentWorkPacket_leaseSeconds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LeaseSeconds()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgentWorkPacket_leaseSeconds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "Int")
+}
+
 func (ec *executionContext) _AgentWorkPacket_maxSteps(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2916,6 +2987,29 @@ func (ec *executionContext) fieldContext_AgentWorkPacket_persona(_ context.Conte
 	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "String")
 }
 
+func (ec *executionContext) _AgentWorkPacket_progress(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentWorkPacket_progress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Progress()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgentWorkPacket_progress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "JSON")
+}
+
 func (ec *executionContext) _AgentWorkPacket_resultRef(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2936,6 +3030,29 @@ func (ec *executionContext) _AgentWorkPacket_resultRef(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_AgentWorkPacket_resultRef(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "Ref")
+}
+
+func (ec *executionContext) _AgentWorkPacket_resultRefs(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentWorkPacket_resultRefs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ResultRefs()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalORef2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgentWorkPacket_resultRefs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "Ref")
 }
 
@@ -3075,6 +3192,38 @@ func (ec *executionContext) _AgentWorkPacket_toolCall(ctx context.Context, field
 }
 func (ec *executionContext) fieldContext_AgentWorkPacket_toolCall(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "Ref")
+}
+
+func (ec *executionContext) _AgentWorkPacket_call(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentWorkPacket_call(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AgentWorkPacket().Call(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ToolCall) graphql.Marshaler {
+			return ec.marshalOToolCall2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐToolCall(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgentWorkPacket_call(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentWorkPacket",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ToolCall(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Analysis_id(ctx context.Context, field graphql.CollectedField, obj *model.Analysis) (ret graphql.Marshaler) {
@@ -15728,7 +15877,7 @@ func (ec *executionContext) fieldContext_WikiPage_tags(_ context.Context, field 
 
 // region    **************************** object.gotpl ****************************
 
-var agentWorkPacketImplementors = []string{"AgentWorkPacket", "Node", "Artifact"}
+var agentWorkPacketImplementors = []string{"AgentWorkPacket", "Node", "Artifact", "ClaimWorkPacketResult", "ReportWorkPacketProgressResult", "CompleteWorkPacketResult"}
 
 func (ec *executionContext) _AgentWorkPacket(ctx context.Context, sel ast.SelectionSet, obj *model.AgentWorkPacket) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, agentWorkPacketImplementors)
@@ -15865,6 +16014,11 @@ func (ec *executionContext) _AgentWorkPacket(ctx context.Context, sel ast.Select
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "completedAt":
+			out.Values[i] = ec._AgentWorkPacket_completedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "deadline":
 			out.Values[i] = ec._AgentWorkPacket_deadline(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -15880,6 +16034,16 @@ func (ec *executionContext) _AgentWorkPacket(ctx context.Context, sel ast.Select
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "leaseExpiresAt":
+			out.Values[i] = ec._AgentWorkPacket_leaseExpiresAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "leaseSeconds":
+			out.Values[i] = ec._AgentWorkPacket_leaseSeconds(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "maxSteps":
 			out.Values[i] = ec._AgentWorkPacket_maxSteps(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -15890,8 +16054,18 @@ func (ec *executionContext) _AgentWorkPacket(ctx context.Context, sel ast.Select
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "progress":
+			out.Values[i] = ec._AgentWorkPacket_progress(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "resultRef":
 			out.Values[i] = ec._AgentWorkPacket_resultRef(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "resultRefs":
+			out.Values[i] = ec._AgentWorkPacket_resultRefs(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -15925,6 +16099,12 @@ func (ec *executionContext) _AgentWorkPacket(ctx context.Context, sel ast.Select
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "call":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._AgentWorkPacket_call(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}

@@ -31,6 +31,9 @@ type MutationResolver interface {
 	InvokeTool(ctx context.Context, input model.InvokeToolInput) (model.InvokeToolResult, error)
 	RegisterTool(ctx context.Context, input model.RegisterToolInput) (model.RegisterToolResult, error)
 	CancelToolCall(ctx context.Context, input model.CancelToolCallInput) (model.CancelToolCallResult, error)
+	ClaimWorkPacket(ctx context.Context, input model.ClaimWorkPacketInput) (model.ClaimWorkPacketResult, error)
+	ReportWorkPacketProgress(ctx context.Context, input model.ReportWorkPacketProgressInput) (model.ReportWorkPacketProgressResult, error)
+	CompleteWorkPacket(ctx context.Context, input model.CompleteWorkPacketInput) (model.CompleteWorkPacketResult, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -135,6 +138,34 @@ func (ec *executionContext) field_Mutation_cite_args(ctx context.Context, rawArg
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_claimWorkPacket_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ClaimWorkPacketInput, error) {
+			return ec.unmarshalNClaimWorkPacketInput2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐClaimWorkPacketInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_completeWorkPacket_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CompleteWorkPacketInput, error) {
+			return ec.unmarshalNCompleteWorkPacketInput2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐCompleteWorkPacketInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createArtifact_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -169,6 +200,20 @@ func (ec *executionContext) field_Mutation_registerTool_args(ctx context.Context
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.RegisterToolInput, error) {
 			return ec.unmarshalNRegisterToolInput2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐRegisterToolInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_reportWorkPacketProgress_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ReportWorkPacketProgressInput, error) {
+			return ec.unmarshalNReportWorkPacketProgressInput2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐReportWorkPacketProgressInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -833,6 +878,138 @@ func (ec *executionContext) fieldContext_Mutation_cancelToolCall(ctx context.Con
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_cancelToolCall_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_claimWorkPacket(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_claimWorkPacket(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ClaimWorkPacket(ctx, fc.Args["input"].(model.ClaimWorkPacketInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.ClaimWorkPacketResult) graphql.Marshaler {
+			return ec.marshalNClaimWorkPacketResult2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐClaimWorkPacketResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_claimWorkPacket(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ClaimWorkPacketResult does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_claimWorkPacket_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_reportWorkPacketProgress(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_reportWorkPacketProgress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ReportWorkPacketProgress(ctx, fc.Args["input"].(model.ReportWorkPacketProgressInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.ReportWorkPacketProgressResult) graphql.Marshaler {
+			return ec.marshalNReportWorkPacketProgressResult2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐReportWorkPacketProgressResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_reportWorkPacketProgress(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ReportWorkPacketProgressResult does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_reportWorkPacketProgress_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_completeWorkPacket(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_completeWorkPacket(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CompleteWorkPacket(ctx, fc.Args["input"].(model.CompleteWorkPacketInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.CompleteWorkPacketResult) graphql.Marshaler {
+			return ec.marshalNCompleteWorkPacketResult2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐCompleteWorkPacketResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_completeWorkPacket(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type CompleteWorkPacketResult does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_completeWorkPacket_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -2290,6 +2467,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "cancelToolCall":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_cancelToolCall(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "claimWorkPacket":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_claimWorkPacket(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reportWorkPacketProgress":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_reportWorkPacketProgress(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "completeWorkPacket":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_completeWorkPacket(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++

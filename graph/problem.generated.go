@@ -768,7 +768,7 @@ func (ec *executionContext) _IdempotencyKeyReuse(ctx context.Context, sel ast.Se
 	return out
 }
 
-var lifecycleViolationImplementors = []string{"LifecycleViolation", "AckMessageResult", "UpdateArtifactResult", "WriteResult", "Problem", "CancelToolCallResult"}
+var lifecycleViolationImplementors = []string{"LifecycleViolation", "AckMessageResult", "UpdateArtifactResult", "WriteResult", "Problem", "CancelToolCallResult", "ClaimWorkPacketResult", "ReportWorkPacketProgressResult", "CompleteWorkPacketResult"}
 
 func (ec *executionContext) _LifecycleViolation(ctx context.Context, sel ast.SelectionSet, obj *model.LifecycleViolation) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, lifecycleViolationImplementors)
@@ -1015,7 +1015,7 @@ func (ec *executionContext) _MutabilityViolation(ctx context.Context, sel ast.Se
 	return out
 }
 
-var notFoundImplementors = []string{"NotFound", "SendMessageResult", "AckMessageResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem", "InvokeToolResult", "CancelToolCallResult"}
+var notFoundImplementors = []string{"NotFound", "SendMessageResult", "AckMessageResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem", "InvokeToolResult", "CancelToolCallResult", "ClaimWorkPacketResult", "ReportWorkPacketProgressResult", "CompleteWorkPacketResult"}
 
 func (ec *executionContext) _NotFound(ctx context.Context, sel ast.SelectionSet, obj *model.NotFound) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, notFoundImplementors)
@@ -1073,7 +1073,7 @@ func (ec *executionContext) _NotFound(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
-var permissionDeniedImplementors = []string{"PermissionDenied", "SendMessageResult", "AckMessageResult", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem", "InvokeToolResult", "RegisterToolResult", "CancelToolCallResult"}
+var permissionDeniedImplementors = []string{"PermissionDenied", "SendMessageResult", "AckMessageResult", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem", "InvokeToolResult", "RegisterToolResult", "CancelToolCallResult", "ClaimWorkPacketResult", "ReportWorkPacketProgressResult", "CompleteWorkPacketResult"}
 
 func (ec *executionContext) _PermissionDenied(ctx context.Context, sel ast.SelectionSet, obj *model.PermissionDenied) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, permissionDeniedImplementors)
@@ -1179,7 +1179,7 @@ func (ec *executionContext) _RateLimited(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
-var validationFailedImplementors = []string{"ValidationFailed", "SendMessageResult", "AckMessageResult", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem", "InvokeToolResult", "RegisterToolResult"}
+var validationFailedImplementors = []string{"ValidationFailed", "SendMessageResult", "AckMessageResult", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem", "InvokeToolResult", "RegisterToolResult", "ClaimWorkPacketResult", "ReportWorkPacketProgressResult", "CompleteWorkPacketResult"}
 
 func (ec *executionContext) _ValidationFailed(ctx context.Context, sel ast.SelectionSet, obj *model.ValidationFailed) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, validationFailedImplementors)
@@ -1290,7 +1290,7 @@ func (ec *executionContext) _ValidationProblem(ctx context.Context, sel ast.Sele
 	return out
 }
 
-var versionConflictImplementors = []string{"VersionConflict", "UpdateArtifactResult", "WriteResult", "Problem"}
+var versionConflictImplementors = []string{"VersionConflict", "UpdateArtifactResult", "WriteResult", "Problem", "ClaimWorkPacketResult", "ReportWorkPacketProgressResult", "CompleteWorkPacketResult"}
 
 func (ec *executionContext) _VersionConflict(ctx context.Context, sel ast.SelectionSet, obj *model.VersionConflict) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, versionConflictImplementors)

@@ -73,9 +73,11 @@ type ComplexityRoot struct {
 	AgentWorkPacket struct {
 		ArtifactID     func(childComplexity int) int
 		Budget         func(childComplexity int) int
+		Call           func(childComplexity int) int
 		ClaimedAt      func(childComplexity int) int
 		ClaimedBy      func(childComplexity int) int
 		Comments       func(childComplexity int, first *int, after *string) int
+		CompletedAt    func(childComplexity int) int
 		Content        func(childComplexity int) int
 		ContentHash    func(childComplexity int) int
 		CreatedAt      func(childComplexity int) int
@@ -86,14 +88,18 @@ type ComplexityRoot struct {
 		Inputs         func(childComplexity int) int
 		Instructions   func(childComplexity int) int
 		IsLatest       func(childComplexity int) int
+		LeaseExpiresAt func(childComplexity int) int
+		LeaseSeconds   func(childComplexity int) int
 		LifecycleState func(childComplexity int) int
 		Links          func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
 		MaxSteps       func(childComplexity int) int
 		Persona        func(childComplexity int) int
+		Progress       func(childComplexity int) int
 		Provenance     func(childComplexity int) int
 		QualityScore   func(childComplexity int) int
 		Ref            func(childComplexity int) int
 		ResultRef      func(childComplexity int) int
+		ResultRefs     func(childComplexity int) int
 		ResultSummary  func(childComplexity int) int
 		Revision       func(childComplexity int) int
 		Signals        func(childComplexity int, kinds []string) int
@@ -662,19 +668,22 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		AckMessage        func(childComplexity int, input model.AckMessageInput) int
-		AddComment        func(childComplexity int, input model.AddCommentInput) int
-		AddLink           func(childComplexity int, input model.AddLinkInput) int
-		AddSignal         func(childComplexity int, input model.AddSignalInput) int
-		Batch             func(childComplexity int, input model.BatchInput) int
-		CancelToolCall    func(childComplexity int, input model.CancelToolCallInput) int
-		Cite              func(childComplexity int, input model.CiteInput) int
-		CreateArtifact    func(childComplexity int, input model.CreateArtifactInput) int
-		InvokeTool        func(childComplexity int, input model.InvokeToolInput) int
-		RegisterTool      func(childComplexity int, input model.RegisterToolInput) int
-		SendMessage       func(childComplexity int, input model.SendMessageInput) int
-		SupersedeArtifact func(childComplexity int, input model.SupersedeArtifactInput) int
-		UpdateArtifact    func(childComplexity int, input model.UpdateArtifactInput) int
+		AckMessage               func(childComplexity int, input model.AckMessageInput) int
+		AddComment               func(childComplexity int, input model.AddCommentInput) int
+		AddLink                  func(childComplexity int, input model.AddLinkInput) int
+		AddSignal                func(childComplexity int, input model.AddSignalInput) int
+		Batch                    func(childComplexity int, input model.BatchInput) int
+		CancelToolCall           func(childComplexity int, input model.CancelToolCallInput) int
+		Cite                     func(childComplexity int, input model.CiteInput) int
+		ClaimWorkPacket          func(childComplexity int, input model.ClaimWorkPacketInput) int
+		CompleteWorkPacket       func(childComplexity int, input model.CompleteWorkPacketInput) int
+		CreateArtifact           func(childComplexity int, input model.CreateArtifactInput) int
+		InvokeTool               func(childComplexity int, input model.InvokeToolInput) int
+		RegisterTool             func(childComplexity int, input model.RegisterToolInput) int
+		ReportWorkPacketProgress func(childComplexity int, input model.ReportWorkPacketProgressInput) int
+		SendMessage              func(childComplexity int, input model.SendMessageInput) int
+		SupersedeArtifact        func(childComplexity int, input model.SupersedeArtifactInput) int
+		UpdateArtifact           func(childComplexity int, input model.UpdateArtifactInput) int
 	}
 
 	NotCommitted struct {
@@ -760,19 +769,20 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		Artifact  func(childComplexity int, ref string) int
-		Artifacts func(childComplexity int, typeArg string, filter model.JSON, orderBy *model.ArtifactOrder, first *int, after *string) int
-		Diff      func(childComplexity int, from string, to string) int
-		Mailbox   func(childComplexity int, status *model.AckStatus, first *int, after *string) int
-		Me        func(childComplexity int) int
-		Node      func(childComplexity int, id string) int
-		Poll      func(childComplexity int, consumerID *string, types []string, filter model.JSON, since *string, from *model.LogStart, limit *int, autoAdvance *bool) int
-		Schema    func(childComplexity int, typeArg string, version *int) int
-		Schemas   func(childComplexity int) int
-		Search    func(childComplexity int, query string, types []string, mode *model.SearchMode, filter model.JSON, first *int, after *string) int
-		Tool      func(childComplexity int, name string, version *string) int
-		ToolCall  func(childComplexity int, id string) int
-		Tools     func(childComplexity int, query *string, runtime *string, lifecycleState *string, first *int, after *string) int
+		Artifact    func(childComplexity int, ref string) int
+		Artifacts   func(childComplexity int, typeArg string, filter model.JSON, orderBy *model.ArtifactOrder, first *int, after *string) int
+		Diff        func(childComplexity int, from string, to string) int
+		Mailbox     func(childComplexity int, status *model.AckStatus, first *int, after *string) int
+		Me          func(childComplexity int) int
+		Node        func(childComplexity int, id string) int
+		Poll        func(childComplexity int, consumerID *string, types []string, filter model.JSON, since *string, from *model.LogStart, limit *int, autoAdvance *bool) int
+		Schema      func(childComplexity int, typeArg string, version *int) int
+		Schemas     func(childComplexity int) int
+		Search      func(childComplexity int, query string, types []string, mode *model.SearchMode, filter model.JSON, first *int, after *string) int
+		Tool        func(childComplexity int, name string, version *string) int
+		ToolCall    func(childComplexity int, id string) int
+		Tools       func(childComplexity int, query *string, runtime *string, lifecycleState *string, first *int, after *string) int
+		WorkPackets func(childComplexity int, status *model.AgentWorkPacketStatus, first *int, after *string) int
 	}
 
 	RateLimited struct {
@@ -1219,6 +1229,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AgentWorkPacket.Budget(childComplexity), true
+	case "AgentWorkPacket.call":
+		if e.ComplexityRoot.AgentWorkPacket.Call == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentWorkPacket.Call(childComplexity), true
 	case "AgentWorkPacket.claimedAt":
 		if e.ComplexityRoot.AgentWorkPacket.ClaimedAt == nil {
 			break
@@ -1242,6 +1258,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AgentWorkPacket.Comments(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "AgentWorkPacket.completedAt":
+		if e.ComplexityRoot.AgentWorkPacket.CompletedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentWorkPacket.CompletedAt(childComplexity), true
 	case "AgentWorkPacket.content":
 		if e.ComplexityRoot.AgentWorkPacket.Content == nil {
 			break
@@ -1307,6 +1329,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AgentWorkPacket.IsLatest(childComplexity), true
+	case "AgentWorkPacket.leaseExpiresAt":
+		if e.ComplexityRoot.AgentWorkPacket.LeaseExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentWorkPacket.LeaseExpiresAt(childComplexity), true
+	case "AgentWorkPacket.leaseSeconds":
+		if e.ComplexityRoot.AgentWorkPacket.LeaseSeconds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentWorkPacket.LeaseSeconds(childComplexity), true
 	case "AgentWorkPacket.lifecycleState":
 		if e.ComplexityRoot.AgentWorkPacket.LifecycleState == nil {
 			break
@@ -1336,6 +1370,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AgentWorkPacket.Persona(childComplexity), true
+	case "AgentWorkPacket.progress":
+		if e.ComplexityRoot.AgentWorkPacket.Progress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentWorkPacket.Progress(childComplexity), true
 	case "AgentWorkPacket.provenance":
 		if e.ComplexityRoot.AgentWorkPacket.Provenance == nil {
 			break
@@ -1360,6 +1400,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AgentWorkPacket.ResultRef(childComplexity), true
+	case "AgentWorkPacket.resultRefs":
+		if e.ComplexityRoot.AgentWorkPacket.ResultRefs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentWorkPacket.ResultRefs(childComplexity), true
 	case "AgentWorkPacket.resultSummary":
 		if e.ComplexityRoot.AgentWorkPacket.ResultSummary == nil {
 			break
@@ -4588,6 +4634,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.Cite(childComplexity, args["input"].(model.CiteInput)), true
+	case "Mutation.claimWorkPacket":
+		if e.ComplexityRoot.Mutation.ClaimWorkPacket == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_claimWorkPacket_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ClaimWorkPacket(childComplexity, args["input"].(model.ClaimWorkPacketInput)), true
+	case "Mutation.completeWorkPacket":
+		if e.ComplexityRoot.Mutation.CompleteWorkPacket == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_completeWorkPacket_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CompleteWorkPacket(childComplexity, args["input"].(model.CompleteWorkPacketInput)), true
 	case "Mutation.createArtifact":
 		if e.ComplexityRoot.Mutation.CreateArtifact == nil {
 			break
@@ -4621,6 +4689,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RegisterTool(childComplexity, args["input"].(model.RegisterToolInput)), true
+	case "Mutation.reportWorkPacketProgress":
+		if e.ComplexityRoot.Mutation.ReportWorkPacketProgress == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_reportWorkPacketProgress_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ReportWorkPacketProgress(childComplexity, args["input"].(model.ReportWorkPacketProgressInput)), true
 	case "Mutation.sendMessage":
 		if e.ComplexityRoot.Mutation.SendMessage == nil {
 			break
@@ -5182,6 +5261,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Tools(childComplexity, args["query"].(*string), args["runtime"].(*string), args["lifecycleState"].(*string), args["first"].(*int), args["after"].(*string)), true
+	case "Query.workPackets":
+		if e.ComplexityRoot.Query.WorkPackets == nil {
+			break
+		}
+
+		args, err := ec.field_Query_workPackets_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.WorkPackets(childComplexity, args["status"].(*model.AgentWorkPacketStatus), args["first"].(*int), args["after"].(*string)), true
 
 	case "RateLimited.code":
 		if e.ComplexityRoot.RateLimited.Code == nil {
@@ -7316,13 +7406,17 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("BatchInput", ec.unmarshalInputBatchInput),
 			graphql.NewInputUnmarshaler("CancelToolCallInput", ec.unmarshalInputCancelToolCallInput),
 			graphql.NewInputUnmarshaler("CiteInput", ec.unmarshalInputCiteInput),
+			graphql.NewInputUnmarshaler("ClaimWorkPacketInput", ec.unmarshalInputClaimWorkPacketInput),
+			graphql.NewInputUnmarshaler("CompleteWorkPacketInput", ec.unmarshalInputCompleteWorkPacketInput),
 			graphql.NewInputUnmarshaler("CreateArtifactInput", ec.unmarshalInputCreateArtifactInput),
 			graphql.NewInputUnmarshaler("InvokeToolInput", ec.unmarshalInputInvokeToolInput),
 			graphql.NewInputUnmarshaler("RegisterToolInput", ec.unmarshalInputRegisterToolInput),
+			graphql.NewInputUnmarshaler("ReportWorkPacketProgressInput", ec.unmarshalInputReportWorkPacketProgressInput),
 			graphql.NewInputUnmarshaler("SendMessageInput", ec.unmarshalInputSendMessageInput),
 			graphql.NewInputUnmarshaler("SupersedeArtifactInput", ec.unmarshalInputSupersedeArtifactInput),
 			graphql.NewInputUnmarshaler("ToolFileInput", ec.unmarshalInputToolFileInput),
 			graphql.NewInputUnmarshaler("UpdateArtifactInput", ec.unmarshalInputUpdateArtifactInput),
+			graphql.NewInputUnmarshaler("WorkPacketSpentInput", ec.unmarshalInputWorkPacketSpentInput),
 			graphql.NewInputUnmarshaler("WriteInput", ec.unmarshalInputWriteInput),
 		)
 	}
@@ -7416,7 +7510,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "artifact.graphqls" "artifact_types.graphqls" "event.graphqls" "mailbox.graphqls" "mutation.graphqls" "problem.graphqls" "query.graphqls" "scalars.graphqls" "subscription.graphqls" "tool.graphqls"
+//go:embed "artifact.graphqls" "artifact_types.graphqls" "event.graphqls" "mailbox.graphqls" "mutation.graphqls" "problem.graphqls" "query.graphqls" "scalars.graphqls" "subscription.graphqls" "tool.graphqls" "workpacket.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -7438,6 +7532,7 @@ var sources = []*ast.Source{
 	{Name: "scalars.graphqls", Input: sourceData("scalars.graphqls"), BuiltIn: false},
 	{Name: "subscription.graphqls", Input: sourceData("subscription.graphqls"), BuiltIn: false},
 	{Name: "tool.graphqls", Input: sourceData("tool.graphqls"), BuiltIn: false},
+	{Name: "workpacket.graphqls", Input: sourceData("workpacket.graphqls"), BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 

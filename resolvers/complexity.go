@@ -52,6 +52,9 @@ func Complexity() graph.ComplexityRoot {
 	c.Query.Tools = func(child int, _, _, _ *string, first *int, after *string) int {
 		return pageCost(child, first, after)
 	}
+	c.Query.WorkPackets = func(child int, _ *model.AgentWorkPacketStatus, first *int, after *string) int {
+		return pageCost(child, first, after)
+	}
 	c.Query.Mailbox = func(child int, _ *model.AckStatus, first *int, after *string) int {
 		return pageCost(child, first, after)
 	}

@@ -15,6 +15,8 @@ func setArtifactComplexity(c *graph.ComplexityRoot) {
 	c.AgentWorkPacket.Comments = pageCost
 	c.AgentWorkPacket.Budget = jsonCost
 	c.AgentWorkPacket.Inputs = jsonCost
+	c.AgentWorkPacket.Progress = jsonCost
+	c.AgentWorkPacket.ResultRefs = unpagedListCost
 	c.AgentWorkPacket.Spent = jsonCost
 	c.Analysis.Content = jsonCost
 	c.Analysis.Provenance = unpagedListCost

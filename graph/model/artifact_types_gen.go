@@ -24,6 +24,11 @@ func (a *AgentWorkPacket) ClaimedBy() (*string, error) {
 	return a.str("claimed_by")
 }
 
+// CompletedAt reads content.completed_at.
+func (a *AgentWorkPacket) CompletedAt() (*time.Time, error) {
+	return a.dateTime("completed_at")
+}
+
 // Deadline reads content.deadline.
 func (a *AgentWorkPacket) Deadline() (*time.Time, error) {
 	return a.dateTime("deadline")
@@ -39,6 +44,16 @@ func (a *AgentWorkPacket) Instructions() (*string, error) {
 	return a.str("instructions")
 }
 
+// LeaseExpiresAt reads content.lease_expires_at.
+func (a *AgentWorkPacket) LeaseExpiresAt() (*time.Time, error) {
+	return a.dateTime("lease_expires_at")
+}
+
+// LeaseSeconds reads content.lease_seconds.
+func (a *AgentWorkPacket) LeaseSeconds() (*int, error) {
+	return a.integer("lease_seconds")
+}
+
 // MaxSteps reads content.max_steps.
 func (a *AgentWorkPacket) MaxSteps() (*int, error) {
 	return a.integer("max_steps")
@@ -49,9 +64,19 @@ func (a *AgentWorkPacket) Persona() (*string, error) {
 	return a.str("persona")
 }
 
+// Progress reads content.progress.
+func (a *AgentWorkPacket) Progress() (JSON, error) {
+	return a.json("progress")
+}
+
 // ResultRef reads content.result_ref.
 func (a *AgentWorkPacket) ResultRef() (*string, error) {
 	return a.str("result_ref")
+}
+
+// ResultRefs reads content.result_refs.
+func (a *AgentWorkPacket) ResultRefs() ([]string, error) {
+	return a.strings("result_refs")
 }
 
 // ResultSummary reads content.result_summary.

@@ -43,6 +43,14 @@ type CiteResult interface {
 	IsCiteResult()
 }
 
+type ClaimWorkPacketResult interface {
+	IsClaimWorkPacketResult()
+}
+
+type CompleteWorkPacketResult interface {
+	IsCompleteWorkPacketResult()
+}
+
 type CreateArtifactResult interface {
 	IsCreateArtifactResult()
 }
@@ -63,6 +71,10 @@ type Problem interface {
 
 type RegisterToolResult interface {
 	IsRegisterToolResult()
+}
+
+type ReportWorkPacketProgressResult interface {
+	IsReportWorkPacketProgressResult()
 }
 
 type SendMessageResult interface {
@@ -183,6 +195,24 @@ type CiteInput struct {
 	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
 }
 
+type ClaimWorkPacketInput struct {
+	// The packet to claim; without it, the oldest packet you may claim.
+	Ref *string `json:"ref,omitempty"`
+	// How long the claim holds, in seconds: 1 to 86400, default 600.
+	LeaseSeconds *int `json:"leaseSeconds,omitempty"`
+}
+
+type CompleteWorkPacketInput struct {
+	Ref    string            `json:"ref"`
+	Status WorkPacketOutcome `json:"status"`
+	// The artifacts the work produced, the main one first; at least one when DONE.
+	ResultRefs []string `json:"resultRefs"`
+	// A short account of what was done, or why it failed.
+	Summary *string `json:"summary,omitempty"`
+	// What the work cost.
+	Spent *WorkPacketSpentInput `json:"spent,omitempty"`
+}
+
 type CreateArtifactInput struct {
 	Type string `json:"type"`
 	// The <id> part of the ref. Minted when omitted, unless the type's id_strategy is client.
@@ -272,6 +302,12 @@ func (LifecycleViolation) IsWriteResult() {}
 func (LifecycleViolation) IsProblem() {}
 
 func (LifecycleViolation) IsCancelToolCallResult() {}
+
+func (LifecycleViolation) IsClaimWorkPacketResult() {}
+
+func (LifecycleViolation) IsReportWorkPacketProgressResult() {}
+
+func (LifecycleViolation) IsCompleteWorkPacketResult() {}
 
 type LinkConnection struct {
 	Edges    []*LinkEdge `json:"edges"`
@@ -376,6 +412,12 @@ func (NotFound) IsInvokeToolResult() {}
 
 func (NotFound) IsCancelToolCallResult() {}
 
+func (NotFound) IsClaimWorkPacketResult() {}
+
+func (NotFound) IsReportWorkPacketProgressResult() {}
+
+func (NotFound) IsCompleteWorkPacketResult() {}
+
 type PageInfo struct {
 	HasNextPage     bool    `json:"hasNextPage"`
 	HasPreviousPage bool    `json:"hasPreviousPage"`
@@ -419,6 +461,12 @@ func (PermissionDenied) IsInvokeToolResult() {}
 func (PermissionDenied) IsRegisterToolResult() {}
 
 func (PermissionDenied) IsCancelToolCallResult() {}
+
+func (PermissionDenied) IsClaimWorkPacketResult() {}
+
+func (PermissionDenied) IsReportWorkPacketProgressResult() {}
+
+func (PermissionDenied) IsCompleteWorkPacketResult() {}
 
 type PollResult struct {
 	Events []*Event `json:"events"`
@@ -472,6 +520,14 @@ type RegisterToolInput struct {
 	// The bundle's files. The manifest's files list (path, sha256) is made from them.
 	Files          []*ToolFileInput `json:"files,omitempty"`
 	IdempotencyKey *string          `json:"idempotencyKey,omitempty"`
+}
+
+type ReportWorkPacketProgressInput struct {
+	Ref string `json:"ref"`
+	// Share of the work done, 0 to 1, when you know it.
+	Fraction *float64 `json:"fraction,omitempty"`
+	// What you are doing now.
+	Message *string `json:"message,omitempty"`
 }
 
 // A version of a type's schema document.
@@ -640,6 +696,12 @@ func (ValidationFailed) IsInvokeToolResult() {}
 
 func (ValidationFailed) IsRegisterToolResult() {}
 
+func (ValidationFailed) IsClaimWorkPacketResult() {}
+
+func (ValidationFailed) IsReportWorkPacketProgressResult() {}
+
+func (ValidationFailed) IsCompleteWorkPacketResult() {}
+
 type ValidationProblem struct {
 	// Where: `content.target_gene`, `id`, `patch[2]`…
 	Path string `json:"path"`
@@ -678,12 +740,28 @@ func (VersionConflict) IsWriteResult() {}
 
 func (VersionConflict) IsProblem() {}
 
+func (VersionConflict) IsClaimWorkPacketResult() {}
+
+func (VersionConflict) IsReportWorkPacketProgressResult() {}
+
+func (VersionConflict) IsCompleteWorkPacketResult() {}
+
 type VoteSummary struct {
 	// Up votes minus down votes, each voter's latest vote counting once.
 	Score int `json:"score"`
 	Up    int `json:"up"`
 	Down  int `json:"down"`
 	Count int `json:"count"`
+}
+
+// What a packet's work actually cost.
+type WorkPacketSpentInput struct {
+	// US dollars (model and tool costs); the tool call's costUsd.
+	Usd *float64 `json:"usd,omitempty"`
+	// Model tokens, input and output.
+	Tokens *int `json:"tokens,omitempty"`
+	// Agent steps taken (tool calls or turns).
+	Steps *int `json:"steps,omitempty"`
 }
 
 // One write of a batch: set exactly one operation.
@@ -1338,6 +1416,62 @@ func (e *ToolCallStatus) UnmarshalJSON(b []byte) error {
 }
 
 func (e ToolCallStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// How the work on a packet ended.
+type WorkPacketOutcome string
+
+const (
+	WorkPacketOutcomeDone   WorkPacketOutcome = "DONE"
+	WorkPacketOutcomeFailed WorkPacketOutcome = "FAILED"
+)
+
+var AllWorkPacketOutcome = []WorkPacketOutcome{
+	WorkPacketOutcomeDone,
+	WorkPacketOutcomeFailed,
+}
+
+func (e WorkPacketOutcome) IsValid() bool {
+	switch e {
+	case WorkPacketOutcomeDone, WorkPacketOutcomeFailed:
+		return true
+	}
+	return false
+}
+
+func (e WorkPacketOutcome) String() string {
+	return string(e)
+}
+
+func (e *WorkPacketOutcome) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = WorkPacketOutcome(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid WorkPacketOutcome", str)
+	}
+	return nil
+}
+
+func (e WorkPacketOutcome) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *WorkPacketOutcome) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e WorkPacketOutcome) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

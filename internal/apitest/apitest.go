@@ -27,6 +27,7 @@ import (
 	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/runtimes"
 	"github.com/scidex/substrate/runtimes/inprocess"
+	"github.com/scidex/substrate/runtimes/skillcall"
 	"github.com/scidex/substrate/tools"
 )
 
@@ -66,7 +67,7 @@ func New(t testing.TB, opts ...Opts) *Env {
 	cfg := app.Config{Pool: pool, Logger: log, Server: server.Opts{Verifier: v, Introspection: true},
 		Queue: queue.Opts{Workers: 4},
 		Runtimes: func(st *store.Store) (*runtimes.Registry, error) {
-			return runtimes.NewRegistry(inprocess.New(tools.InProcess(st)))
+			return runtimes.NewRegistry(inprocess.New(tools.InProcess(st)), skillcall.New(st))
 		}}
 	for _, o := range opts {
 		if o.App != nil {

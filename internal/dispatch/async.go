@@ -253,6 +253,7 @@ func (d *Dispatcher) Cancel(ctx context.Context, id string) (*store.Artifact, er
 			return nil, err
 		}
 		d.stopLocal(id)
+		d.cancelPacket(ctx, id, &rec)
 		if rec.Async && rec.JobID != "" && d.opts.Queue != nil {
 			if err := d.opts.Queue.Cancel(ctx, rec.JobID); err != nil {
 				d.log.Warn("cancel tool job", "call", id, "job", rec.JobID, "err", err)

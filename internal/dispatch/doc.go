@@ -16,5 +16,7 @@
 // The dispatcher owns the policy around a call too: per-actor, per-tool rate
 // limits, the opt-in result cache for deterministic tools, and the queue for
 // calls that run asynchronously. It never runs an agent: the skill_call
-// runtime writes a work packet for one to claim.
+// runtime writes a work packet for one to claim, and the call waits, queued,
+// while an agent holds the packet on a lease (workpacket*.go: claim, report
+// progress, complete); completing the packet finishes the call.
 package dispatch

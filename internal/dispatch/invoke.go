@@ -148,6 +148,13 @@ func (d *Dispatcher) execute(ctx context.Context, t *tool, args json.RawMessage,
 
 // settle records a run's outcome in rec and names the event it ends with.
 func (d *Dispatcher) settle(t *tool, rec *record, out *runtimes.Result, runErr error, start, end time.Time) string {
+	if runErr == nil && out.Pending {
+		// The work goes on outside the runtime (a skill_call's work packet,
+		// which ResultRef names): the call waits, unfinished and not yet
+		// costed, until the work is completed (workpacket.go).
+		rec.Status, rec.ResultRef = StatusQueued, out.ResultRef
+		return EventWaiting
+	}
 	rec.finished(start, end, out, t.m.cost(end.Sub(start)))
 	if runErr != nil {
 		e := runtimes.AsError(runErr)
@@ -162,10 +169,6 @@ func (d *Dispatcher) settle(t *tool, rec *record, out *runtimes.Result, runErr e
 			return EventCancelled
 		}
 		return EventFailed
-	}
-	if out.Pending {
-		rec.Status, rec.ResultRef = StatusQueued, out.ResultRef
-		return ""
 	}
 	rec.Status, rec.Result, rec.ResultRef = StatusSucceeded, out.Output, out.ResultRef
 	if rec.ResultRef == "" {

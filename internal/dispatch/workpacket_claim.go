@@ -1,0 +1,269 @@
+package dispatch
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/scidex/substrate/internal/problem"
+	"github.com/scidex/substrate/internal/ref"
+	"github.com/scidex/substrate/internal/request"
+	"github.com/scidex/substrate/internal/store"
+)
+
+// ClaimInput is claimWorkPacket's input.
+type ClaimInput struct {
+	// Ref names the packet; empty claims the oldest claimable one. A pinned
+	// ref claims that version: if the packet moved since, the claim is a
+	// VERSION_CONFLICT.
+	Ref string
+	// LeaseSeconds is how long the claim holds (nil: DefaultLease).
+	LeaseSeconds *int
+}
+
+// claimCandidates is how many claimable packets one look at the pool tries
+// before looking again.
+const claimCandidates = 10
+
+// Claim runs claimWorkPacket: the caller holds the packet until its lease
+// lapses. Claiming a packet the caller already holds renews the lease; one
+// another agent holds on a live lease is a VERSION_CONFLICT, as is losing a
+// race for it; one that ended is a LIFECYCLE_VIOLATION.
+func (d *Dispatcher) Claim(ctx context.Context, in ClaimInput) (*store.Artifact, error) {
+	rc := request.From(ctx)
+	if err := mayWork(rc, "claiming a work packet"); err != nil {
+		return nil, err
+	}
+	lease := DefaultLease
+	if in.LeaseSeconds != nil {
+		if *in.LeaseSeconds < 1 || *in.LeaseSeconds > int(MaxLease/time.Second) {
+			return nil, problem.Invalid(problem.Field("input.leaseSeconds", "range",
+				fmt.Sprintf("a lease is 1 to %d seconds", int(MaxLease/time.Second)), *in.LeaseSeconds))
+		}
+		lease = time.Duration(*in.LeaseSeconds) * time.Second
+	}
+	if in.Ref != "" {
+		r, err := packetRef(in.Ref, "input.ref")
+		if err != nil {
+			return nil, err
+		}
+		a, err := d.loadPacket(ctx, r)
+		if err != nil {
+			return nil, err
+		}
+		base := a.ContentHash
+		if r.IsPinned() {
+			base = r.Hash
+		}
+		return d.claim(ctx, a, base, lease)
+	}
+	// The oldest claimable packet; one another agent takes meanwhile is
+	// passed over for the next.
+	for look := 0; look < 3; look++ {
+		l, err := d.WorkPacketListing(ctx, PacketOpen, new(claimCandidates))
+		if err != nil {
+			return nil, err
+		}
+		page, err := d.store.List(ctx, l)
+		if err != nil {
+			return nil, fmt.Errorf("list claimable work packets: %w", err)
+		}
+		if len(page.Items) == 0 {
+			return nil, problem.New(problem.NotFound, "no work packet is waiting to be claimed")
+		}
+		for _, a := range page.Items {
+			got, err := d.claim(ctx, a, a.ContentHash, lease)
+			if p, ok := problem.As(err); ok && (p.Code == problem.VersionConflict || p.Code == problem.LifecycleViolation) {
+				continue
+			}
+			return got, err
+		}
+	}
+	return nil, problem.New(problem.NotFound, "every claimable work packet was claimed by another agent meanwhile; try again")
+}
+
+// claim writes the caller's claim on a, based on the version base.
+func (d *Dispatcher) claim(ctx context.Context, a *store.Artifact, base string, lease time.Duration) (*store.Artifact, error) {
+	rc := request.From(ctx)
+	s := stateOf(a)
+	switch {
+	case s.finished():
+		return nil, packetEnded(a, s, PacketClaimed)
+	case s.Status != PacketOpen && s.Status != PacketClaimed:
+		return nil, problem.New(problem.LifecycleViolation, "%s has status %q, which no claim moves it from", a.Unpinned(), s.Status)
+	case s.held(rc.Now) && s.ClaimedBy != rc.Actor.ID:
+		return nil, heldBy(a, s, rc.Now)
+	}
+	if ended, err := d.callEnded(ctx, s); err != nil {
+		return nil, err
+	} else if ended != "" {
+		// The call it was written for is over (cancelled while its packet was
+		// being written): nobody waits for the work, so it ends here.
+		if err := d.endPacket(ctx, a, "claimWorkPacket"); err != nil {
+			return nil, err
+		}
+		return nil, problem.New(problem.LifecycleViolation, "%s is cancelled: its tool call %s is %s", a.Unpinned(), s.ToolCall, ended)
+	}
+	set := map[string]any{"status": PacketClaimed, "claimed_by": rc.Actor.ID, "claimed_at": stamp(rc.Now),
+		"lease_expires_at": leaseStamp(rc.Now.Add(lease)), "lease_seconds": int(lease / time.Second)}
+	if s.held(rc.Now) && s.ClaimedAt != "" {
+		set["claimed_at"] = s.ClaimedAt // a renewal keeps when the work began
+	}
+	content, err := withFields(a.Content, set)
+	if err != nil {
+		return nil, err
+	}
+	res, err := d.store.ServerUpdate(ctx, "claimWorkPacket", store.UpdateParams{Ref: a.Unpinned().String(), BaseContentHash: base,
+		Content: content}, store.ServerOpts{Event: EventPacketClaimed})
+	if err != nil {
+		return nil, err
+	}
+	return res.Artifact, nil
+}
+
+// heldBy is the VERSION_CONFLICT of a claim on a packet another agent holds:
+// its current version says who and until when, and it may be retried once
+// the lease lapses.
+func heldBy(a *store.Artifact, s packetState, now time.Time) error {
+	p := problem.New(problem.VersionConflict, "%s is claimed by %s until %s; claim another packet, or this one if that lease lapses",
+		a.Unpinned(), s.ClaimedBy, s.LeaseExpiresAt)
+	p.Refs = []string{a.Ref().String()}
+	p.RetryAfter = s.expires().Sub(now)
+	p.Extra = &store.Conflict{YourBase: a.ContentHash, Current: a, DiffFromYourBase: json.RawMessage("[]"),
+		Hint: store.MergeHint{ConflictingPaths: []string{"/claimed_by"}, SuggestedBaseContentHash: a.ContentHash}}
+	return p
+}
+
+// packetEnded is the LIFECYCLE_VIOLATION of moving a packet that ended.
+func packetEnded(a *store.Artifact, s packetState, to string) error {
+	p := problem.New(problem.LifecycleViolation, "%s is already %s; an ended work packet is not claimed or completed again", a.Unpinned(), s.Status)
+	p.Refs = []string{a.Ref().String()}
+	p.Extra = &store.LifecycleInfo{From: s.Status, To: to, Allowed: []string{}}
+	return p
+}
+
+// callEnded says how the packet's tool call ended ("" while it waits, and
+// for a packet written by hand).
+func (d *Dispatcher) callEnded(ctx context.Context, s packetState) (string, error) {
+	if s.ToolCall == "" {
+		return "", nil
+	}
+	call, rec, err := d.waitingCall(ctx, d.store, s.ToolCall)
+	if err != nil || call == nil {
+		return "", err
+	}
+	if rec.Status == StatusQueued || rec.Status == StatusRunning {
+		return "", nil
+	}
+	return rec.Status, nil
+}
+
+// waitingCall reads the tool call a packet names, through s (a transaction's
+// store, inside one); nil when the packet names none that exists.
+func (d *Dispatcher) waitingCall(ctx context.Context, s *store.Store, callRef string) (*store.Artifact, *record, error) {
+	r, err := ref.Parse(callRef)
+	if err != nil || r.Type != CallType {
+		return nil, nil, nil
+	}
+	call, err := s.Get(ctx, r.Unpinned())
+	if err != nil {
+		if isNotFound(err) {
+			return nil, nil, nil
+		}
+		return nil, nil, fmt.Errorf("read tool call %s: %w", r.Unpinned(), err)
+	}
+	var rec record
+	if err := json.Unmarshal(call.Content, &rec); err != nil {
+		return nil, nil, fmt.Errorf("decode tool call %s: %w", call.ID, err)
+	}
+	return call, &rec, nil
+}
+
+// ProgressInput is reportWorkPacketProgress's input.
+type ProgressInput struct {
+	Ref      string
+	Fraction *float64
+	Message  string
+}
+
+// Progress runs reportWorkPacketProgress: only the claimant, on a live
+// lease. The packet records the report and its lease is renewed; the tool
+// call gets a tool_call.progress event, so its caller sees the agent's
+// progress as it would a running tool's.
+func (d *Dispatcher) Progress(ctx context.Context, in ProgressInput) (*store.Artifact, error) {
+	rc := request.From(ctx)
+	if err := mayWork(rc, "reporting progress on a work packet"); err != nil {
+		return nil, err
+	}
+	if in.Fraction != nil && !(*in.Fraction >= 0 && *in.Fraction <= 1) {
+		return nil, problem.Invalid(problem.Field("input.fraction", "range", "a fraction of the work is between 0 and 1", *in.Fraction))
+	}
+	r, err := packetRef(in.Ref, "input.ref")
+	if err != nil {
+		return nil, err
+	}
+	a, err := d.loadPacket(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	s := stateOf(a)
+	if s.finished() {
+		return nil, packetEnded(a, s, PacketClaimed)
+	}
+	if err := claimant(a, s, rc, "report progress on it"); err != nil {
+		return nil, err
+	}
+	lease := time.Duration(s.LeaseSeconds) * time.Second
+	if lease <= 0 {
+		lease = DefaultLease
+	}
+	prog := map[string]any{}
+	if in.Fraction != nil {
+		prog["fraction"] = *in.Fraction
+	}
+	if in.Message != "" {
+		prog["message"] = in.Message
+	}
+	content, err := withFields(a.Content, map[string]any{"progress": prog, "lease_expires_at": leaseStamp(rc.Now.Add(lease))})
+	if err != nil {
+		return nil, err
+	}
+	var res *store.WriteResult
+	err = d.store.InTx(ctx, func(ctx context.Context, tx *store.Tx) error {
+		var err error
+		res, err = tx.Store().ServerUpdate(ctx, "claimWorkPacket", store.UpdateParams{Ref: a.Unpinned().String(), BaseContentHash: a.ContentHash,
+			Content: content}, store.ServerOpts{Event: EventPacketProgress})
+		if err != nil {
+			return err
+		}
+		call, _, err := d.waitingCall(ctx, tx.Store(), s.ToolCall)
+		if err != nil || call == nil {
+			return err
+		}
+		payload := map[string]any{"ref": call.Ref().String(), "message": in.Message, "workPacket": a.Unpinned().String()}
+		if in.Fraction != nil {
+			payload["fraction"] = *in.Fraction
+		}
+		return tx.Store().ServerEvent(ctx, "claimWorkPacket", store.EventParams{Type: EventProgress, Ref: call.Ref().String(), Payload: payload})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res.Artifact, nil
+}
+
+// claimant refuses anyone but the agent holding a on a live lease, saying
+// what they would need to do (doing: "complete it").
+func claimant(a *store.Artifact, s packetState, rc *request.Context, doing string) error {
+	switch {
+	case s.held(rc.Now) && s.ClaimedBy == rc.Actor.ID:
+		return nil
+	case s.held(rc.Now):
+		return problem.New(problem.PermissionDenied, "%s is claimed by %s until %s: only the claimant may %s", a.Unpinned(), s.ClaimedBy, s.LeaseExpiresAt, doing)
+	case s.Status == PacketClaimed && s.ClaimedBy == rc.Actor.ID:
+		return problem.New(problem.PermissionDenied, "your claim on %s lapsed at %s; claim it again to %s", a.Unpinned(), s.LeaseExpiresAt, doing)
+	default:
+		return problem.New(problem.PermissionDenied, "%s is not claimed by you; claim it with claimWorkPacket to %s", a.Unpinned(), doing)
+	}
+}
