@@ -177,6 +177,9 @@ func (q *RiverQueue) Run(ctx context.Context, stopWait time.Duration) error {
 	}
 	q.beat(ctx) // registered before any job can name this worker
 	if err := q.client.Start(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped while starting: not a failure
+		}
 		return fmt.Errorf("queue: start: %w", err)
 	}
 	tick := time.NewTicker(heartbeat)
