@@ -57,8 +57,8 @@ func New(st *store.Store) func(context.Context, json.RawMessage, func(runtimes.P
 		content, _ := json.Marshal(map[string]any{
 			"question":      fmt.Sprintf("What changed from %s to %s?", d.From.Ref(), d.To.Ref()),
 			"analysis_type": "comparison", "summary": summary, "methods": "RFC 6902 JSON Patch of the contents, line diff of the text fields (the substrate's diff).",
-			"results": map[string]any{"patch": json.RawMessage(d.Patch), "paths": byOp, "text_fields": texts},
-			"metrics": metrics, "inputs": []string{d.From.Ref().String(), d.To.Ref().String()}, "software": "tool:compare " + Version,
+			"results": results(byOp, texts), "parameters": map[string]any{"patch": json.RawMessage(d.Patch)},
+			"metrics": metrics, "inputs": []string{d.From.Ref().String(), d.To.Ref().String()}, "software": []string{"tool:compare " + Version},
 		})
 		res, err := st.CreateArtifact(ctx, store.CreateParams{Type: "analysis",
 			Title: fmt.Sprintf("Changes from %s to %s", d.From.Unpinned(), d.To.Unpinned()), Content: content})
@@ -76,6 +76,18 @@ func New(st *store.Store) func(context.Context, json.RawMessage, func(runtimes.P
 
 // Version is the version of the comparison logic.
 const Version = "1.0.0"
+
+// results says in words (markdown) which paths changed how.
+func results(byOp map[string][]string, texts []string) string {
+	var b strings.Builder
+	for _, o := range []string{"add", "remove", "replace", "move", "copy"} {
+		if ps := byOp[o]; len(ps) > 0 {
+			fmt.Fprintf(&b, "- %s: %s\n", o, strings.Join(ps, ", "))
+		}
+	}
+	fmt.Fprintf(&b, "- text fields changed: %s\n", orNone(texts))
+	return b.String()
+}
 
 func orNone(xs []string) string {
 	if len(xs) == 0 {
