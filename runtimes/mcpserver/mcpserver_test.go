@@ -42,7 +42,8 @@ func stdioServer(t *testing.T) (srv mcpserver.Server, starts string) {
 	starts = filepath.Join(t.TempDir(), "starts")
 	return mcpserver.Server{
 		Command: []string{exe, "-test.run=^$"},
-		Env:     map[string]string{serverEnv: "stdio", startsEnv: starts},
+		// A binary built with -race sleeps a second at exit unless told not to.
+		Env: map[string]string{serverEnv: "stdio", startsEnv: starts, "GORACE": "atexit_sleep_ms=0"},
 	}, starts
 }
 

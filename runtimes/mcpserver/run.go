@@ -191,8 +191,7 @@ func notDelivered(err error) bool {
 // error, so its text is matched.
 func frameTooLarge(err error) bool {
 	s := err.Error()
-	return strings.Contains(s, "exceeded the configured maximum") || strings.Contains(s, "exceeds maximum event size")
+	return strings.Contains(s, "exceeded the configured maximum line length") || strings.Contains(s, "SSE event exceeded")
 }
 
 var _ runtimes.Runtime = (*Runtime)(nil)
-

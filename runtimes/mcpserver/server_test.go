@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -28,16 +30,22 @@ const (
 
 // serverState is what the test server counts.
 type serverState struct {
-	// handshakes counts initialize and server/discover requests: one per
-	// client session.
+	// handshakes counts successful initialize and server/discover
+	// requests: one per client session.
 	handshakes atomic.Int64
 	// sleepsEnded receives when a sleep call's context ends on the server,
 	// which is how a test sees notifications/cancelled arrive.
 	sleepsEnded chan struct{}
+	// release ends every sleep, for a test that has no way left to cancel
+	// one (the client has gone).
+	release     chan struct{}
+	releaseOnce sync.Once
 }
 
+func (st *serverState) releaseSleeps() { st.releaseOnce.Do(func() { close(st.release) }) }
+
 func newServerState() *serverState {
-	return &serverState{sleepsEnded: make(chan struct{}, 64)}
+	return &serverState{sleepsEnded: make(chan struct{}, 64), release: make(chan struct{})}
 }
 
 var object = json.RawMessage(`{"type":"object"}`)
@@ -48,10 +56,11 @@ func newTestServer(st *serverState) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "mcpserver-test", Version: "1.0.0"}, nil)
 	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method == "initialize" || method == "server/discover" {
+			res, err := next(ctx, method, req)
+			if err == nil && (method == "initialize" || method == "server/discover" && modern(res)) {
 				st.handshakes.Add(1)
 			}
-			return next(ctx, method, req)
+			return res, err
 		}
 	})
 	add := func(name string, h mcp.ToolHandler) { s.AddTool(&mcp.Tool{Name: name, InputSchema: object}, h) }
@@ -71,12 +80,28 @@ func newTestServer(st *serverState) *mcp.Server {
 		if tok := req.Params.GetProgressToken(); tok != nil {
 			_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: 1, Total: 4, Message: "sleeping"})
 		}
-		<-ctx.Done()
-		return nil, ctx.Err()
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-st.release:
+			return nil, errors.New("released")
+		}
 	})
 	// huge answers more than runtimes.MaxOutputBytes of structuredContent.
 	add("huge", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{StructuredContent: map[string]any{"value": strings.Repeat("x", runtimes.MaxOutputBytes)}, Content: []mcp.Content{}}, nil
+	})
+	// giant answers more than the SDK's 16 MiB frame limit.
+	add("giant", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: text(strings.Repeat("y", 17<<20))}, nil
+	})
+	// env answers the value of the environment variable named by "name".
+	add("env", func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var a struct{ Name string }
+		_ = json.Unmarshal(req.Params.Arguments, &a)
+		v, ok := os.LookupEnv(a.Name)
+		b, _ := json.Marshal(map[string]any{"value": v, "set": ok})
+		return &mcp.CallToolResult{Content: text(string(b))}, nil
 	})
 	// fail is a tool that ran and failed.
 	add("fail", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -105,6 +130,14 @@ func newTestServer(st *serverState) *mcp.Server {
 		return &mcp.CallToolResult{Content: text(fmt.Sprintf(`{"pid":%d}`, cmd.Process.Pid))}, nil
 	})
 	return s
+}
+
+// modern reports whether a server/discover answer offers the sessionless
+// protocol. A stateful HTTP server offers only the older ones, and the
+// client goes on to initialize, which is then the handshake to count.
+func modern(res mcp.Result) bool {
+	d, ok := res.(*mcp.DiscoverResult)
+	return ok && slices.ContainsFunc(d.SupportedVersions, func(v string) bool { return v >= "2026-07-28" })
 }
 
 // serveStdio runs the test server on stdin and stdout until stdin closes.

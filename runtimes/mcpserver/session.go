@@ -46,8 +46,13 @@ func (c *conn) get(ctx context.Context) (*session, error) {
 	for {
 		c.mu.Lock()
 		if s := c.cur; s != nil {
-			c.mu.Unlock()
-			return s, nil
+			if !s.exited() {
+				c.mu.Unlock()
+				return s, nil
+			}
+			s.log.Info("the mcp server has exited; reconnecting")
+			c.cur = nil
+			c.r.bg.Go(s.close)
 		}
 		if f := c.connecting; f != nil {
 			c.mu.Unlock()
