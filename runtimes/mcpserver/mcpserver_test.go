@@ -54,6 +54,8 @@ type httpServer struct {
 	*httptest.Server
 	st      *serverState
 	handler atomic.Pointer[mcp.StreamableHTTPHandler]
+	// lastTeam is the X-Team header of the last request.
+	lastTeam atomic.Value
 }
 
 func newHTTPServer(t *testing.T) *httpServer {
@@ -61,6 +63,7 @@ func newHTTPServer(t *testing.T) *httpServer {
 	h := &httpServer{st: newServerState()}
 	h.restart()
 	h.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.lastTeam.Store(r.Header.Get("X-Team"))
 		h.handler.Load().ServeHTTP(w, r)
 	}))
 	t.Cleanup(h.Close)
