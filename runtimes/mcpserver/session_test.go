@@ -73,8 +73,12 @@ func TestConcurrentCallsShareOneStdioSession(t *testing.T) {
 			t.Errorf("call %d answered by pid %d after %d handshakes; want pid %d after 1", i, w.PID, w.Handshakes, got[0].PID)
 		}
 	}
+	// A later call still uses that session.
+	if w := askWho(t, rt, "test"); w.PID != got[0].PID || w.Handshakes != 1 {
+		t.Errorf("a later call was answered by pid %d after %d handshakes; want pid %d after 1", w.PID, w.Handshakes, got[0].PID)
+	}
 	if n := lines(t, starts); n != 1 {
-		t.Errorf("the runtime started %d server processes for 16 concurrent calls, want 1", n)
+		t.Errorf("the runtime started %d server processes for 17 calls, want 1", n)
 	}
 }
 
@@ -82,33 +86,38 @@ func TestConcurrentCallsShareOneHTTPSession(t *testing.T) {
 	h := newHTTPServer(t)
 	rt := newRuntime(t, map[string]mcpserver.Server{"test": {URL: h.URL}})
 	concurrently(t, rt, "test", 16)
+	askWho(t, rt, "test")
 	if n := h.st.handshakes.Load(); n != 1 {
-		t.Errorf("16 concurrent calls made %d MCP handshakes, want 1", n)
+		t.Errorf("16 concurrent calls and one after them made %d MCP handshakes, want 1", n)
 	}
 }
 
 // A stdio server killed between calls is replaced: the next call succeeds
-// on a new process, and the dead one is reaped.
+// on a new process, and the dead one is reaped. Killed five times, so that a
+// runtime relying on noticing the closed pipe in time would be caught.
 func TestReconnectAfterStdioServerKilled(t *testing.T) {
 	srv, starts := stdioServer(t)
 	rt := newRuntime(t, map[string]mcpserver.Server{"test": srv})
-	first := askWho(t, rt, "test")
-	if err := syscall.Kill(first.PID, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
+	prev := askWho(t, rt, "test")
+	const kills = 5
+	for range kills {
+		if err := syscall.Kill(prev.PID, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "the killed server to exit", func() bool { return !alive(prev.PID) })
+		next := askWho(t, rt, "test")
+		if next.PID == prev.PID {
+			t.Fatalf("the call after the kill was answered by the killed pid %d", prev.PID)
+		}
+		waitFor(t, "the killed server to be reaped", func() bool { return !exists(prev.PID) })
+		// The new session is shared again.
+		if again := askWho(t, rt, "test"); again.PID != next.PID {
+			t.Fatalf("the call after that went to pid %d, want the reconnected %d", again.PID, next.PID)
+		}
+		prev = next
 	}
-	waitFor(t, "the killed server to exit", func() bool { return !alive(first.PID) })
-
-	second := askWho(t, rt, "test")
-	if second.PID == first.PID {
-		t.Fatalf("the call after the kill was answered by the killed pid %d", first.PID)
-	}
-	if n := lines(t, starts); n != 2 {
-		t.Errorf("%d server starts, want 2 (the first and one reconnect)", n)
-	}
-	waitFor(t, "the killed server to be reaped", func() bool { return !exists(first.PID) })
-	// The new session is shared again.
-	if again := askWho(t, rt, "test"); again.PID != second.PID {
-		t.Errorf("a third call went to pid %d, want the reconnected %d", again.PID, second.PID)
+	if n := lines(t, starts); n != kills+1 {
+		t.Errorf("%d server starts, want %d (the first and one per kill)", n, kills+1)
 	}
 }
 
