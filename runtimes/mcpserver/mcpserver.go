@@ -33,8 +33,8 @@ type Runtime struct {
 	mu     sync.Mutex
 	closed bool
 	// runs counts the calls in Run; Close waits for them before it closes
-	// the sessions they use. bg counts the goroutines closing dropped
-	// sessions.
+	// the sessions they use. bg counts the goroutines connecting sessions
+	// and closing dropped ones.
 	runs      sync.WaitGroup
 	bg        sync.WaitGroup
 	closeOnce sync.Once
@@ -99,7 +99,10 @@ func (r *Runtime) Close() error {
 		r.closed = true
 		r.mu.Unlock()
 		r.stop(errShutdown)
+		// Running calls end first, then the connects and closes they
+		// started; only then is the set of sessions final.
 		r.runs.Wait()
+		r.bg.Wait()
 		var wg sync.WaitGroup
 		for _, c := range r.conns {
 			if s := c.take(); s != nil {
@@ -107,7 +110,6 @@ func (r *Runtime) Close() error {
 			}
 		}
 		wg.Wait()
-		r.bg.Wait()
 		r.http.CloseIdleConnections()
 	})
 	return nil

@@ -66,7 +66,9 @@ func newHTTPServer(t *testing.T) *httpServer {
 		h.lastTeam.Store(r.Header.Get("X-Team"))
 		h.handler.Load().ServeHTTP(w, r)
 	}))
-	t.Cleanup(h.Close)
+	// A sleep whose cancellation the SDK lost to the session's close would
+	// hold Close forever: end them all first.
+	t.Cleanup(func() { h.st.releaseSleeps(); h.Close() })
 	return h
 }
 

@@ -137,6 +137,12 @@ func TestTimeoutMS(t *testing.T) {
 	if e := runtimes.AsError(err); e.Code != runtimes.CodeWallTimeout || !strings.Contains(e.Message, "150ms") {
 		t.Fatalf("got %v, want a wall_timeout of 150ms", err)
 	}
+	// The server hears of it (notifications/cancelled) and stops.
+	select {
+	case <-h.st.sleepsEnded:
+	case <-time.After(patience):
+		t.Fatal("the server's sleep went on after the wall time")
+	}
 }
 
 // The operator's headers reach an HTTP server.

@@ -76,9 +76,15 @@ func (r *Runtime) Run(ctx context.Context, c *runtimes.Call) (*runtimes.Result, 
 			return nil, runtimes.Errorf(runtimes.CodeOutputTooLarge, false,
 				"the MCP server %q answered %q with a message larger than the MCP client accepts", conn.name, cfg.ToolName)
 		}
-		if attempt == 0 && notDelivered(err) {
-			s.log.Info("mcp session had died; reconnecting", "error", err)
-			continue
+		if notDelivered(err) {
+			if attempt == 0 {
+				s.log.Info("mcp session had died; reconnecting", "error", err)
+				continue
+			}
+			s.log.Warn("mcp session died again after reconnecting", "tool_name", cfg.ToolName, "error", err)
+			return nil, runtimes.Errorf(runtimes.CodeUnreachable, true,
+				"the MCP server %q dropped the session again right after a reconnect; the call to %q was not made", conn.name, cfg.ToolName).
+				With("server", conn.name).With("tool_name", cfg.ToolName)
 		}
 		s.log.Warn("mcp connection broke during a call", "tool_name", cfg.ToolName, "error", err)
 		return nil, runtimes.Errorf(runtimes.CodeUnreachable, true,
@@ -126,7 +132,7 @@ func ctxFailure(ctx context.Context, wall time.Duration) error {
 func connectFailure(err error) error {
 	var ce *connectError
 	if errors.As(err, &ce) {
-		return runtimes.Errorf(ce.code, true, "%s", ce.message)
+		return runtimes.Errorf(ce.code, ce.setup, "%s", ce.message)
 	}
 	return runtimes.Errorf(runtimes.CodeSetupFailed, true, "the MCP server could not be connected")
 }

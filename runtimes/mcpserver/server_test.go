@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/sys/unix"
 
 	"github.com/scidex/substrate/runtimes"
 )
@@ -165,6 +166,15 @@ func alive(pid int) bool {
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
+
+// exitedChild reports whether pid, a child of this process, has exited
+// completely: it can be reaped (or already has been). A zombie leader whose
+// other threads are still being torn down is not there yet.
+func exitedChild(pid int) bool {
+	var info unix.Siginfo
+	err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+	return errors.Is(err, unix.ECHILD) || (err == nil && info.Signo != 0)
 }
 
 // exists reports whether pid is in the process table at all (a zombie is).

@@ -24,14 +24,13 @@ type conn struct {
 	connecting *flight
 }
 
-// flight is one connect attempt. aborted means the attempt ended because
-// the call that made it went away, not because the server failed: a call
-// that was waiting for it tries again itself.
+// flight is one connect attempt, made on the runtime's behalf rather than
+// any one call's: a call that stops waiting (cancelled, out of wall time)
+// leaves it to finish for the calls still waiting and the ones after them.
 type flight struct {
-	done    chan struct{}
-	s       *session
-	err     error
-	aborted bool
+	done chan struct{}
+	s    *session
+	err  error
 }
 
 // session is a live MCP session and, for a stdio server, its process.
@@ -41,45 +40,43 @@ type session struct {
 	log *slog.Logger
 }
 
-// get returns the server's session, connecting it if there is none.
+// get returns the server's session, connecting it if there is none (or the
+// stdio server it had has exited). Concurrent calls share one connect.
 func (c *conn) get(ctx context.Context) (*session, error) {
-	for {
-		c.mu.Lock()
-		if s := c.cur; s != nil {
-			if !s.exited() {
-				c.mu.Unlock()
-				return s, nil
-			}
-			s.log.Info("the mcp server has exited; reconnecting")
-			c.cur = nil
-			c.r.bg.Go(s.close)
-		}
-		if f := c.connecting; f != nil {
+	c.mu.Lock()
+	if s := c.cur; s != nil {
+		if !s.exited() {
 			c.mu.Unlock()
-			select {
-			case <-f.done:
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
-			if f.aborted {
-				continue
-			}
-			return f.s, f.err
+			return s, nil
 		}
-		f := &flight{done: make(chan struct{})}
+		s.log.Info("the mcp server has exited; reconnecting")
+		c.cur = nil
+		c.r.bg.Go(s.close)
+	}
+	f := c.connecting
+	if f == nil {
+		f = &flight{done: make(chan struct{})}
 		c.connecting = f
-		c.mu.Unlock()
-
-		s, err := c.r.connect(ctx, c.name, c.srv)
-		c.mu.Lock()
-		c.connecting = nil
-		if err == nil {
-			c.cur = s
-		}
-		f.s, f.err, f.aborted = s, err, err != nil && ctx.Err() != nil
-		close(f.done)
-		c.mu.Unlock()
-		return s, err
+		// Close waits for the calls in Run before it waits for bg, so
+		// this Go happens before that Wait.
+		c.r.bg.Go(func() {
+			s, err := c.r.connect(c.r.base, c.name, c.srv)
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			c.connecting = nil
+			if err == nil {
+				c.cur = s
+			}
+			f.s, f.err = s, err
+			close(f.done)
+		})
+	}
+	c.mu.Unlock()
+	select {
+	case <-f.done:
+		return f.s, f.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
 }
 

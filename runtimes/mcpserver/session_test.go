@@ -3,6 +3,8 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"runtime"
 	"strings"
@@ -104,7 +106,7 @@ func TestReconnectAfterStdioServerKilled(t *testing.T) {
 		if err := syscall.Kill(prev.PID, syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, "the killed server to exit", func() bool { return !alive(prev.PID) })
+		waitFor(t, "the killed server to exit", func() bool { return exitedChild(prev.PID) })
 		next := askWho(t, rt, "test")
 		if next.PID == prev.PID {
 			t.Fatalf("the call after the kill was answered by the killed pid %d", prev.PID)
@@ -218,4 +220,72 @@ func sameJSON(a json.RawMessage, b string) bool {
 	xa, _ := json.Marshal(x)
 	ya, _ := json.Marshal(y)
 	return string(xa) == string(ya)
+}
+
+// A call that stops waiting for a slow handshake returns at once; the
+// handshake goes on, and the next call uses the session it made.
+func TestSlowConnectOutlivesTheCallThatStartedIt(t *testing.T) {
+	h := newHTTPServer(t)
+	arrived := make(chan struct{}, 16)
+	gate := make(chan struct{})
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
+		<-gate
+		h.Config.Handler.ServeHTTP(w, r)
+	}))
+	t.Cleanup(slow.Close)
+	t.Cleanup(func() { closeOnce(gate) })
+	rt := newRuntime(t, map[string]mcpserver.Server{"slow": {URL: slow.URL}})
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := rt.Run(ctx, &runtimes.Call{Tool: tool("slow", "echo"), Args: json.RawMessage(`{}`)})
+		done <- err
+	}()
+	<-arrived
+	cancel()
+	if e := runtimes.AsError(<-done); e.Code != runtimes.CodeCancelled {
+		t.Fatalf("the cancelled call ended with %v, want cancelled", e)
+	}
+	closeOnce(gate)
+	askWho(t, rt, "slow")
+	if n := h.st.handshakes.Load(); n != 1 {
+		t.Errorf("%d handshakes, want 1: the second call should use the first call's connect", n)
+	}
+}
+
+// A server that accepts and never answers fails the handshake after
+// ConnectTimeout, as unreachable.
+func TestConnectTimeout(t *testing.T) {
+	gate := make(chan struct{})
+	mute := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-gate:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(mute.Close)
+	t.Cleanup(func() { closeOnce(gate) })
+	rt, err := mcpserver.New(mcpserver.Options{Servers: map[string]mcpserver.Server{"mute": {URL: mute.URL}}, ConnectTimeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt.Close() })
+	_, e := call(t, rt, "mute", "echo", `{}`)
+	if e == nil || e.Code != runtimes.CodeUnreachable || !e.Setup || !strings.Contains(e.Message, "did not complete the MCP handshake in time") {
+		t.Fatalf("got %+v, want an unreachable setup failure saying the handshake timed out", e)
+	}
+}
+
+var gateMu sync.Mutex
+
+func closeOnce(c chan struct{}) {
+	gateMu.Lock()
+	defer gateMu.Unlock()
+	select {
+	case <-c:
+	default:
+		close(c)
+	}
 }

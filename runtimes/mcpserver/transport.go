@@ -22,6 +22,7 @@ import (
 // apart from the cause the operator's log gets.
 type connectError struct {
 	code    string
+	setup   bool
 	message string
 	cause   error
 }
@@ -30,7 +31,7 @@ func (e *connectError) Error() string { return e.message + ": " + e.cause.Error(
 func (e *connectError) Unwrap() error { return e.cause }
 
 // connect starts or reaches the server and completes the MCP handshake,
-// within Options.ConnectTimeout and ctx.
+// within Options.ConnectTimeout; ctx is the runtime's, which Close cancels.
 func (r *Runtime) connect(ctx context.Context, name string, srv Server) (*session, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.opts.ConnectTimeout)
 	defer cancel()
@@ -62,17 +63,21 @@ func (r *Runtime) connect(ctx context.Context, name string, srv Server) (*sessio
 }
 
 func classifyConnect(name string, srv Server, cmd *exec.Cmd, err error) error {
+	failed := func(message string) error {
+		return &connectError{code: codeFor(srv), setup: true, message: fmt.Sprintf(message, name), cause: err}
+	}
 	switch {
-	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
-		// The caller's own end is told apart by Run; this is the
-		// connect timeout.
-		return &connectError{code: codeFor(srv), message: fmt.Sprintf("the MCP server %q did not complete the MCP handshake in time", name), cause: err}
+	case errors.Is(err, context.Canceled):
+		// Connects run on the runtime's context: only Close cancels it.
+		return &connectError{code: runtimes.CodeCancelled, message: "the call was cancelled: the server is shutting down", cause: err}
+	case errors.Is(err, context.DeadlineExceeded):
+		return failed("the MCP server %q did not complete the MCP handshake in time")
 	case cmd != nil && cmd.Process == nil:
-		return &connectError{code: codeFor(srv), message: fmt.Sprintf("the MCP server %q could not be started", name), cause: err}
+		return failed("the MCP server %q could not be started")
 	case cmd != nil:
-		return &connectError{code: codeFor(srv), message: fmt.Sprintf("the MCP server %q started but did not complete the MCP handshake (it may have exited)", name), cause: err}
+		return failed("the MCP server %q started but did not complete the MCP handshake (it may have exited)")
 	default:
-		return &connectError{code: codeFor(srv), message: fmt.Sprintf("the MCP server %q could not be reached or refused the MCP handshake", name), cause: err}
+		return failed("the MCP server %q could not be reached or refused the MCP handshake")
 	}
 }
 
