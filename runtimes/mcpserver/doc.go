@@ -21,14 +21,21 @@
 //
 // Each server has at most one MCP session (one child process, or one HTTP
 // session), connected lazily by the first call and shared by every call after
-// it: the SDK multiplexes concurrent requests over it. A session that has
-// died (the stdio server exited, the HTTP server forgot the session) is
-// dropped and a new one connected, once per call, and the call is retried on
-// it only when the SDK reports that the request never left (the connection
-// was already closed, the write failed, the server answered "session not
-// found"). A connection that breaks while a call is in flight fails that call
-// with CodeUnreachable instead, because the server may have run it. Close
-// ends every session and child process; the server calls it on shutdown.
+// it: the SDK multiplexes concurrent requests over it. The connect runs on the
+// runtime's behalf, bounded by Options.ConnectTimeout, and every call that
+// needs the session meanwhile waits for that one connect; a call that stops
+// waiting (cancelled, out of wall time) returns at once and leaves the
+// handshake to serve the next.
+//
+// A session that has died is replaced, once per call. A stdio server that has
+// exited is noticed before the call is sent (waitid, without reaping it). A
+// call is retried on a new session only when the SDK reports that its request
+// never left: the connection was already closed, the write failed, the HTTP
+// server answered "session not found" (it restarted), the dial failed. A
+// connection that breaks while a call is in flight fails that call with
+// CodeUnreachable instead, since the server may have run it; the next call
+// reconnects. Close ends every session and child process; the server calls it
+// on shutdown.
 //
 // A stdio server starts in its own process group with a clean environment:
 // PATH, HOME, LANG and TMPDIR from the substrate's environment and the
@@ -65,4 +72,9 @@
 // substrate, under whatever limits its operator gave it. Progress the server
 // reports for the call (notifications/progress with the call's progress
 // token) reaches Call.Progress.
+//
+// When Close cancels running calls, the SDK's notifications/cancelled (sent
+// in the background) can lose the race with the session's close; the server
+// then learns from the session ending (its stdin closed, the HTTP session
+// deleted), which is also what stops a stdio server.
 package mcpserver

@@ -58,7 +58,7 @@ type httpServer struct {
 	lastTeam atomic.Value
 }
 
-func newHTTPServer(t *testing.T) *httpServer {
+func newHTTPServer(t testing.TB) *httpServer {
 	t.Helper()
 	h := &httpServer{st: newServerState()}
 	h.restart()
