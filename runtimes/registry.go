@@ -1,6 +1,7 @@
 package runtimes
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 )
@@ -54,4 +55,22 @@ func (r *Registry) Names() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// Close closes the runtimes that hold resources (sessions to MCP servers,
+// pooled connections): those with a Close method. The server calls it once
+// its background work, every call among it, has stopped.
+func (r *Registry) Close() error {
+	if r == nil {
+		return nil
+	}
+	var errs []error
+	for _, name := range r.Names() {
+		if c, ok := r.byName[name].(interface{ Close() error }); ok {
+			if err := c.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("close the %s runtime: %w", name, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/runtimes"
 	"github.com/scidex/substrate/runtimes/inprocess"
+	"github.com/scidex/substrate/runtimes/mcpserver"
 	"github.com/scidex/substrate/runtimes/skillcall"
 	"github.com/scidex/substrate/tools"
 )
@@ -30,6 +31,7 @@ type toolFlags struct {
 	bwrapUID    *int
 	bwrapGID    *int
 	gpus        *int
+	mcpServers  *string
 	cache       *bool
 	workers     *int
 	rescueAfter *time.Duration
@@ -46,6 +48,8 @@ func addToolFlags(f flags) toolFlags {
 		bwrapUID: f.integer("bwrap-uid", "SCIDEX_BWRAP_UID", 65534, "the unprivileged uid sandboxed tools run as when the server is root", atLeast(1)),
 		bwrapGID: f.integer("bwrap-gid", "SCIDEX_BWRAP_GID", 65534, "the unprivileged gid sandboxed tools run as when the server is root", atLeast(1)),
 		gpus:     f.integer("gpus", "SCIDEX_GPUS", 0, "GPUs this server can give sandboxed tools; a tool asking for VRAM on a server with none is refused", atLeast(0)),
+		mcpServers: f.str("mcp-servers", "SCIDEX_MCP_SERVERS", "",
+			`file of the MCP servers mcp_server tools may call: {"servers": {"<name>": {"command": [...], "env": {...}} | {"url": "...", "headers": {...}}}}`),
 		rateLimits: f.str("tool-rate-limits", "SCIDEX_TOOL_RATE_LIMITS", "",
 			`per-actor, per-tool rate limits of invokeTool, JSON: {"<tool name or *>": {"rate": <calls per second>, "burst": <calls>}}`),
 		cache:   f.boolean("tool-cache", "SCIDEX_TOOL_CACHE", false, "answer deterministic tools from the result cache of earlier identical calls"),
@@ -84,6 +88,17 @@ func (t toolFlags) runtimes(log *slog.Logger, dataDir string) func(*store.Store)
 			return nil, err
 		}
 		rs = append(rs, post)
+		var servers map[string]mcpserver.Server
+		if *t.mcpServers != "" {
+			if servers, err = mcpserver.LoadServers(*t.mcpServers); err != nil {
+				return nil, err
+			}
+		}
+		mcp, err := mcpserver.New(mcpserver.Options{Servers: servers, Logger: log})
+		if err != nil {
+			return nil, err
+		}
+		rs = append(rs, mcp)
 		// The sandbox user must traverse the cache: the data dir (often under
 		// a private home) first, then a system cache directory.
 		caches := []string{*t.bwrapCache}

@@ -86,11 +86,12 @@ type App struct {
 	Dispatch  *dispatch.Dispatcher
 	Queue     *queue.RiverQueue
 
-	cfg    Config
-	log    *slog.Logger
-	group  *errgroup.Group
-	cancel context.CancelFunc
-	pprof  *http.Server
+	cfg      Config
+	log      *slog.Logger
+	runtimes *runtimes.Registry
+	group    *errgroup.Group
+	cancel   context.CancelFunc
+	pprof    *http.Server
 }
 
 // New builds the components; it starts nothing.
@@ -151,7 +152,7 @@ func New(cfg Config) (*App, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
 	}
-	return &App{Store: st, Hub: hub, Consumers: consumers, Handler: server.New(o), Dispatch: disp, Queue: q, cfg: cfg, log: cfg.Logger}, nil
+	return &App{Store: st, Hub: hub, Consumers: consumers, Handler: server.New(o), Dispatch: disp, Queue: q, runtimes: reg, cfg: cfg, log: cfg.Logger}, nil
 }
 
 // Start starts the background work and returns once the hub listens: from then
@@ -220,7 +221,10 @@ func (a *App) Stop() error {
 	if a.pprof != nil {
 		_ = a.pprof.Close()
 	}
-	return a.group.Wait()
+	err := a.group.Wait()
+	// The runtimes' sessions and child processes outlive no call: close them
+	// once the queue and every request have stopped.
+	return errors.Join(err, a.runtimes.Close())
 }
 
 // Serve serves HTTP on ln until ctx ends, then shuts down in the package
