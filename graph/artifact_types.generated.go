@@ -20,6 +20,7 @@ type AgentWorkPacketResolver interface {
 	CreatedBy(ctx context.Context, obj *model.AgentWorkPacket) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.AgentWorkPacket) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.AgentWorkPacket) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.AgentWorkPacket, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.AgentWorkPacket, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.AgentWorkPacket, first *int, after *string) (*model.ArtifactConnection, error)
@@ -29,6 +30,7 @@ type AnalysisResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Analysis) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Analysis) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Analysis) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Analysis, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Analysis, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Analysis, first *int, after *string) (*model.ArtifactConnection, error)
@@ -38,6 +40,7 @@ type CommentResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Comment) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Comment) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Comment) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Comment, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Comment, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Comment, first *int, after *string) (*model.ArtifactConnection, error)
@@ -47,6 +50,7 @@ type DatasetResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Dataset) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Dataset) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Dataset) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Dataset, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Dataset, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Dataset, first *int, after *string) (*model.ArtifactConnection, error)
@@ -56,6 +60,7 @@ type DebateSessionResolver interface {
 	CreatedBy(ctx context.Context, obj *model.DebateSession) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.DebateSession) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.DebateSession) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.DebateSession, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.DebateSession, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.DebateSession, first *int, after *string) (*model.ArtifactConnection, error)
@@ -65,6 +70,7 @@ type ExperimentResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Experiment) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Experiment) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Experiment) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Experiment, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Experiment, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Experiment, first *int, after *string) (*model.ArtifactConnection, error)
@@ -74,6 +80,7 @@ type FigureResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Figure) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Figure) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Figure) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Figure, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Figure, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Figure, first *int, after *string) (*model.ArtifactConnection, error)
@@ -83,6 +90,7 @@ type GateResultResolver interface {
 	CreatedBy(ctx context.Context, obj *model.GateResult) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.GateResult) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.GateResult) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.GateResult, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.GateResult, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.GateResult, first *int, after *string) (*model.ArtifactConnection, error)
@@ -92,6 +100,7 @@ type GenericArtifactResolver interface {
 	CreatedBy(ctx context.Context, obj *model.GenericArtifact) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.GenericArtifact) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.GenericArtifact) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.GenericArtifact, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.GenericArtifact, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.GenericArtifact, first *int, after *string) (*model.ArtifactConnection, error)
@@ -101,6 +110,7 @@ type GroupResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Group) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Group) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Group) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Group, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Group, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Group, first *int, after *string) (*model.ArtifactConnection, error)
@@ -110,6 +120,7 @@ type HypothesisResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Hypothesis) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Hypothesis) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Hypothesis) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Hypothesis, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Hypothesis, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Hypothesis, first *int, after *string) (*model.ArtifactConnection, error)
@@ -119,6 +130,7 @@ type KgEdgeResolver interface {
 	CreatedBy(ctx context.Context, obj *model.KgEdge) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.KgEdge) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.KgEdge) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.KgEdge, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.KgEdge, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.KgEdge, first *int, after *string) (*model.ArtifactConnection, error)
@@ -128,6 +140,7 @@ type KnowledgeGapResolver interface {
 	CreatedBy(ctx context.Context, obj *model.KnowledgeGap) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.KnowledgeGap) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.KnowledgeGap) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.KnowledgeGap, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.KnowledgeGap, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.KnowledgeGap, first *int, after *string) (*model.ArtifactConnection, error)
@@ -137,6 +150,7 @@ type MessageResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Message) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Message) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Message) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Message, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Message, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Message, first *int, after *string) (*model.ArtifactConnection, error)
@@ -149,6 +163,7 @@ type PaperResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Paper) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Paper) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Paper) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Paper, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Paper, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Paper, first *int, after *string) (*model.ArtifactConnection, error)
@@ -158,6 +173,7 @@ type RoleResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Role) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Role) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Role) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Role, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Role, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Role, first *int, after *string) (*model.ArtifactConnection, error)
@@ -167,6 +183,7 @@ type SchemaResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Schema) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Schema) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Schema) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Schema, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Schema, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Schema, first *int, after *string) (*model.ArtifactConnection, error)
@@ -176,6 +193,7 @@ type SkillResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Skill) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Skill) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Skill) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Skill, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Skill, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Skill, first *int, after *string) (*model.ArtifactConnection, error)
@@ -185,6 +203,7 @@ type SkillResultResolver interface {
 	CreatedBy(ctx context.Context, obj *model.SkillResult) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.SkillResult) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.SkillResult) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.SkillResult, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.SkillResult, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.SkillResult, first *int, after *string) (*model.ArtifactConnection, error)
@@ -194,6 +213,7 @@ type ToolResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Tool) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Tool) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Tool) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Tool, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Tool, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Tool, first *int, after *string) (*model.ArtifactConnection, error)
@@ -205,6 +225,7 @@ type ToolCallResolver interface {
 	CreatedBy(ctx context.Context, obj *model.ToolCall) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.ToolCall) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.ToolCall) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.ToolCall, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.ToolCall, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.ToolCall, first *int, after *string) (*model.ArtifactConnection, error)
@@ -214,6 +235,7 @@ type WikiPageResolver interface {
 	CreatedBy(ctx context.Context, obj *model.WikiPage) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.WikiPage) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.WikiPage) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.WikiPage, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.WikiPage, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.WikiPage, first *int, after *string) (*model.ArtifactConnection, error)
@@ -2533,7 +2555,7 @@ func (ec *executionContext) _AgentWorkPacket_provenance(ctx context.Context, fie
 			return ec.fieldContext_AgentWorkPacket_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.AgentWorkPacket().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -2548,7 +2570,7 @@ func (ec *executionContext) fieldContext_AgentWorkPacket_provenance(_ context.Co
 		Object:     "AgentWorkPacket",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -3248,7 +3270,7 @@ func (ec *executionContext) _Analysis_provenance(ctx context.Context, field grap
 			return ec.fieldContext_Analysis_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Analysis().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -3263,7 +3285,7 @@ func (ec *executionContext) fieldContext_Analysis_provenance(_ context.Context, 
 		Object:     "Analysis",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -3894,7 +3916,7 @@ func (ec *executionContext) _Comment_provenance(ctx context.Context, field graph
 			return ec.fieldContext_Comment_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Comment().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -3909,7 +3931,7 @@ func (ec *executionContext) fieldContext_Comment_provenance(_ context.Context, f
 		Object:     "Comment",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -4379,7 +4401,7 @@ func (ec *executionContext) _Dataset_provenance(ctx context.Context, field graph
 			return ec.fieldContext_Dataset_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Dataset().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -4394,7 +4416,7 @@ func (ec *executionContext) fieldContext_Dataset_provenance(_ context.Context, f
 		Object:     "Dataset",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -5002,7 +5024,7 @@ func (ec *executionContext) _DebateSession_provenance(ctx context.Context, field
 			return ec.fieldContext_DebateSession_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.DebateSession().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -5017,7 +5039,7 @@ func (ec *executionContext) fieldContext_DebateSession_provenance(_ context.Cont
 		Object:     "DebateSession",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -5556,7 +5578,7 @@ func (ec *executionContext) _Experiment_provenance(ctx context.Context, field gr
 			return ec.fieldContext_Experiment_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Experiment().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -5571,7 +5593,7 @@ func (ec *executionContext) fieldContext_Experiment_provenance(_ context.Context
 		Object:     "Experiment",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -6225,7 +6247,7 @@ func (ec *executionContext) _Figure_provenance(ctx context.Context, field graphq
 			return ec.fieldContext_Figure_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Figure().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -6240,7 +6262,7 @@ func (ec *executionContext) fieldContext_Figure_provenance(_ context.Context, fi
 		Object:     "Figure",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -6802,7 +6824,7 @@ func (ec *executionContext) _GateResult_provenance(ctx context.Context, field gr
 			return ec.fieldContext_GateResult_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.GateResult().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -6817,7 +6839,7 @@ func (ec *executionContext) fieldContext_GateResult_provenance(_ context.Context
 		Object:     "GateResult",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -7379,7 +7401,7 @@ func (ec *executionContext) _GenericArtifact_provenance(ctx context.Context, fie
 			return ec.fieldContext_GenericArtifact_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.GenericArtifact().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -7394,7 +7416,7 @@ func (ec *executionContext) fieldContext_GenericArtifact_provenance(_ context.Co
 		Object:     "GenericArtifact",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -7749,7 +7771,7 @@ func (ec *executionContext) _Group_provenance(ctx context.Context, field graphql
 			return ec.fieldContext_Group_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Group().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -7764,7 +7786,7 @@ func (ec *executionContext) fieldContext_Group_provenance(_ context.Context, fie
 		Object:     "Group",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -8165,7 +8187,7 @@ func (ec *executionContext) _Hypothesis_provenance(ctx context.Context, field gr
 			return ec.fieldContext_Hypothesis_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Hypothesis().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -8180,7 +8202,7 @@ func (ec *executionContext) fieldContext_Hypothesis_provenance(_ context.Context
 		Object:     "Hypothesis",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -8834,7 +8856,7 @@ func (ec *executionContext) _KgEdge_provenance(ctx context.Context, field graphq
 			return ec.fieldContext_KgEdge_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.KgEdge().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -8849,7 +8871,7 @@ func (ec *executionContext) fieldContext_KgEdge_provenance(_ context.Context, fi
 		Object:     "KgEdge",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -9457,7 +9479,7 @@ func (ec *executionContext) _KnowledgeGap_provenance(ctx context.Context, field 
 			return ec.fieldContext_KnowledgeGap_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.KnowledgeGap().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -9472,7 +9494,7 @@ func (ec *executionContext) fieldContext_KnowledgeGap_provenance(_ context.Conte
 		Object:     "KnowledgeGap",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -9965,7 +9987,7 @@ func (ec *executionContext) _Message_provenance(ctx context.Context, field graph
 			return ec.fieldContext_Message_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Message().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -9980,7 +10002,7 @@ func (ec *executionContext) fieldContext_Message_provenance(_ context.Context, f
 		Object:     "Message",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -10595,7 +10617,7 @@ func (ec *executionContext) _Paper_provenance(ctx context.Context, field graphql
 			return ec.fieldContext_Paper_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Paper().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -10610,7 +10632,7 @@ func (ec *executionContext) fieldContext_Paper_provenance(_ context.Context, fie
 		Object:     "Paper",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -11241,7 +11263,7 @@ func (ec *executionContext) _Role_provenance(ctx context.Context, field graphql.
 			return ec.fieldContext_Role_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Role().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -11256,7 +11278,7 @@ func (ec *executionContext) fieldContext_Role_provenance(_ context.Context, fiel
 		Object:     "Role",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -11657,7 +11679,7 @@ func (ec *executionContext) _Schema_provenance(ctx context.Context, field graphq
 			return ec.fieldContext_Schema_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Schema().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -11672,7 +11694,7 @@ func (ec *executionContext) fieldContext_Schema_provenance(_ context.Context, fi
 		Object:     "Schema",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -12326,7 +12348,7 @@ func (ec *executionContext) _Skill_provenance(ctx context.Context, field graphql
 			return ec.fieldContext_Skill_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Skill().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -12341,7 +12363,7 @@ func (ec *executionContext) fieldContext_Skill_provenance(_ context.Context, fie
 		Object:     "Skill",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -12972,7 +12994,7 @@ func (ec *executionContext) _SkillResult_provenance(ctx context.Context, field g
 			return ec.fieldContext_SkillResult_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.SkillResult().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -12987,7 +13009,7 @@ func (ec *executionContext) fieldContext_SkillResult_provenance(_ context.Contex
 		Object:     "SkillResult",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -13641,7 +13663,7 @@ func (ec *executionContext) _Tool_provenance(ctx context.Context, field graphql.
 			return ec.fieldContext_Tool_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Tool().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -13656,7 +13678,7 @@ func (ec *executionContext) fieldContext_Tool_provenance(_ context.Context, fiel
 		Object:     "Tool",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -14434,7 +14456,7 @@ func (ec *executionContext) _ToolCall_provenance(ctx context.Context, field grap
 			return ec.fieldContext_ToolCall_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.ToolCall().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -14449,7 +14471,7 @@ func (ec *executionContext) fieldContext_ToolCall_provenance(_ context.Context, 
 		Object:     "ToolCall",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -15356,7 +15378,7 @@ func (ec *executionContext) _WikiPage_provenance(ctx context.Context, field grap
 			return ec.fieldContext_WikiPage_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.WikiPage().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -15371,7 +15393,7 @@ func (ec *executionContext) fieldContext_WikiPage_provenance(_ context.Context, 
 		Object:     "WikiPage",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -15822,10 +15844,11 @@ func (ec *executionContext) _AgentWorkPacket(ctx context.Context, sel ast.Select
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._AgentWorkPacket_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._AgentWorkPacket_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -16036,10 +16059,11 @@ func (ec *executionContext) _Analysis(ctx context.Context, sel ast.SelectionSet,
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Analysis_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Analysis_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -16235,10 +16259,11 @@ func (ec *executionContext) _Comment(ctx context.Context, sel ast.SelectionSet, 
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Comment_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Comment_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -16399,10 +16424,11 @@ func (ec *executionContext) _Dataset(ctx context.Context, sel ast.SelectionSet, 
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Dataset_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Dataset_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -16593,10 +16619,11 @@ func (ec *executionContext) _DebateSession(ctx context.Context, sel ast.Selectio
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._DebateSession_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._DebateSession_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -16772,10 +16799,11 @@ func (ec *executionContext) _Experiment(ctx context.Context, sel ast.SelectionSe
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Experiment_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Experiment_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -16976,10 +17004,11 @@ func (ec *executionContext) _Figure(ctx context.Context, sel ast.SelectionSet, o
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Figure_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Figure_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -17160,10 +17189,11 @@ func (ec *executionContext) _GateResult(ctx context.Context, sel ast.SelectionSe
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._GateResult_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._GateResult_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -17344,10 +17374,11 @@ func (ec *executionContext) _GenericArtifact(ctx context.Context, sel ast.Select
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._GenericArtifact_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._GenericArtifact_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -17483,10 +17514,11 @@ func (ec *executionContext) _Group(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Group_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Group_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -17632,10 +17664,11 @@ func (ec *executionContext) _Hypothesis(ctx context.Context, sel ast.SelectionSe
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Hypothesis_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Hypothesis_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -17836,10 +17869,11 @@ func (ec *executionContext) _KgEdge(ctx context.Context, sel ast.SelectionSet, o
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._KgEdge_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._KgEdge_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -18030,10 +18064,11 @@ func (ec *executionContext) _KnowledgeGap(ctx context.Context, sel ast.Selection
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._KnowledgeGap_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._KnowledgeGap_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -18199,10 +18234,11 @@ func (ec *executionContext) _Message(ctx context.Context, sel ast.SelectionSet, 
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Message_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Message_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -18390,10 +18426,11 @@ func (ec *executionContext) _Paper(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Paper_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Paper_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -18589,10 +18626,11 @@ func (ec *executionContext) _Role(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Role_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Role_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -18738,10 +18776,11 @@ func (ec *executionContext) _Schema(ctx context.Context, sel ast.SelectionSet, o
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Schema_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Schema_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -18942,10 +18981,11 @@ func (ec *executionContext) _Skill(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Skill_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Skill_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -19141,10 +19181,11 @@ func (ec *executionContext) _SkillResult(ctx context.Context, sel ast.SelectionS
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._SkillResult_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SkillResult_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -19345,10 +19386,11 @@ func (ec *executionContext) _Tool(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Tool_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Tool_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -19575,10 +19617,11 @@ func (ec *executionContext) _ToolCall(ctx context.Context, sel ast.SelectionSet,
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._ToolCall_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ToolCall_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -19834,10 +19877,11 @@ func (ec *executionContext) _WikiPage(ctx context.Context, sel ast.SelectionSet,
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._WikiPage_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._WikiPage_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,

@@ -20,6 +20,7 @@ type AgentWorkPacketResolver interface {
 	CreatedBy(ctx context.Context, obj *model.AgentWorkPacket) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.AgentWorkPacket) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.AgentWorkPacket) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.AgentWorkPacket, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.AgentWorkPacket, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.AgentWorkPacket, first *int, after *string) (*model.ArtifactConnection, error)
@@ -29,6 +30,7 @@ type AnalysisResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Analysis) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Analysis) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Analysis) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Analysis, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Analysis, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Analysis, first *int, after *string) (*model.ArtifactConnection, error)
@@ -38,6 +40,7 @@ type CommentResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Comment) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Comment) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Comment) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Comment, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Comment, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Comment, first *int, after *string) (*model.ArtifactConnection, error)
@@ -47,6 +50,7 @@ type DatasetResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Dataset) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Dataset) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Dataset) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Dataset, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Dataset, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Dataset, first *int, after *string) (*model.ArtifactConnection, error)
@@ -56,6 +60,7 @@ type DebateSessionResolver interface {
 	CreatedBy(ctx context.Context, obj *model.DebateSession) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.DebateSession) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.DebateSession) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.DebateSession, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.DebateSession, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.DebateSession, first *int, after *string) (*model.ArtifactConnection, error)
@@ -65,6 +70,7 @@ type ExperimentResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Experiment) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Experiment) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Experiment) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Experiment, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Experiment, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Experiment, first *int, after *string) (*model.ArtifactConnection, error)
@@ -74,6 +80,7 @@ type FigureResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Figure) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Figure) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Figure) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Figure, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Figure, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Figure, first *int, after *string) (*model.ArtifactConnection, error)
@@ -83,6 +90,7 @@ type GateResultResolver interface {
 	CreatedBy(ctx context.Context, obj *model.GateResult) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.GateResult) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.GateResult) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.GateResult, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.GateResult, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.GateResult, first *int, after *string) (*model.ArtifactConnection, error)
@@ -92,6 +100,7 @@ type GenericArtifactResolver interface {
 	CreatedBy(ctx context.Context, obj *model.GenericArtifact) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.GenericArtifact) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.GenericArtifact) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.GenericArtifact, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.GenericArtifact, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.GenericArtifact, first *int, after *string) (*model.ArtifactConnection, error)
@@ -101,6 +110,7 @@ type GroupResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Group) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Group) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Group) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Group, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Group, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Group, first *int, after *string) (*model.ArtifactConnection, error)
@@ -110,6 +120,7 @@ type HypothesisResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Hypothesis) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Hypothesis) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Hypothesis) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Hypothesis, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Hypothesis, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Hypothesis, first *int, after *string) (*model.ArtifactConnection, error)
@@ -119,6 +130,7 @@ type KgEdgeResolver interface {
 	CreatedBy(ctx context.Context, obj *model.KgEdge) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.KgEdge) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.KgEdge) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.KgEdge, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.KgEdge, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.KgEdge, first *int, after *string) (*model.ArtifactConnection, error)
@@ -128,6 +140,7 @@ type KnowledgeGapResolver interface {
 	CreatedBy(ctx context.Context, obj *model.KnowledgeGap) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.KnowledgeGap) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.KnowledgeGap) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.KnowledgeGap, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.KnowledgeGap, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.KnowledgeGap, first *int, after *string) (*model.ArtifactConnection, error)
@@ -137,6 +150,7 @@ type MessageResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Message) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Message) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Message) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Message, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Message, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Message, first *int, after *string) (*model.ArtifactConnection, error)
@@ -149,6 +163,7 @@ type PaperResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Paper) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Paper) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Paper) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Paper, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Paper, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Paper, first *int, after *string) (*model.ArtifactConnection, error)
@@ -158,6 +173,7 @@ type RoleResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Role) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Role) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Role) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Role, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Role, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Role, first *int, after *string) (*model.ArtifactConnection, error)
@@ -167,6 +183,7 @@ type SchemaResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Schema) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Schema) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Schema) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Schema, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Schema, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Schema, first *int, after *string) (*model.ArtifactConnection, error)
@@ -176,6 +193,7 @@ type SkillResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Skill) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Skill) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Skill) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Skill, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Skill, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Skill, first *int, after *string) (*model.ArtifactConnection, error)
@@ -185,6 +203,7 @@ type SkillResultResolver interface {
 	CreatedBy(ctx context.Context, obj *model.SkillResult) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.SkillResult) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.SkillResult) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.SkillResult, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.SkillResult, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.SkillResult, first *int, after *string) (*model.ArtifactConnection, error)
@@ -194,6 +213,7 @@ type ToolResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Tool) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Tool) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Tool) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Tool, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Tool, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Tool, first *int, after *string) (*model.ArtifactConnection, error)
@@ -205,6 +225,7 @@ type ToolCallResolver interface {
 	CreatedBy(ctx context.Context, obj *model.ToolCall) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.ToolCall) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.ToolCall) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.ToolCall, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.ToolCall, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.ToolCall, first *int, after *string) (*model.ArtifactConnection, error)
@@ -214,6 +235,7 @@ type WikiPageResolver interface {
 	CreatedBy(ctx context.Context, obj *model.WikiPage) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.WikiPage) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.WikiPage) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.WikiPage, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.WikiPage, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.WikiPage, first *int, after *string) (*model.ArtifactConnection, error)
@@ -2757,7 +2779,7 @@ func (ec *executionContext) _AgentWorkPacket_provenance(ctx context.Context, fie
 			return ec.fieldContext_AgentWorkPacket_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.AgentWorkPacket().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -2772,7 +2794,7 @@ func (ec *executionContext) fieldContext_AgentWorkPacket_provenance(_ context.Co
 		Object:     "AgentWorkPacket",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -3696,7 +3718,7 @@ func (ec *executionContext) _Analysis_provenance(ctx context.Context, field grap
 			return ec.fieldContext_Analysis_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Analysis().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -3711,7 +3733,7 @@ func (ec *executionContext) fieldContext_Analysis_provenance(_ context.Context, 
 		Object:     "Analysis",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -4566,7 +4588,7 @@ func (ec *executionContext) _Comment_provenance(ctx context.Context, field graph
 			return ec.fieldContext_Comment_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Comment().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -4581,7 +4603,7 @@ func (ec *executionContext) fieldContext_Comment_provenance(_ context.Context, f
 		Object:     "Comment",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -5275,7 +5297,7 @@ func (ec *executionContext) _Dataset_provenance(ctx context.Context, field graph
 			return ec.fieldContext_Dataset_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Dataset().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -5290,7 +5312,7 @@ func (ec *executionContext) fieldContext_Dataset_provenance(_ context.Context, f
 		Object:     "Dataset",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -6122,7 +6144,7 @@ func (ec *executionContext) _DebateSession_provenance(ctx context.Context, field
 			return ec.fieldContext_DebateSession_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.DebateSession().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -6137,7 +6159,7 @@ func (ec *executionContext) fieldContext_DebateSession_provenance(_ context.Cont
 		Object:     "DebateSession",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -6900,7 +6922,7 @@ func (ec *executionContext) _Experiment_provenance(ctx context.Context, field gr
 			return ec.fieldContext_Experiment_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Experiment().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -6915,7 +6937,7 @@ func (ec *executionContext) fieldContext_Experiment_provenance(_ context.Context
 		Object:     "Experiment",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -7793,7 +7815,7 @@ func (ec *executionContext) _Figure_provenance(ctx context.Context, field graphq
 			return ec.fieldContext_Figure_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Figure().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -7808,7 +7830,7 @@ func (ec *executionContext) fieldContext_Figure_provenance(_ context.Context, fi
 		Object:     "Figure",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -8594,7 +8616,7 @@ func (ec *executionContext) _GateResult_provenance(ctx context.Context, field gr
 			return ec.fieldContext_GateResult_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.GateResult().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -8609,7 +8631,7 @@ func (ec *executionContext) fieldContext_GateResult_provenance(_ context.Context
 		Object:     "GateResult",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -9395,7 +9417,7 @@ func (ec *executionContext) _GenericArtifact_provenance(ctx context.Context, fie
 			return ec.fieldContext_GenericArtifact_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.GenericArtifact().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -9410,7 +9432,7 @@ func (ec *executionContext) fieldContext_GenericArtifact_provenance(_ context.Co
 		Object:     "GenericArtifact",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -9989,7 +10011,7 @@ func (ec *executionContext) _Group_provenance(ctx context.Context, field graphql
 			return ec.fieldContext_Group_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Group().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -10004,7 +10026,7 @@ func (ec *executionContext) fieldContext_Group_provenance(_ context.Context, fie
 		Object:     "Group",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -10629,7 +10651,7 @@ func (ec *executionContext) _Hypothesis_provenance(ctx context.Context, field gr
 			return ec.fieldContext_Hypothesis_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Hypothesis().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -10644,7 +10666,7 @@ func (ec *executionContext) fieldContext_Hypothesis_provenance(_ context.Context
 		Object:     "Hypothesis",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -11522,7 +11544,7 @@ func (ec *executionContext) _KgEdge_provenance(ctx context.Context, field graphq
 			return ec.fieldContext_KgEdge_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.KgEdge().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -11537,7 +11559,7 @@ func (ec *executionContext) fieldContext_KgEdge_provenance(_ context.Context, fi
 		Object:     "KgEdge",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -12369,7 +12391,7 @@ func (ec *executionContext) _KnowledgeGap_provenance(ctx context.Context, field 
 			return ec.fieldContext_KnowledgeGap_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.KnowledgeGap().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -12384,7 +12406,7 @@ func (ec *executionContext) fieldContext_KnowledgeGap_provenance(_ context.Conte
 		Object:     "KnowledgeGap",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -13101,7 +13123,7 @@ func (ec *executionContext) _Message_provenance(ctx context.Context, field graph
 			return ec.fieldContext_Message_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Message().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -13116,7 +13138,7 @@ func (ec *executionContext) fieldContext_Message_provenance(_ context.Context, f
 		Object:     "Message",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -13955,7 +13977,7 @@ func (ec *executionContext) _Paper_provenance(ctx context.Context, field graphql
 			return ec.fieldContext_Paper_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Paper().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -13970,7 +13992,7 @@ func (ec *executionContext) fieldContext_Paper_provenance(_ context.Context, fie
 		Object:     "Paper",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -14825,7 +14847,7 @@ func (ec *executionContext) _Role_provenance(ctx context.Context, field graphql.
 			return ec.fieldContext_Role_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Role().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -14840,7 +14862,7 @@ func (ec *executionContext) fieldContext_Role_provenance(_ context.Context, fiel
 		Object:     "Role",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -15465,7 +15487,7 @@ func (ec *executionContext) _Schema_provenance(ctx context.Context, field graphq
 			return ec.fieldContext_Schema_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Schema().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -15480,7 +15502,7 @@ func (ec *executionContext) fieldContext_Schema_provenance(_ context.Context, fi
 		Object:     "Schema",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -16358,7 +16380,7 @@ func (ec *executionContext) _Skill_provenance(ctx context.Context, field graphql
 			return ec.fieldContext_Skill_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Skill().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -16373,7 +16395,7 @@ func (ec *executionContext) fieldContext_Skill_provenance(_ context.Context, fie
 		Object:     "Skill",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -17228,7 +17250,7 @@ func (ec *executionContext) _SkillResult_provenance(ctx context.Context, field g
 			return ec.fieldContext_SkillResult_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.SkillResult().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -17243,7 +17265,7 @@ func (ec *executionContext) fieldContext_SkillResult_provenance(_ context.Contex
 		Object:     "SkillResult",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -18121,7 +18143,7 @@ func (ec *executionContext) _Tool_provenance(ctx context.Context, field graphql.
 			return ec.fieldContext_Tool_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Tool().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -18136,7 +18158,7 @@ func (ec *executionContext) fieldContext_Tool_provenance(_ context.Context, fiel
 		Object:     "Tool",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -19138,7 +19160,7 @@ func (ec *executionContext) _ToolCall_provenance(ctx context.Context, field grap
 			return ec.fieldContext_ToolCall_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.ToolCall().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -19153,7 +19175,7 @@ func (ec *executionContext) fieldContext_ToolCall_provenance(_ context.Context, 
 		Object:     "ToolCall",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -20284,7 +20306,7 @@ func (ec *executionContext) _WikiPage_provenance(ctx context.Context, field grap
 			return ec.fieldContext_WikiPage_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.WikiPage().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -20299,7 +20321,7 @@ func (ec *executionContext) fieldContext_WikiPage_provenance(_ context.Context, 
 		Object:     "WikiPage",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -20750,10 +20772,11 @@ func (ec *executionContext) _AgentWorkPacket(ctx context.Context, sel ast.Select
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._AgentWorkPacket_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._AgentWorkPacket_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -20964,10 +20987,11 @@ func (ec *executionContext) _Analysis(ctx context.Context, sel ast.SelectionSet,
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Analysis_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Analysis_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -21163,10 +21187,11 @@ func (ec *executionContext) _Comment(ctx context.Context, sel ast.SelectionSet, 
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Comment_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Comment_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -21327,10 +21352,11 @@ func (ec *executionContext) _Dataset(ctx context.Context, sel ast.SelectionSet, 
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Dataset_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Dataset_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -21521,10 +21547,11 @@ func (ec *executionContext) _DebateSession(ctx context.Context, sel ast.Selectio
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._DebateSession_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._DebateSession_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -21700,10 +21727,11 @@ func (ec *executionContext) _Experiment(ctx context.Context, sel ast.SelectionSe
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Experiment_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Experiment_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -21904,10 +21932,11 @@ func (ec *executionContext) _Figure(ctx context.Context, sel ast.SelectionSet, o
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Figure_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Figure_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -22088,10 +22117,11 @@ func (ec *executionContext) _GateResult(ctx context.Context, sel ast.SelectionSe
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._GateResult_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._GateResult_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -22272,10 +22302,11 @@ func (ec *executionContext) _GenericArtifact(ctx context.Context, sel ast.Select
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._GenericArtifact_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._GenericArtifact_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -22411,10 +22442,11 @@ func (ec *executionContext) _Group(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Group_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Group_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -22560,10 +22592,11 @@ func (ec *executionContext) _Hypothesis(ctx context.Context, sel ast.SelectionSe
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Hypothesis_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Hypothesis_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -22764,10 +22797,11 @@ func (ec *executionContext) _KgEdge(ctx context.Context, sel ast.SelectionSet, o
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._KgEdge_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._KgEdge_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -22958,10 +22992,11 @@ func (ec *executionContext) _KnowledgeGap(ctx context.Context, sel ast.Selection
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._KnowledgeGap_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._KnowledgeGap_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -23127,10 +23162,11 @@ func (ec *executionContext) _Message(ctx context.Context, sel ast.SelectionSet, 
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Message_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Message_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -23318,10 +23354,11 @@ func (ec *executionContext) _Paper(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Paper_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Paper_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -23517,10 +23554,11 @@ func (ec *executionContext) _Role(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Role_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Role_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -23666,10 +23704,11 @@ func (ec *executionContext) _Schema(ctx context.Context, sel ast.SelectionSet, o
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Schema_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Schema_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -23870,10 +23909,11 @@ func (ec *executionContext) _Skill(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Skill_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Skill_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -24069,10 +24109,11 @@ func (ec *executionContext) _SkillResult(ctx context.Context, sel ast.SelectionS
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._SkillResult_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SkillResult_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -24273,10 +24314,11 @@ func (ec *executionContext) _Tool(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Tool_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Tool_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -24503,10 +24545,11 @@ func (ec *executionContext) _ToolCall(ctx context.Context, sel ast.SelectionSet,
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._ToolCall_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ToolCall_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -24762,10 +24805,11 @@ func (ec *executionContext) _WikiPage(ctx context.Context, sel ast.SelectionSet,
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._WikiPage_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._WikiPage_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,

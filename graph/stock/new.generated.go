@@ -23,6 +23,8 @@ func New(cfg graph.Config) graphql.ExecutableSchema {
 // resolverRoot serves this package's ResolverRoot from package graph's.
 type resolverRoot struct{ root graph.ResolverRoot }
 
+func (r resolverRoot) Actor() ActorResolver { return r.root.Actor() }
+
 func (r resolverRoot) AgentWorkPacket() AgentWorkPacketResolver { return r.root.AgentWorkPacket() }
 
 func (r resolverRoot) Analysis() AnalysisResolver { return r.root.Analysis() }
