@@ -9,6 +9,7 @@ import (
 	"math"
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/scidex/substrate/graph/model"
@@ -17,6 +18,9 @@ import (
 
 // region    ************************** generated!.gotpl **************************
 
+type ActorResolver interface {
+	Produced(ctx context.Context, obj *model.Actor, via *string, first *int, after *string) (*model.ProducedConnection, error)
+}
 type ArtifactConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.ArtifactConnection) (int, error)
 }
@@ -44,36 +48,174 @@ type SignalSummaryResolver interface {
 
 // region    ***************************** args.gotpl *****************************
 
+func (ec *executionContext) field_Actor_produced_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "via",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["via"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOCursor2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	return args, nil
+}
+
 // endregion ***************************** args.gotpl *****************************
 
 // region    **************************** field.gotpl *****************************
 
 func (ec *executionContext) _Actor_id(ctx context.Context, field graphql.CollectedField, obj *model.Actor) (ret graphql.Marshaler) {
-	return ec.marshalNID2string(ctx, field.Selections, obj.ID)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Actor_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Actor_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Actor", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Actor_kind(ctx context.Context, field graphql.CollectedField, obj *model.Actor) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Kind)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Actor_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Actor_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Actor", field, false, false, "String")
 }
 
 func (ec *executionContext) _Actor_permissions(ctx context.Context, field graphql.CollectedField, obj *model.Actor) (ret graphql.Marshaler) {
-	return ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, obj.Permissions)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Actor_permissions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Permissions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Actor_permissions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Actor", field, false, false, "String")
 }
 
 func (ec *executionContext) _Actor_handle(ctx context.Context, field graphql.CollectedField, obj *model.Actor) (ret graphql.Marshaler) {
-	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Handle)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Actor_handle(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Handle, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Actor_handle(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Actor", field, false, false, "String")
+}
+
+func (ec *executionContext) _Actor_produced(ctx context.Context, field graphql.CollectedField, obj *model.Actor) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Actor_produced(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Actor().Produced(ctx, obj, fc.Args["via"].(*string), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ProducedConnection) graphql.Marshaler {
+			return ec.marshalNProducedConnection2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐProducedConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Actor_produced(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Actor",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProducedConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Actor_produced_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _ArtifactConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.ArtifactConnection) (ret graphql.Marshaler) {
@@ -164,7 +306,23 @@ func (ec *executionContext) fieldContext_ArtifactConnection_totalCount(_ context
 }
 
 func (ec *executionContext) _ArtifactEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.ArtifactEdge) (ret graphql.Marshaler) {
-	return ec.marshalNCursor2string(ctx, field.Selections, obj.Cursor)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ArtifactEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNCursor2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_ArtifactEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ArtifactEdge", field, false, false, "Cursor")
@@ -235,21 +393,69 @@ func (ec *executionContext) fieldContext_CalibrationPoint_forecaster(_ context.C
 }
 
 func (ec *executionContext) _CalibrationPoint_probability(ctx context.Context, field graphql.CollectedField, obj *model.CalibrationPoint) (ret graphql.Marshaler) {
-	return ec.marshalNFloat2float64(ctx, field.Selections, obj.Probability)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalibrationPoint_probability(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Probability, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_CalibrationPoint_probability(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CalibrationPoint", field, false, false, "Float")
 }
 
 func (ec *executionContext) _CalibrationPoint_at(ctx context.Context, field graphql.CollectedField, obj *model.CalibrationPoint) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.At)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalibrationPoint_at(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.At, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_CalibrationPoint_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CalibrationPoint", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _CalibrationPoint_brierScore(ctx context.Context, field graphql.CollectedField, obj *model.CalibrationPoint) (ret graphql.Marshaler) {
-	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.BrierScore)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalibrationPoint_brierScore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BrierScore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_CalibrationPoint_brierScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CalibrationPoint", field, false, false, "Float")
@@ -288,28 +494,92 @@ func (ec *executionContext) fieldContext_DelegationStep_actor(_ context.Context,
 }
 
 func (ec *executionContext) _DelegationStep_actorId(ctx context.Context, field graphql.CollectedField, obj *model.DelegationStep) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ActorID)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DelegationStep_actorId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ActorID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_DelegationStep_actorId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DelegationStep", field, false, false, "String")
 }
 
 func (ec *executionContext) _DelegationStep_sessionId(ctx context.Context, field graphql.CollectedField, obj *model.DelegationStep) (ret graphql.Marshaler) {
-	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.SessionID)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DelegationStep_sessionId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SessionID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_DelegationStep_sessionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DelegationStep", field, false, false, "String")
 }
 
 func (ec *executionContext) _DelegationStep_taskId(ctx context.Context, field graphql.CollectedField, obj *model.DelegationStep) (ret graphql.Marshaler) {
-	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.TaskID)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DelegationStep_taskId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TaskID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_DelegationStep_taskId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DelegationStep", field, false, false, "String")
 }
 
 func (ec *executionContext) _Link_predicate(ctx context.Context, field graphql.CollectedField, obj *model.Link) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Predicate)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Link_predicate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Predicate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Link_predicate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Link", field, false, false, "String")
@@ -380,7 +650,23 @@ func (ec *executionContext) fieldContext_Link_to(_ context.Context, field graphq
 }
 
 func (ec *executionContext) _Link_evidence(ctx context.Context, field graphql.CollectedField, obj *model.Link) (ret graphql.Marshaler) {
-	return ec.marshalNRef2ᚕstringᚄ(ctx, field.Selections, obj.Evidence)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Link_evidence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Evidence, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNRef2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Link_evidence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Link", field, false, false, "Ref")
@@ -419,7 +705,23 @@ func (ec *executionContext) fieldContext_Link_createdBy(_ context.Context, field
 }
 
 func (ec *executionContext) _Link_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Link) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Link_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Link_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Link", field, false, false, "DateTime")
@@ -490,7 +792,23 @@ func (ec *executionContext) fieldContext_LinkConnection_pageInfo(_ context.Conte
 }
 
 func (ec *executionContext) _LinkEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.LinkEdge) (ret graphql.Marshaler) {
-	return ec.marshalNCursor2string(ctx, field.Selections, obj.Cursor)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNCursor2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_LinkEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("LinkEdge", field, false, false, "Cursor")
@@ -529,35 +847,115 @@ func (ec *executionContext) fieldContext_LinkEdge_node(_ context.Context, field 
 }
 
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
-	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.HasNextPage)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PageInfo_hasNextPage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasNextPage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_PageInfo_hasNextPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _PageInfo_hasPreviousPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
-	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.HasPreviousPage)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PageInfo_hasPreviousPage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasPreviousPage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_PageInfo_hasPreviousPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _PageInfo_startCursor(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
-	return ec.marshalOCursor2ᚖstring(ctx, field.Selections, obj.StartCursor)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PageInfo_startCursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartCursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOCursor2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_PageInfo_startCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "Cursor")
 }
 
 func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
-	return ec.marshalOCursor2ᚖstring(ctx, field.Selections, obj.EndCursor)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PageInfo_endCursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EndCursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOCursor2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "Cursor")
 }
 
 func (ec *executionContext) _ProvenanceStep_operation(ctx context.Context, field graphql.CollectedField, obj *model.ProvenanceStep) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Operation)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProvenanceStep_operation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Operation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_ProvenanceStep_operation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ProvenanceStep", field, false, false, "String")
@@ -596,28 +994,92 @@ func (ec *executionContext) fieldContext_ProvenanceStep_actor(_ context.Context,
 }
 
 func (ec *executionContext) _ProvenanceStep_requestId(ctx context.Context, field graphql.CollectedField, obj *model.ProvenanceStep) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.RequestID)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProvenanceStep_requestId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RequestID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_ProvenanceStep_requestId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ProvenanceStep", field, false, false, "String")
 }
 
 func (ec *executionContext) _ProvenanceStep_sessionId(ctx context.Context, field graphql.CollectedField, obj *model.ProvenanceStep) (ret graphql.Marshaler) {
-	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.SessionID)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProvenanceStep_sessionId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SessionID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_ProvenanceStep_sessionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ProvenanceStep", field, false, false, "String")
 }
 
 func (ec *executionContext) _ProvenanceStep_taskId(ctx context.Context, field graphql.CollectedField, obj *model.ProvenanceStep) (ret graphql.Marshaler) {
-	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.TaskID)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProvenanceStep_taskId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TaskID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_ProvenanceStep_taskId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ProvenanceStep", field, false, false, "String")
 }
 
 func (ec *executionContext) _ProvenanceStep_delegationChain(ctx context.Context, field graphql.CollectedField, obj *model.ProvenanceStep) (ret graphql.Marshaler) {
-	return ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, obj.DelegationChain)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProvenanceStep_delegationChain(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DelegationChain, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_ProvenanceStep_delegationChain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ProvenanceStep", field, false, false, "String")
@@ -656,63 +1118,262 @@ func (ec *executionContext) fieldContext_ProvenanceStep_delegation(_ context.Con
 }
 
 func (ec *executionContext) _ProvenanceStep_tool(ctx context.Context, field graphql.CollectedField, obj *model.ProvenanceStep) (ret graphql.Marshaler) {
-	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Tool)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProvenanceStep_tool(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tool, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_ProvenanceStep_tool(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ProvenanceStep", field, false, false, "String")
 }
 
 func (ec *executionContext) _ProvenanceStep_at(ctx context.Context, field graphql.CollectedField, obj *model.ProvenanceStep) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.At)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProvenanceStep_at(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.At, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_ProvenanceStep_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ProvenanceStep", field, false, false, "DateTime")
 }
 
+func (ec *executionContext) _ProvenanceStep_skill(ctx context.Context, field graphql.CollectedField, obj *model.ProvenanceStep) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProvenanceStep_skill(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Skill, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ProvenanceStep_skill(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProvenanceStep", field, false, false, "String")
+}
+
+func (ec *executionContext) _ProvenanceStep_stamps(ctx context.Context, field graphql.CollectedField, obj *model.ProvenanceStep) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProvenanceStep_stamps(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Stamps, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStamp) graphql.Marshaler {
+			return ec.marshalNProvenanceStamp2ᚕᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐProvenanceStampᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProvenanceStep_stamps(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProvenanceStep",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProvenanceStamp(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _SignalAggregate_kind(ctx context.Context, field graphql.CollectedField, obj *model.SignalAggregate) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Kind)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SignalAggregate_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_SignalAggregate_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SignalAggregate", field, false, false, "String")
 }
 
 func (ec *executionContext) _SignalAggregate_dimension(ctx context.Context, field graphql.CollectedField, obj *model.SignalAggregate) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Dimension)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SignalAggregate_dimension(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Dimension, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_SignalAggregate_dimension(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SignalAggregate", field, false, false, "String")
 }
 
 func (ec *executionContext) _SignalAggregate_aggregation(ctx context.Context, field graphql.CollectedField, obj *model.SignalAggregate) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Aggregation)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SignalAggregate_aggregation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Aggregation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_SignalAggregate_aggregation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SignalAggregate", field, false, false, "String")
 }
 
 func (ec *executionContext) _SignalAggregate_value(ctx context.Context, field graphql.CollectedField, obj *model.SignalAggregate) (ret graphql.Marshaler) {
-	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.Value)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SignalAggregate_value(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Value, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_SignalAggregate_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SignalAggregate", field, false, false, "Float")
 }
 
 func (ec *executionContext) _SignalAggregate_count(ctx context.Context, field graphql.CollectedField, obj *model.SignalAggregate) (ret graphql.Marshaler) {
-	return ec.marshalNInt2int(ctx, field.Selections, obj.Count)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SignalAggregate_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_SignalAggregate_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SignalAggregate", field, false, false, "Int")
 }
 
 func (ec *executionContext) _SignalAggregate_quadraticTotal(ctx context.Context, field graphql.CollectedField, obj *model.SignalAggregate) (ret graphql.Marshaler) {
-	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QuadraticTotal)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SignalAggregate_quadraticTotal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.QuadraticTotal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_SignalAggregate_quadraticTotal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SignalAggregate", field, false, false, "Float")
 }
 
 func (ec *executionContext) _SignalAggregate_unit(ctx context.Context, field graphql.CollectedField, obj *model.SignalAggregate) (ret graphql.Marshaler) {
-	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Unit)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SignalAggregate_unit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Unit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_SignalAggregate_unit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SignalAggregate", field, false, false, "String")
@@ -838,28 +1499,92 @@ func (ec *executionContext) fieldContext_SignalSummary_brierScore(_ context.Cont
 }
 
 func (ec *executionContext) _VoteSummary_score(ctx context.Context, field graphql.CollectedField, obj *model.VoteSummary) (ret graphql.Marshaler) {
-	return ec.marshalNInt2int(ctx, field.Selections, obj.Score)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_VoteSummary_score(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Score, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_VoteSummary_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("VoteSummary", field, false, false, "Int")
 }
 
 func (ec *executionContext) _VoteSummary_up(ctx context.Context, field graphql.CollectedField, obj *model.VoteSummary) (ret graphql.Marshaler) {
-	return ec.marshalNInt2int(ctx, field.Selections, obj.Up)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_VoteSummary_up(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Up, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_VoteSummary_up(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("VoteSummary", field, false, false, "Int")
 }
 
 func (ec *executionContext) _VoteSummary_down(ctx context.Context, field graphql.CollectedField, obj *model.VoteSummary) (ret graphql.Marshaler) {
-	return ec.marshalNInt2int(ctx, field.Selections, obj.Down)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_VoteSummary_down(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Down, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_VoteSummary_down(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("VoteSummary", field, false, false, "Int")
 }
 
 func (ec *executionContext) _VoteSummary_count(ctx context.Context, field graphql.CollectedField, obj *model.VoteSummary) (ret graphql.Marshaler) {
-	return ec.marshalNInt2int(ctx, field.Selections, obj.Count)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_VoteSummary_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_VoteSummary_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("VoteSummary", field, false, false, "Int")
@@ -1222,7 +1947,7 @@ func (ec *executionContext) _Actor(ctx context.Context, sel ast.SelectionSet, ob
 	fields := graphql.CollectFields(ec.OperationContext, sel, actorImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -1230,23 +1955,29 @@ func (ec *executionContext) _Actor(ctx context.Context, sel ast.SelectionSet, ob
 		case "id":
 			out.Values[i] = ec._Actor_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "kind":
 			out.Values[i] = ec._Actor_kind(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "permissions":
 			out.Values[i] = ec._Actor_permissions(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "handle":
 			out.Values[i] = ec._Actor_handle(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "produced":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Actor_produced(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -1270,7 +2001,7 @@ func (ec *executionContext) _ArtifactConnection(ctx context.Context, sel ast.Sel
 	fields := graphql.CollectFields(ec.OperationContext, sel, artifactConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -1314,7 +2045,7 @@ func (ec *executionContext) _ArtifactEdge(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, artifactEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -1352,7 +2083,7 @@ func (ec *executionContext) _CalibrationPoint(ctx context.Context, sel ast.Selec
 	fields := graphql.CollectFields(ec.OperationContext, sel, calibrationPointImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -1401,7 +2132,7 @@ func (ec *executionContext) _DelegationStep(ctx context.Context, sel ast.Selecti
 	fields := graphql.CollectFields(ec.OperationContext, sel, delegationStepImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -1450,7 +2181,7 @@ func (ec *executionContext) _Link(ctx context.Context, sel ast.SelectionSet, obj
 	fields := graphql.CollectFields(ec.OperationContext, sel, linkImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -1511,7 +2242,7 @@ func (ec *executionContext) _LinkConnection(ctx context.Context, sel ast.Selecti
 	fields := graphql.CollectFields(ec.OperationContext, sel, linkConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -1549,7 +2280,7 @@ func (ec *executionContext) _LinkEdge(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, linkEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -1587,7 +2318,7 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, pageInfoImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -1635,7 +2366,7 @@ func (ec *executionContext) _ProvenanceStep(ctx context.Context, sel ast.Selecti
 	fields := graphql.CollectFields(ec.OperationContext, sel, provenanceStepImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -1686,6 +2417,16 @@ func (ec *executionContext) _ProvenanceStep(ctx context.Context, sel ast.Selecti
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "skill":
+			out.Values[i] = ec._ProvenanceStep_skill(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "stamps":
+			out.Values[i] = ec._ProvenanceStep_stamps(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -1709,7 +2450,7 @@ func (ec *executionContext) _SignalAggregate(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, signalAggregateImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -1772,7 +2513,7 @@ func (ec *executionContext) _SignalSummary(ctx context.Context, sel ast.Selectio
 	fields := graphql.CollectFields(ec.OperationContext, sel, signalSummaryImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -1822,7 +2563,7 @@ func (ec *executionContext) _VoteSummary(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, voteSummaryImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -1893,7 +2634,7 @@ func (ec *executionContext) marshalNArtifactConnection2ᚖgithubᚗcomᚋscidex�
 }
 
 func (ec *executionContext) marshalNArtifactEdge2ᚕᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐArtifactEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ArtifactEdge) graphql.Marshaler {
-	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNArtifactEdge2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐArtifactEdge(ctx, sel, v[i])
@@ -1981,7 +2722,7 @@ func (ec *executionContext) marshalNLinkConnection2ᚖgithubᚗcomᚋscidexᚋsu
 }
 
 func (ec *executionContext) marshalNLinkEdge2ᚕᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐLinkEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.LinkEdge) graphql.Marshaler {
-	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNLinkEdge2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐLinkEdge(ctx, sel, v[i])
@@ -2037,7 +2778,7 @@ func (ec *executionContext) marshalNProvenanceStep2ᚖgithubᚗcomᚋscidexᚋsu
 }
 
 func (ec *executionContext) marshalNSignalAggregate2ᚕᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐSignalAggregateᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.SignalAggregate) graphql.Marshaler {
-	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNSignalAggregate2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐSignalAggregate(ctx, sel, v[i])

@@ -20,6 +20,7 @@ type AgentWorkPacketResolver interface {
 	CreatedBy(ctx context.Context, obj *model.AgentWorkPacket) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.AgentWorkPacket) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.AgentWorkPacket) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.AgentWorkPacket, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.AgentWorkPacket, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.AgentWorkPacket, first *int, after *string) (*model.ArtifactConnection, error)
@@ -31,6 +32,7 @@ type AnalysisResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Analysis) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Analysis) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Analysis) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Analysis, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Analysis, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Analysis, first *int, after *string) (*model.ArtifactConnection, error)
@@ -40,6 +42,7 @@ type CommentResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Comment) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Comment) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Comment) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Comment, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Comment, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Comment, first *int, after *string) (*model.ArtifactConnection, error)
@@ -49,6 +52,7 @@ type DatasetResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Dataset) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Dataset) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Dataset) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Dataset, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Dataset, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Dataset, first *int, after *string) (*model.ArtifactConnection, error)
@@ -58,6 +62,7 @@ type DebateSessionResolver interface {
 	CreatedBy(ctx context.Context, obj *model.DebateSession) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.DebateSession) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.DebateSession) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.DebateSession, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.DebateSession, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.DebateSession, first *int, after *string) (*model.ArtifactConnection, error)
@@ -67,6 +72,7 @@ type ExperimentResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Experiment) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Experiment) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Experiment) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Experiment, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Experiment, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Experiment, first *int, after *string) (*model.ArtifactConnection, error)
@@ -76,6 +82,7 @@ type FigureResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Figure) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Figure) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Figure) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Figure, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Figure, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Figure, first *int, after *string) (*model.ArtifactConnection, error)
@@ -85,6 +92,7 @@ type GateResultResolver interface {
 	CreatedBy(ctx context.Context, obj *model.GateResult) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.GateResult) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.GateResult) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.GateResult, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.GateResult, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.GateResult, first *int, after *string) (*model.ArtifactConnection, error)
@@ -94,6 +102,7 @@ type GenericArtifactResolver interface {
 	CreatedBy(ctx context.Context, obj *model.GenericArtifact) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.GenericArtifact) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.GenericArtifact) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.GenericArtifact, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.GenericArtifact, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.GenericArtifact, first *int, after *string) (*model.ArtifactConnection, error)
@@ -103,6 +112,7 @@ type GroupResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Group) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Group) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Group) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Group, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Group, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Group, first *int, after *string) (*model.ArtifactConnection, error)
@@ -112,6 +122,7 @@ type HypothesisResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Hypothesis) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Hypothesis) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Hypothesis) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Hypothesis, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Hypothesis, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Hypothesis, first *int, after *string) (*model.ArtifactConnection, error)
@@ -121,6 +132,7 @@ type KgEdgeResolver interface {
 	CreatedBy(ctx context.Context, obj *model.KgEdge) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.KgEdge) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.KgEdge) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.KgEdge, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.KgEdge, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.KgEdge, first *int, after *string) (*model.ArtifactConnection, error)
@@ -130,6 +142,7 @@ type KnowledgeGapResolver interface {
 	CreatedBy(ctx context.Context, obj *model.KnowledgeGap) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.KnowledgeGap) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.KnowledgeGap) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.KnowledgeGap, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.KnowledgeGap, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.KnowledgeGap, first *int, after *string) (*model.ArtifactConnection, error)
@@ -139,6 +152,7 @@ type MessageResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Message) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Message) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Message) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Message, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Message, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Message, first *int, after *string) (*model.ArtifactConnection, error)
@@ -151,6 +165,7 @@ type PaperResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Paper) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Paper) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Paper) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Paper, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Paper, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Paper, first *int, after *string) (*model.ArtifactConnection, error)
@@ -160,6 +175,7 @@ type RoleResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Role) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Role) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Role) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Role, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Role, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Role, first *int, after *string) (*model.ArtifactConnection, error)
@@ -169,6 +185,7 @@ type SchemaResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Schema) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Schema) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Schema) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Schema, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Schema, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Schema, first *int, after *string) (*model.ArtifactConnection, error)
@@ -178,6 +195,7 @@ type SkillResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Skill) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Skill) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Skill) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Skill, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Skill, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Skill, first *int, after *string) (*model.ArtifactConnection, error)
@@ -187,6 +205,7 @@ type SkillResultResolver interface {
 	CreatedBy(ctx context.Context, obj *model.SkillResult) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.SkillResult) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.SkillResult) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.SkillResult, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.SkillResult, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.SkillResult, first *int, after *string) (*model.ArtifactConnection, error)
@@ -196,6 +215,7 @@ type ToolResolver interface {
 	CreatedBy(ctx context.Context, obj *model.Tool) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.Tool) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.Tool) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.Tool, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.Tool, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.Tool, first *int, after *string) (*model.ArtifactConnection, error)
@@ -207,6 +227,7 @@ type ToolCallResolver interface {
 	CreatedBy(ctx context.Context, obj *model.ToolCall) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.ToolCall) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.ToolCall) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.ToolCall, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.ToolCall, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.ToolCall, first *int, after *string) (*model.ArtifactConnection, error)
@@ -216,6 +237,7 @@ type WikiPageResolver interface {
 	CreatedBy(ctx context.Context, obj *model.WikiPage) (*model.Actor, error)
 	UpdatedBy(ctx context.Context, obj *model.WikiPage) (*model.Actor, error)
 
+	Provenance(ctx context.Context, obj *model.WikiPage) ([]*model.ProvenanceStep, error)
 	Links(ctx context.Context, obj *model.WikiPage, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error)
 	Signals(ctx context.Context, obj *model.WikiPage, kinds []string) (*model.SignalSummary, error)
 	History(ctx context.Context, obj *model.WikiPage, first *int, after *string) (*model.ArtifactConnection, error)
@@ -2365,70 +2387,230 @@ func (ec *executionContext) field_WikiPage_signals_args(ctx context.Context, raw
 // region    **************************** field.gotpl *****************************
 
 func (ec *executionContext) _AgentWorkPacket_id(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
-	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentWorkPacket_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_AgentWorkPacket_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "ID")
 }
 
 func (ec *executionContext) _AgentWorkPacket_ref(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
-	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentWorkPacket_ref(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ref(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNRef2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_AgentWorkPacket_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _AgentWorkPacket_type(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentWorkPacket_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_AgentWorkPacket_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "String")
 }
 
 func (ec *executionContext) _AgentWorkPacket_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentWorkPacket_artifactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ArtifactID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_AgentWorkPacket_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "String")
 }
 
 func (ec *executionContext) _AgentWorkPacket_title(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentWorkPacket_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_AgentWorkPacket_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "String")
 }
 
 func (ec *executionContext) _AgentWorkPacket_content(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
-	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentWorkPacket_content(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Content(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_AgentWorkPacket_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _AgentWorkPacket_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentWorkPacket_contentHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContentHash(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_AgentWorkPacket_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "String")
 }
 
 func (ec *executionContext) _AgentWorkPacket_revision(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
-	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentWorkPacket_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_AgentWorkPacket_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "Int")
 }
 
 func (ec *executionContext) _AgentWorkPacket_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentWorkPacket_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_AgentWorkPacket_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _AgentWorkPacket_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentWorkPacket_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_AgentWorkPacket_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "DateTime")
@@ -2499,28 +2681,92 @@ func (ec *executionContext) fieldContext_AgentWorkPacket_updatedBy(_ context.Con
 }
 
 func (ec *executionContext) _AgentWorkPacket_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
-	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentWorkPacket_isLatest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsLatest(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_AgentWorkPacket_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _AgentWorkPacket_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
-	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentWorkPacket_supersededBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SupersededBy(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalORef2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_AgentWorkPacket_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _AgentWorkPacket_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
-	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentWorkPacket_lifecycleState(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LifecycleState(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_AgentWorkPacket_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "String")
 }
 
 func (ec *executionContext) _AgentWorkPacket_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
-	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentWorkPacket_qualityScore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.QualityScore(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_AgentWorkPacket_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "Float")
@@ -2535,7 +2781,7 @@ func (ec *executionContext) _AgentWorkPacket_provenance(ctx context.Context, fie
 			return ec.fieldContext_AgentWorkPacket_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.AgentWorkPacket().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -2550,7 +2796,7 @@ func (ec *executionContext) fieldContext_AgentWorkPacket_provenance(_ context.Co
 		Object:     "AgentWorkPacket",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -3227,70 +3473,230 @@ func (ec *executionContext) fieldContext_AgentWorkPacket_call(_ context.Context,
 }
 
 func (ec *executionContext) _Analysis_id(ctx context.Context, field graphql.CollectedField, obj *model.Analysis) (ret graphql.Marshaler) {
-	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Analysis_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Analysis_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Analysis", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Analysis_ref(ctx context.Context, field graphql.CollectedField, obj *model.Analysis) (ret graphql.Marshaler) {
-	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Analysis_ref(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ref(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNRef2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Analysis_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Analysis", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Analysis_type(ctx context.Context, field graphql.CollectedField, obj *model.Analysis) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Analysis_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Analysis_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Analysis", field, true, false, "String")
 }
 
 func (ec *executionContext) _Analysis_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.Analysis) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Analysis_artifactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ArtifactID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Analysis_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Analysis", field, true, false, "String")
 }
 
 func (ec *executionContext) _Analysis_title(ctx context.Context, field graphql.CollectedField, obj *model.Analysis) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Analysis_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Analysis_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Analysis", field, true, false, "String")
 }
 
 func (ec *executionContext) _Analysis_content(ctx context.Context, field graphql.CollectedField, obj *model.Analysis) (ret graphql.Marshaler) {
-	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Analysis_content(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Content(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Analysis_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Analysis", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _Analysis_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.Analysis) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Analysis_contentHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContentHash(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Analysis_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Analysis", field, true, false, "String")
 }
 
 func (ec *executionContext) _Analysis_revision(ctx context.Context, field graphql.CollectedField, obj *model.Analysis) (ret graphql.Marshaler) {
-	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Analysis_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Analysis_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Analysis", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Analysis_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Analysis) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Analysis_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Analysis_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Analysis", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _Analysis_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Analysis) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Analysis_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Analysis_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Analysis", field, true, false, "DateTime")
@@ -3361,28 +3767,92 @@ func (ec *executionContext) fieldContext_Analysis_updatedBy(_ context.Context, f
 }
 
 func (ec *executionContext) _Analysis_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.Analysis) (ret graphql.Marshaler) {
-	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Analysis_isLatest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsLatest(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Analysis_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Analysis", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Analysis_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.Analysis) (ret graphql.Marshaler) {
-	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Analysis_supersededBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SupersededBy(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalORef2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Analysis_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Analysis", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Analysis_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.Analysis) (ret graphql.Marshaler) {
-	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Analysis_lifecycleState(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LifecycleState(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Analysis_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Analysis", field, true, false, "String")
 }
 
 func (ec *executionContext) _Analysis_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.Analysis) (ret graphql.Marshaler) {
-	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Analysis_qualityScore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.QualityScore(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Analysis_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Analysis", field, true, false, "Float")
@@ -3397,7 +3867,7 @@ func (ec *executionContext) _Analysis_provenance(ctx context.Context, field grap
 			return ec.fieldContext_Analysis_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Analysis().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -3412,7 +3882,7 @@ func (ec *executionContext) fieldContext_Analysis_provenance(_ context.Context, 
 		Object:     "Analysis",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -3873,70 +4343,230 @@ func (ec *executionContext) fieldContext_Analysis_summary(_ context.Context, fie
 }
 
 func (ec *executionContext) _Comment_id(ctx context.Context, field graphql.CollectedField, obj *model.Comment) (ret graphql.Marshaler) {
-	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Comment_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Comment", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Comment_ref(ctx context.Context, field graphql.CollectedField, obj *model.Comment) (ret graphql.Marshaler) {
-	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_ref(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ref(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNRef2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Comment_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Comment", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Comment_type(ctx context.Context, field graphql.CollectedField, obj *model.Comment) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Comment_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Comment", field, true, false, "String")
 }
 
 func (ec *executionContext) _Comment_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.Comment) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_artifactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ArtifactID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Comment_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Comment", field, true, false, "String")
 }
 
 func (ec *executionContext) _Comment_title(ctx context.Context, field graphql.CollectedField, obj *model.Comment) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Comment_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Comment", field, true, false, "String")
 }
 
 func (ec *executionContext) _Comment_content(ctx context.Context, field graphql.CollectedField, obj *model.Comment) (ret graphql.Marshaler) {
-	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_content(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Content(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Comment_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Comment", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _Comment_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.Comment) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_contentHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContentHash(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Comment_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Comment", field, true, false, "String")
 }
 
 func (ec *executionContext) _Comment_revision(ctx context.Context, field graphql.CollectedField, obj *model.Comment) (ret graphql.Marshaler) {
-	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Comment_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Comment", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Comment_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Comment) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Comment_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Comment", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _Comment_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Comment) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Comment_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Comment", field, true, false, "DateTime")
@@ -4007,28 +4637,92 @@ func (ec *executionContext) fieldContext_Comment_updatedBy(_ context.Context, fi
 }
 
 func (ec *executionContext) _Comment_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.Comment) (ret graphql.Marshaler) {
-	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_isLatest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsLatest(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Comment_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Comment", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Comment_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.Comment) (ret graphql.Marshaler) {
-	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_supersededBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SupersededBy(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalORef2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Comment_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Comment", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Comment_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.Comment) (ret graphql.Marshaler) {
-	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_lifecycleState(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LifecycleState(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Comment_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Comment", field, true, false, "String")
 }
 
 func (ec *executionContext) _Comment_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.Comment) (ret graphql.Marshaler) {
-	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_qualityScore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.QualityScore(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Comment_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Comment", field, true, false, "Float")
@@ -4043,7 +4737,7 @@ func (ec *executionContext) _Comment_provenance(ctx context.Context, field graph
 			return ec.fieldContext_Comment_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Comment().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -4058,7 +4752,7 @@ func (ec *executionContext) fieldContext_Comment_provenance(_ context.Context, f
 		Object:     "Comment",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -4358,70 +5052,230 @@ func (ec *executionContext) fieldContext_Comment_threadParent(_ context.Context,
 }
 
 func (ec *executionContext) _Dataset_id(ctx context.Context, field graphql.CollectedField, obj *model.Dataset) (ret graphql.Marshaler) {
-	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dataset_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Dataset_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Dataset", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Dataset_ref(ctx context.Context, field graphql.CollectedField, obj *model.Dataset) (ret graphql.Marshaler) {
-	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dataset_ref(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ref(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNRef2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Dataset_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Dataset", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Dataset_type(ctx context.Context, field graphql.CollectedField, obj *model.Dataset) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dataset_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Dataset_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Dataset", field, true, false, "String")
 }
 
 func (ec *executionContext) _Dataset_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.Dataset) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dataset_artifactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ArtifactID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Dataset_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Dataset", field, true, false, "String")
 }
 
 func (ec *executionContext) _Dataset_title(ctx context.Context, field graphql.CollectedField, obj *model.Dataset) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dataset_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Dataset_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Dataset", field, true, false, "String")
 }
 
 func (ec *executionContext) _Dataset_content(ctx context.Context, field graphql.CollectedField, obj *model.Dataset) (ret graphql.Marshaler) {
-	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dataset_content(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Content(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Dataset_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Dataset", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _Dataset_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.Dataset) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dataset_contentHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContentHash(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Dataset_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Dataset", field, true, false, "String")
 }
 
 func (ec *executionContext) _Dataset_revision(ctx context.Context, field graphql.CollectedField, obj *model.Dataset) (ret graphql.Marshaler) {
-	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dataset_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Dataset_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Dataset", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Dataset_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Dataset) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dataset_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Dataset_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Dataset", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _Dataset_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Dataset) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dataset_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Dataset_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Dataset", field, true, false, "DateTime")
@@ -4492,28 +5346,92 @@ func (ec *executionContext) fieldContext_Dataset_updatedBy(_ context.Context, fi
 }
 
 func (ec *executionContext) _Dataset_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.Dataset) (ret graphql.Marshaler) {
-	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dataset_isLatest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsLatest(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Dataset_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Dataset", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Dataset_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.Dataset) (ret graphql.Marshaler) {
-	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dataset_supersededBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SupersededBy(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalORef2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Dataset_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Dataset", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Dataset_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.Dataset) (ret graphql.Marshaler) {
-	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dataset_lifecycleState(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LifecycleState(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Dataset_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Dataset", field, true, false, "String")
 }
 
 func (ec *executionContext) _Dataset_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.Dataset) (ret graphql.Marshaler) {
-	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dataset_qualityScore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.QualityScore(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Dataset_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Dataset", field, true, false, "Float")
@@ -4528,7 +5446,7 @@ func (ec *executionContext) _Dataset_provenance(ctx context.Context, field graph
 			return ec.fieldContext_Dataset_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Dataset().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -4543,7 +5461,7 @@ func (ec *executionContext) fieldContext_Dataset_provenance(_ context.Context, f
 		Object:     "Dataset",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -4981,70 +5899,230 @@ func (ec *executionContext) fieldContext_Dataset_url(_ context.Context, field gr
 }
 
 func (ec *executionContext) _DebateSession_id(ctx context.Context, field graphql.CollectedField, obj *model.DebateSession) (ret graphql.Marshaler) {
-	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebateSession_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_DebateSession_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DebateSession", field, true, false, "ID")
 }
 
 func (ec *executionContext) _DebateSession_ref(ctx context.Context, field graphql.CollectedField, obj *model.DebateSession) (ret graphql.Marshaler) {
-	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebateSession_ref(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ref(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNRef2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_DebateSession_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DebateSession", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _DebateSession_type(ctx context.Context, field graphql.CollectedField, obj *model.DebateSession) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebateSession_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_DebateSession_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DebateSession", field, true, false, "String")
 }
 
 func (ec *executionContext) _DebateSession_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.DebateSession) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebateSession_artifactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ArtifactID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_DebateSession_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DebateSession", field, true, false, "String")
 }
 
 func (ec *executionContext) _DebateSession_title(ctx context.Context, field graphql.CollectedField, obj *model.DebateSession) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebateSession_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_DebateSession_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DebateSession", field, true, false, "String")
 }
 
 func (ec *executionContext) _DebateSession_content(ctx context.Context, field graphql.CollectedField, obj *model.DebateSession) (ret graphql.Marshaler) {
-	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebateSession_content(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Content(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_DebateSession_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DebateSession", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _DebateSession_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.DebateSession) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebateSession_contentHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContentHash(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_DebateSession_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DebateSession", field, true, false, "String")
 }
 
 func (ec *executionContext) _DebateSession_revision(ctx context.Context, field graphql.CollectedField, obj *model.DebateSession) (ret graphql.Marshaler) {
-	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebateSession_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_DebateSession_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DebateSession", field, true, false, "Int")
 }
 
 func (ec *executionContext) _DebateSession_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.DebateSession) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebateSession_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_DebateSession_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DebateSession", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _DebateSession_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.DebateSession) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebateSession_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_DebateSession_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DebateSession", field, true, false, "DateTime")
@@ -5115,28 +6193,92 @@ func (ec *executionContext) fieldContext_DebateSession_updatedBy(_ context.Conte
 }
 
 func (ec *executionContext) _DebateSession_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.DebateSession) (ret graphql.Marshaler) {
-	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebateSession_isLatest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsLatest(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_DebateSession_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DebateSession", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _DebateSession_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.DebateSession) (ret graphql.Marshaler) {
-	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebateSession_supersededBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SupersededBy(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalORef2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_DebateSession_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DebateSession", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _DebateSession_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.DebateSession) (ret graphql.Marshaler) {
-	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebateSession_lifecycleState(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LifecycleState(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_DebateSession_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DebateSession", field, true, false, "String")
 }
 
 func (ec *executionContext) _DebateSession_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.DebateSession) (ret graphql.Marshaler) {
-	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebateSession_qualityScore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.QualityScore(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_DebateSession_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DebateSession", field, true, false, "Float")
@@ -5151,7 +6293,7 @@ func (ec *executionContext) _DebateSession_provenance(ctx context.Context, field
 			return ec.fieldContext_DebateSession_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.DebateSession().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -5166,7 +6308,7 @@ func (ec *executionContext) fieldContext_DebateSession_provenance(_ context.Cont
 		Object:     "DebateSession",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -5535,70 +6677,230 @@ func (ec *executionContext) fieldContext_DebateSession_verdict(_ context.Context
 }
 
 func (ec *executionContext) _Experiment_id(ctx context.Context, field graphql.CollectedField, obj *model.Experiment) (ret graphql.Marshaler) {
-	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Experiment_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Experiment_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Experiment", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Experiment_ref(ctx context.Context, field graphql.CollectedField, obj *model.Experiment) (ret graphql.Marshaler) {
-	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Experiment_ref(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ref(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNRef2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Experiment_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Experiment", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Experiment_type(ctx context.Context, field graphql.CollectedField, obj *model.Experiment) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Experiment_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Experiment_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Experiment", field, true, false, "String")
 }
 
 func (ec *executionContext) _Experiment_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.Experiment) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Experiment_artifactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ArtifactID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Experiment_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Experiment", field, true, false, "String")
 }
 
 func (ec *executionContext) _Experiment_title(ctx context.Context, field graphql.CollectedField, obj *model.Experiment) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Experiment_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Experiment_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Experiment", field, true, false, "String")
 }
 
 func (ec *executionContext) _Experiment_content(ctx context.Context, field graphql.CollectedField, obj *model.Experiment) (ret graphql.Marshaler) {
-	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Experiment_content(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Content(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Experiment_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Experiment", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _Experiment_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.Experiment) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Experiment_contentHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContentHash(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Experiment_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Experiment", field, true, false, "String")
 }
 
 func (ec *executionContext) _Experiment_revision(ctx context.Context, field graphql.CollectedField, obj *model.Experiment) (ret graphql.Marshaler) {
-	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Experiment_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Experiment_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Experiment", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Experiment_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Experiment) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Experiment_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Experiment_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Experiment", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _Experiment_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Experiment) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Experiment_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Experiment_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Experiment", field, true, false, "DateTime")
@@ -5669,28 +6971,92 @@ func (ec *executionContext) fieldContext_Experiment_updatedBy(_ context.Context,
 }
 
 func (ec *executionContext) _Experiment_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.Experiment) (ret graphql.Marshaler) {
-	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Experiment_isLatest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsLatest(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Experiment_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Experiment", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Experiment_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.Experiment) (ret graphql.Marshaler) {
-	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Experiment_supersededBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SupersededBy(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalORef2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Experiment_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Experiment", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Experiment_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.Experiment) (ret graphql.Marshaler) {
-	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Experiment_lifecycleState(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LifecycleState(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Experiment_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Experiment", field, true, false, "String")
 }
 
 func (ec *executionContext) _Experiment_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.Experiment) (ret graphql.Marshaler) {
-	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Experiment_qualityScore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.QualityScore(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Experiment_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Experiment", field, true, false, "Float")
@@ -5705,7 +7071,7 @@ func (ec *executionContext) _Experiment_provenance(ctx context.Context, field gr
 			return ec.fieldContext_Experiment_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Experiment().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -5720,7 +7086,7 @@ func (ec *executionContext) fieldContext_Experiment_provenance(_ context.Context
 		Object:     "Experiment",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -6204,70 +7570,230 @@ func (ec *executionContext) fieldContext_Experiment_species(_ context.Context, f
 }
 
 func (ec *executionContext) _Figure_id(ctx context.Context, field graphql.CollectedField, obj *model.Figure) (ret graphql.Marshaler) {
-	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Figure_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Figure_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Figure", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Figure_ref(ctx context.Context, field graphql.CollectedField, obj *model.Figure) (ret graphql.Marshaler) {
-	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Figure_ref(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ref(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNRef2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Figure_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Figure", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Figure_type(ctx context.Context, field graphql.CollectedField, obj *model.Figure) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Figure_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Figure_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Figure", field, true, false, "String")
 }
 
 func (ec *executionContext) _Figure_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.Figure) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Figure_artifactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ArtifactID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Figure_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Figure", field, true, false, "String")
 }
 
 func (ec *executionContext) _Figure_title(ctx context.Context, field graphql.CollectedField, obj *model.Figure) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Figure_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Figure_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Figure", field, true, false, "String")
 }
 
 func (ec *executionContext) _Figure_content(ctx context.Context, field graphql.CollectedField, obj *model.Figure) (ret graphql.Marshaler) {
-	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Figure_content(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Content(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Figure_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Figure", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _Figure_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.Figure) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Figure_contentHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContentHash(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Figure_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Figure", field, true, false, "String")
 }
 
 func (ec *executionContext) _Figure_revision(ctx context.Context, field graphql.CollectedField, obj *model.Figure) (ret graphql.Marshaler) {
-	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Figure_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Figure_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Figure", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Figure_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Figure) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Figure_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Figure_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Figure", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _Figure_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Figure) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Figure_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Figure_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Figure", field, true, false, "DateTime")
@@ -6338,28 +7864,92 @@ func (ec *executionContext) fieldContext_Figure_updatedBy(_ context.Context, fie
 }
 
 func (ec *executionContext) _Figure_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.Figure) (ret graphql.Marshaler) {
-	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Figure_isLatest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsLatest(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Figure_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Figure", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Figure_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.Figure) (ret graphql.Marshaler) {
-	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Figure_supersededBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SupersededBy(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalORef2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Figure_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Figure", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Figure_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.Figure) (ret graphql.Marshaler) {
-	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Figure_lifecycleState(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LifecycleState(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Figure_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Figure", field, true, false, "String")
 }
 
 func (ec *executionContext) _Figure_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.Figure) (ret graphql.Marshaler) {
-	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Figure_qualityScore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.QualityScore(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Figure_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Figure", field, true, false, "Float")
@@ -6374,7 +7964,7 @@ func (ec *executionContext) _Figure_provenance(ctx context.Context, field graphq
 			return ec.fieldContext_Figure_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Figure().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -6389,7 +7979,7 @@ func (ec *executionContext) fieldContext_Figure_provenance(_ context.Context, fi
 		Object:     "Figure",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -6781,70 +8371,230 @@ func (ec *executionContext) fieldContext_Figure_url(_ context.Context, field gra
 }
 
 func (ec *executionContext) _GateResult_id(ctx context.Context, field graphql.CollectedField, obj *model.GateResult) (ret graphql.Marshaler) {
-	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GateResult_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_GateResult_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GateResult", field, true, false, "ID")
 }
 
 func (ec *executionContext) _GateResult_ref(ctx context.Context, field graphql.CollectedField, obj *model.GateResult) (ret graphql.Marshaler) {
-	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GateResult_ref(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ref(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNRef2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_GateResult_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GateResult", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _GateResult_type(ctx context.Context, field graphql.CollectedField, obj *model.GateResult) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GateResult_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_GateResult_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GateResult", field, true, false, "String")
 }
 
 func (ec *executionContext) _GateResult_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.GateResult) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GateResult_artifactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ArtifactID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_GateResult_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GateResult", field, true, false, "String")
 }
 
 func (ec *executionContext) _GateResult_title(ctx context.Context, field graphql.CollectedField, obj *model.GateResult) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GateResult_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_GateResult_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GateResult", field, true, false, "String")
 }
 
 func (ec *executionContext) _GateResult_content(ctx context.Context, field graphql.CollectedField, obj *model.GateResult) (ret graphql.Marshaler) {
-	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GateResult_content(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Content(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_GateResult_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GateResult", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _GateResult_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.GateResult) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GateResult_contentHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContentHash(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_GateResult_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GateResult", field, true, false, "String")
 }
 
 func (ec *executionContext) _GateResult_revision(ctx context.Context, field graphql.CollectedField, obj *model.GateResult) (ret graphql.Marshaler) {
-	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GateResult_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_GateResult_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GateResult", field, true, false, "Int")
 }
 
 func (ec *executionContext) _GateResult_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.GateResult) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GateResult_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_GateResult_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GateResult", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _GateResult_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.GateResult) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GateResult_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_GateResult_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GateResult", field, true, false, "DateTime")
@@ -6915,28 +8665,92 @@ func (ec *executionContext) fieldContext_GateResult_updatedBy(_ context.Context,
 }
 
 func (ec *executionContext) _GateResult_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.GateResult) (ret graphql.Marshaler) {
-	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GateResult_isLatest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsLatest(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_GateResult_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GateResult", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _GateResult_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.GateResult) (ret graphql.Marshaler) {
-	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GateResult_supersededBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SupersededBy(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalORef2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_GateResult_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GateResult", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _GateResult_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.GateResult) (ret graphql.Marshaler) {
-	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GateResult_lifecycleState(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LifecycleState(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_GateResult_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GateResult", field, true, false, "String")
 }
 
 func (ec *executionContext) _GateResult_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.GateResult) (ret graphql.Marshaler) {
-	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GateResult_qualityScore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.QualityScore(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_GateResult_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GateResult", field, true, false, "Float")
@@ -6951,7 +8765,7 @@ func (ec *executionContext) _GateResult_provenance(ctx context.Context, field gr
 			return ec.fieldContext_GateResult_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.GateResult().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -6966,7 +8780,7 @@ func (ec *executionContext) fieldContext_GateResult_provenance(_ context.Context
 		Object:     "GateResult",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -7358,70 +9172,230 @@ func (ec *executionContext) fieldContext_GateResult_verdict(_ context.Context, f
 }
 
 func (ec *executionContext) _GenericArtifact_id(ctx context.Context, field graphql.CollectedField, obj *model.GenericArtifact) (ret graphql.Marshaler) {
-	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GenericArtifact_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_GenericArtifact_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GenericArtifact", field, true, false, "ID")
 }
 
 func (ec *executionContext) _GenericArtifact_ref(ctx context.Context, field graphql.CollectedField, obj *model.GenericArtifact) (ret graphql.Marshaler) {
-	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GenericArtifact_ref(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ref(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNRef2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_GenericArtifact_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GenericArtifact", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _GenericArtifact_type(ctx context.Context, field graphql.CollectedField, obj *model.GenericArtifact) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GenericArtifact_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_GenericArtifact_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GenericArtifact", field, true, false, "String")
 }
 
 func (ec *executionContext) _GenericArtifact_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.GenericArtifact) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GenericArtifact_artifactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ArtifactID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_GenericArtifact_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GenericArtifact", field, true, false, "String")
 }
 
 func (ec *executionContext) _GenericArtifact_title(ctx context.Context, field graphql.CollectedField, obj *model.GenericArtifact) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GenericArtifact_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_GenericArtifact_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GenericArtifact", field, true, false, "String")
 }
 
 func (ec *executionContext) _GenericArtifact_content(ctx context.Context, field graphql.CollectedField, obj *model.GenericArtifact) (ret graphql.Marshaler) {
-	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GenericArtifact_content(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Content(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_GenericArtifact_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GenericArtifact", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _GenericArtifact_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.GenericArtifact) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GenericArtifact_contentHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContentHash(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_GenericArtifact_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GenericArtifact", field, true, false, "String")
 }
 
 func (ec *executionContext) _GenericArtifact_revision(ctx context.Context, field graphql.CollectedField, obj *model.GenericArtifact) (ret graphql.Marshaler) {
-	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GenericArtifact_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_GenericArtifact_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GenericArtifact", field, true, false, "Int")
 }
 
 func (ec *executionContext) _GenericArtifact_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.GenericArtifact) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GenericArtifact_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_GenericArtifact_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GenericArtifact", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _GenericArtifact_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.GenericArtifact) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GenericArtifact_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_GenericArtifact_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GenericArtifact", field, true, false, "DateTime")
@@ -7492,28 +9466,92 @@ func (ec *executionContext) fieldContext_GenericArtifact_updatedBy(_ context.Con
 }
 
 func (ec *executionContext) _GenericArtifact_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.GenericArtifact) (ret graphql.Marshaler) {
-	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GenericArtifact_isLatest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsLatest(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_GenericArtifact_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GenericArtifact", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _GenericArtifact_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.GenericArtifact) (ret graphql.Marshaler) {
-	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GenericArtifact_supersededBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SupersededBy(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalORef2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_GenericArtifact_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GenericArtifact", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _GenericArtifact_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.GenericArtifact) (ret graphql.Marshaler) {
-	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GenericArtifact_lifecycleState(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LifecycleState(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_GenericArtifact_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GenericArtifact", field, true, false, "String")
 }
 
 func (ec *executionContext) _GenericArtifact_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.GenericArtifact) (ret graphql.Marshaler) {
-	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GenericArtifact_qualityScore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.QualityScore(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_GenericArtifact_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GenericArtifact", field, true, false, "Float")
@@ -7528,7 +9566,7 @@ func (ec *executionContext) _GenericArtifact_provenance(ctx context.Context, fie
 			return ec.fieldContext_GenericArtifact_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.GenericArtifact().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -7543,7 +9581,7 @@ func (ec *executionContext) fieldContext_GenericArtifact_provenance(_ context.Co
 		Object:     "GenericArtifact",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -7728,70 +9766,230 @@ func (ec *executionContext) fieldContext_GenericArtifact_comments(ctx context.Co
 }
 
 func (ec *executionContext) _Group_id(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
-	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Group_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Group_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Group", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Group_ref(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
-	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Group_ref(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ref(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNRef2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Group_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Group", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Group_type(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Group_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Group_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Group", field, true, false, "String")
 }
 
 func (ec *executionContext) _Group_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Group_artifactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ArtifactID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Group_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Group", field, true, false, "String")
 }
 
 func (ec *executionContext) _Group_title(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Group_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Group_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Group", field, true, false, "String")
 }
 
 func (ec *executionContext) _Group_content(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
-	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Group_content(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Content(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Group_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Group", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _Group_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Group_contentHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContentHash(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Group_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Group", field, true, false, "String")
 }
 
 func (ec *executionContext) _Group_revision(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
-	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Group_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Group_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Group", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Group_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Group_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Group_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Group", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _Group_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Group_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Group_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Group", field, true, false, "DateTime")
@@ -7862,28 +10060,92 @@ func (ec *executionContext) fieldContext_Group_updatedBy(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Group_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
-	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Group_isLatest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsLatest(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Group_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Group", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Group_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
-	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Group_supersededBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SupersededBy(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalORef2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Group_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Group", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Group_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
-	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Group_lifecycleState(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LifecycleState(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Group_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Group", field, true, false, "String")
 }
 
 func (ec *executionContext) _Group_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
-	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Group_qualityScore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.QualityScore(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Group_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Group", field, true, false, "Float")
@@ -7898,7 +10160,7 @@ func (ec *executionContext) _Group_provenance(ctx context.Context, field graphql
 			return ec.fieldContext_Group_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Group().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -7913,7 +10175,7 @@ func (ec *executionContext) fieldContext_Group_provenance(_ context.Context, fie
 		Object:     "Group",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -8144,70 +10406,230 @@ func (ec *executionContext) fieldContext_Group_members(_ context.Context, field 
 }
 
 func (ec *executionContext) _Hypothesis_id(ctx context.Context, field graphql.CollectedField, obj *model.Hypothesis) (ret graphql.Marshaler) {
-	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Hypothesis_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Hypothesis_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Hypothesis", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Hypothesis_ref(ctx context.Context, field graphql.CollectedField, obj *model.Hypothesis) (ret graphql.Marshaler) {
-	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Hypothesis_ref(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ref(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNRef2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Hypothesis_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Hypothesis", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Hypothesis_type(ctx context.Context, field graphql.CollectedField, obj *model.Hypothesis) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Hypothesis_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Hypothesis_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Hypothesis", field, true, false, "String")
 }
 
 func (ec *executionContext) _Hypothesis_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.Hypothesis) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Hypothesis_artifactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ArtifactID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Hypothesis_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Hypothesis", field, true, false, "String")
 }
 
 func (ec *executionContext) _Hypothesis_title(ctx context.Context, field graphql.CollectedField, obj *model.Hypothesis) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Hypothesis_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Hypothesis_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Hypothesis", field, true, false, "String")
 }
 
 func (ec *executionContext) _Hypothesis_content(ctx context.Context, field graphql.CollectedField, obj *model.Hypothesis) (ret graphql.Marshaler) {
-	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Hypothesis_content(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Content(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Hypothesis_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Hypothesis", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _Hypothesis_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.Hypothesis) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Hypothesis_contentHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContentHash(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Hypothesis_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Hypothesis", field, true, false, "String")
 }
 
 func (ec *executionContext) _Hypothesis_revision(ctx context.Context, field graphql.CollectedField, obj *model.Hypothesis) (ret graphql.Marshaler) {
-	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Hypothesis_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Hypothesis_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Hypothesis", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Hypothesis_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Hypothesis) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Hypothesis_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Hypothesis_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Hypothesis", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _Hypothesis_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Hypothesis) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Hypothesis_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Hypothesis_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Hypothesis", field, true, false, "DateTime")
@@ -8278,28 +10700,92 @@ func (ec *executionContext) fieldContext_Hypothesis_updatedBy(_ context.Context,
 }
 
 func (ec *executionContext) _Hypothesis_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.Hypothesis) (ret graphql.Marshaler) {
-	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Hypothesis_isLatest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsLatest(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Hypothesis_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Hypothesis", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Hypothesis_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.Hypothesis) (ret graphql.Marshaler) {
-	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Hypothesis_supersededBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SupersededBy(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalORef2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Hypothesis_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Hypothesis", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Hypothesis_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.Hypothesis) (ret graphql.Marshaler) {
-	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Hypothesis_lifecycleState(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LifecycleState(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Hypothesis_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Hypothesis", field, true, false, "String")
 }
 
 func (ec *executionContext) _Hypothesis_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.Hypothesis) (ret graphql.Marshaler) {
-	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Hypothesis_qualityScore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.QualityScore(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Hypothesis_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Hypothesis", field, true, false, "Float")
@@ -8314,7 +10800,7 @@ func (ec *executionContext) _Hypothesis_provenance(ctx context.Context, field gr
 			return ec.fieldContext_Hypothesis_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Hypothesis().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -8329,7 +10815,7 @@ func (ec *executionContext) fieldContext_Hypothesis_provenance(_ context.Context
 		Object:     "Hypothesis",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -8813,70 +11299,230 @@ func (ec *executionContext) fieldContext_Hypothesis_targetPathway(_ context.Cont
 }
 
 func (ec *executionContext) _KgEdge_id(ctx context.Context, field graphql.CollectedField, obj *model.KgEdge) (ret graphql.Marshaler) {
-	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KgEdge_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_KgEdge_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KgEdge", field, true, false, "ID")
 }
 
 func (ec *executionContext) _KgEdge_ref(ctx context.Context, field graphql.CollectedField, obj *model.KgEdge) (ret graphql.Marshaler) {
-	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KgEdge_ref(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ref(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNRef2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_KgEdge_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KgEdge", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _KgEdge_type(ctx context.Context, field graphql.CollectedField, obj *model.KgEdge) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KgEdge_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_KgEdge_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KgEdge", field, true, false, "String")
 }
 
 func (ec *executionContext) _KgEdge_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.KgEdge) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KgEdge_artifactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ArtifactID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_KgEdge_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KgEdge", field, true, false, "String")
 }
 
 func (ec *executionContext) _KgEdge_title(ctx context.Context, field graphql.CollectedField, obj *model.KgEdge) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KgEdge_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_KgEdge_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KgEdge", field, true, false, "String")
 }
 
 func (ec *executionContext) _KgEdge_content(ctx context.Context, field graphql.CollectedField, obj *model.KgEdge) (ret graphql.Marshaler) {
-	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KgEdge_content(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Content(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_KgEdge_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KgEdge", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _KgEdge_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.KgEdge) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KgEdge_contentHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContentHash(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_KgEdge_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KgEdge", field, true, false, "String")
 }
 
 func (ec *executionContext) _KgEdge_revision(ctx context.Context, field graphql.CollectedField, obj *model.KgEdge) (ret graphql.Marshaler) {
-	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KgEdge_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_KgEdge_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KgEdge", field, true, false, "Int")
 }
 
 func (ec *executionContext) _KgEdge_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.KgEdge) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KgEdge_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_KgEdge_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KgEdge", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _KgEdge_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.KgEdge) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KgEdge_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_KgEdge_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KgEdge", field, true, false, "DateTime")
@@ -8947,28 +11593,92 @@ func (ec *executionContext) fieldContext_KgEdge_updatedBy(_ context.Context, fie
 }
 
 func (ec *executionContext) _KgEdge_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.KgEdge) (ret graphql.Marshaler) {
-	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KgEdge_isLatest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsLatest(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_KgEdge_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KgEdge", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _KgEdge_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.KgEdge) (ret graphql.Marshaler) {
-	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KgEdge_supersededBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SupersededBy(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalORef2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_KgEdge_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KgEdge", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _KgEdge_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.KgEdge) (ret graphql.Marshaler) {
-	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KgEdge_lifecycleState(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LifecycleState(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_KgEdge_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KgEdge", field, true, false, "String")
 }
 
 func (ec *executionContext) _KgEdge_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.KgEdge) (ret graphql.Marshaler) {
-	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KgEdge_qualityScore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.QualityScore(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_KgEdge_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KgEdge", field, true, false, "Float")
@@ -8983,7 +11693,7 @@ func (ec *executionContext) _KgEdge_provenance(ctx context.Context, field graphq
 			return ec.fieldContext_KgEdge_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.KgEdge().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -8998,7 +11708,7 @@ func (ec *executionContext) fieldContext_KgEdge_provenance(_ context.Context, fi
 		Object:     "KgEdge",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -9436,70 +12146,230 @@ func (ec *executionContext) fieldContext_KgEdge_subjectType(_ context.Context, f
 }
 
 func (ec *executionContext) _KnowledgeGap_id(ctx context.Context, field graphql.CollectedField, obj *model.KnowledgeGap) (ret graphql.Marshaler) {
-	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KnowledgeGap_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_KnowledgeGap_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KnowledgeGap", field, true, false, "ID")
 }
 
 func (ec *executionContext) _KnowledgeGap_ref(ctx context.Context, field graphql.CollectedField, obj *model.KnowledgeGap) (ret graphql.Marshaler) {
-	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KnowledgeGap_ref(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ref(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNRef2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_KnowledgeGap_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KnowledgeGap", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _KnowledgeGap_type(ctx context.Context, field graphql.CollectedField, obj *model.KnowledgeGap) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KnowledgeGap_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_KnowledgeGap_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KnowledgeGap", field, true, false, "String")
 }
 
 func (ec *executionContext) _KnowledgeGap_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.KnowledgeGap) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KnowledgeGap_artifactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ArtifactID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_KnowledgeGap_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KnowledgeGap", field, true, false, "String")
 }
 
 func (ec *executionContext) _KnowledgeGap_title(ctx context.Context, field graphql.CollectedField, obj *model.KnowledgeGap) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KnowledgeGap_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_KnowledgeGap_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KnowledgeGap", field, true, false, "String")
 }
 
 func (ec *executionContext) _KnowledgeGap_content(ctx context.Context, field graphql.CollectedField, obj *model.KnowledgeGap) (ret graphql.Marshaler) {
-	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KnowledgeGap_content(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Content(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_KnowledgeGap_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KnowledgeGap", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _KnowledgeGap_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.KnowledgeGap) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KnowledgeGap_contentHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContentHash(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_KnowledgeGap_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KnowledgeGap", field, true, false, "String")
 }
 
 func (ec *executionContext) _KnowledgeGap_revision(ctx context.Context, field graphql.CollectedField, obj *model.KnowledgeGap) (ret graphql.Marshaler) {
-	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KnowledgeGap_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_KnowledgeGap_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KnowledgeGap", field, true, false, "Int")
 }
 
 func (ec *executionContext) _KnowledgeGap_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.KnowledgeGap) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KnowledgeGap_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_KnowledgeGap_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KnowledgeGap", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _KnowledgeGap_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.KnowledgeGap) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KnowledgeGap_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_KnowledgeGap_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KnowledgeGap", field, true, false, "DateTime")
@@ -9570,28 +12440,92 @@ func (ec *executionContext) fieldContext_KnowledgeGap_updatedBy(_ context.Contex
 }
 
 func (ec *executionContext) _KnowledgeGap_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.KnowledgeGap) (ret graphql.Marshaler) {
-	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KnowledgeGap_isLatest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsLatest(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_KnowledgeGap_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KnowledgeGap", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _KnowledgeGap_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.KnowledgeGap) (ret graphql.Marshaler) {
-	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KnowledgeGap_supersededBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SupersededBy(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalORef2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_KnowledgeGap_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KnowledgeGap", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _KnowledgeGap_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.KnowledgeGap) (ret graphql.Marshaler) {
-	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KnowledgeGap_lifecycleState(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LifecycleState(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_KnowledgeGap_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KnowledgeGap", field, true, false, "String")
 }
 
 func (ec *executionContext) _KnowledgeGap_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.KnowledgeGap) (ret graphql.Marshaler) {
-	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KnowledgeGap_qualityScore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.QualityScore(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_KnowledgeGap_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KnowledgeGap", field, true, false, "Float")
@@ -9606,7 +12540,7 @@ func (ec *executionContext) _KnowledgeGap_provenance(ctx context.Context, field 
 			return ec.fieldContext_KnowledgeGap_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.KnowledgeGap().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -9621,7 +12555,7 @@ func (ec *executionContext) fieldContext_KnowledgeGap_provenance(_ context.Conte
 		Object:     "KnowledgeGap",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -9944,70 +12878,230 @@ func (ec *executionContext) fieldContext_KnowledgeGap_resolution(_ context.Conte
 }
 
 func (ec *executionContext) _Message_id(ctx context.Context, field graphql.CollectedField, obj *model.Message) (ret graphql.Marshaler) {
-	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Message_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Message_ref(ctx context.Context, field graphql.CollectedField, obj *model.Message) (ret graphql.Marshaler) {
-	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_ref(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ref(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNRef2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Message_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Message_type(ctx context.Context, field graphql.CollectedField, obj *model.Message) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Message_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, true, false, "String")
 }
 
 func (ec *executionContext) _Message_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.Message) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_artifactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ArtifactID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Message_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, true, false, "String")
 }
 
 func (ec *executionContext) _Message_title(ctx context.Context, field graphql.CollectedField, obj *model.Message) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Message_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, true, false, "String")
 }
 
 func (ec *executionContext) _Message_content(ctx context.Context, field graphql.CollectedField, obj *model.Message) (ret graphql.Marshaler) {
-	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_content(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Content(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Message_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _Message_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.Message) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_contentHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContentHash(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Message_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, true, false, "String")
 }
 
 func (ec *executionContext) _Message_revision(ctx context.Context, field graphql.CollectedField, obj *model.Message) (ret graphql.Marshaler) {
-	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Message_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Message_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Message) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Message_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _Message_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Message) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Message_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, true, false, "DateTime")
@@ -10078,28 +13172,92 @@ func (ec *executionContext) fieldContext_Message_updatedBy(_ context.Context, fi
 }
 
 func (ec *executionContext) _Message_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.Message) (ret graphql.Marshaler) {
-	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_isLatest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsLatest(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Message_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Message_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.Message) (ret graphql.Marshaler) {
-	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_supersededBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SupersededBy(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalORef2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Message_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Message_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.Message) (ret graphql.Marshaler) {
-	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_lifecycleState(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LifecycleState(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Message_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, true, false, "String")
 }
 
 func (ec *executionContext) _Message_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.Message) (ret graphql.Marshaler) {
-	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_qualityScore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.QualityScore(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Message_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, true, false, "Float")
@@ -10114,7 +13272,7 @@ func (ec *executionContext) _Message_provenance(ctx context.Context, field graph
 			return ec.fieldContext_Message_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Message().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -10129,7 +13287,7 @@ func (ec *executionContext) fieldContext_Message_provenance(_ context.Context, f
 		Object:     "Message",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -10574,70 +13732,230 @@ func (ec *executionContext) fieldContext_Message_replies(ctx context.Context, fi
 }
 
 func (ec *executionContext) _Paper_id(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
-	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Paper_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Paper_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Paper", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Paper_ref(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
-	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Paper_ref(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ref(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNRef2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Paper_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Paper", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Paper_type(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Paper_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Paper_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Paper", field, true, false, "String")
 }
 
 func (ec *executionContext) _Paper_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Paper_artifactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ArtifactID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Paper_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Paper", field, true, false, "String")
 }
 
 func (ec *executionContext) _Paper_title(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Paper_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Paper_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Paper", field, true, false, "String")
 }
 
 func (ec *executionContext) _Paper_content(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
-	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Paper_content(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Content(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Paper_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Paper", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _Paper_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Paper_contentHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContentHash(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Paper_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Paper", field, true, false, "String")
 }
 
 func (ec *executionContext) _Paper_revision(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
-	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Paper_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Paper_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Paper", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Paper_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Paper_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Paper_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Paper", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _Paper_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Paper_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Paper_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Paper", field, true, false, "DateTime")
@@ -10708,28 +14026,92 @@ func (ec *executionContext) fieldContext_Paper_updatedBy(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Paper_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
-	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Paper_isLatest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsLatest(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Paper_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Paper", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Paper_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
-	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Paper_supersededBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SupersededBy(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalORef2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Paper_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Paper", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Paper_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
-	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Paper_lifecycleState(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LifecycleState(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Paper_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Paper", field, true, false, "String")
 }
 
 func (ec *executionContext) _Paper_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
-	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Paper_qualityScore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.QualityScore(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Paper_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Paper", field, true, false, "Float")
@@ -10744,7 +14126,7 @@ func (ec *executionContext) _Paper_provenance(ctx context.Context, field graphql
 			return ec.fieldContext_Paper_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Paper().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -10759,7 +14141,7 @@ func (ec *executionContext) fieldContext_Paper_provenance(_ context.Context, fie
 		Object:     "Paper",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -11220,70 +14602,230 @@ func (ec *executionContext) fieldContext_Paper_year(_ context.Context, field gra
 }
 
 func (ec *executionContext) _Role_id(ctx context.Context, field graphql.CollectedField, obj *model.Role) (ret graphql.Marshaler) {
-	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Role_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Role_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Role", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Role_ref(ctx context.Context, field graphql.CollectedField, obj *model.Role) (ret graphql.Marshaler) {
-	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Role_ref(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ref(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNRef2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Role_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Role", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Role_type(ctx context.Context, field graphql.CollectedField, obj *model.Role) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Role_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Role_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Role", field, true, false, "String")
 }
 
 func (ec *executionContext) _Role_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.Role) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Role_artifactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ArtifactID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Role_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Role", field, true, false, "String")
 }
 
 func (ec *executionContext) _Role_title(ctx context.Context, field graphql.CollectedField, obj *model.Role) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Role_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Role_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Role", field, true, false, "String")
 }
 
 func (ec *executionContext) _Role_content(ctx context.Context, field graphql.CollectedField, obj *model.Role) (ret graphql.Marshaler) {
-	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Role_content(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Content(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Role_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Role", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _Role_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.Role) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Role_contentHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContentHash(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Role_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Role", field, true, false, "String")
 }
 
 func (ec *executionContext) _Role_revision(ctx context.Context, field graphql.CollectedField, obj *model.Role) (ret graphql.Marshaler) {
-	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Role_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Role_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Role", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Role_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Role) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Role_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Role_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Role", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _Role_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Role) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Role_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Role_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Role", field, true, false, "DateTime")
@@ -11354,28 +14896,92 @@ func (ec *executionContext) fieldContext_Role_updatedBy(_ context.Context, field
 }
 
 func (ec *executionContext) _Role_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.Role) (ret graphql.Marshaler) {
-	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Role_isLatest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsLatest(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Role_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Role", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Role_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.Role) (ret graphql.Marshaler) {
-	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Role_supersededBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SupersededBy(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalORef2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Role_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Role", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Role_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.Role) (ret graphql.Marshaler) {
-	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Role_lifecycleState(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LifecycleState(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Role_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Role", field, true, false, "String")
 }
 
 func (ec *executionContext) _Role_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.Role) (ret graphql.Marshaler) {
-	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Role_qualityScore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.QualityScore(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Role_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Role", field, true, false, "Float")
@@ -11390,7 +14996,7 @@ func (ec *executionContext) _Role_provenance(ctx context.Context, field graphql.
 			return ec.fieldContext_Role_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Role().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -11405,7 +15011,7 @@ func (ec *executionContext) fieldContext_Role_provenance(_ context.Context, fiel
 		Object:     "Role",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -11636,70 +15242,230 @@ func (ec *executionContext) fieldContext_Role_members(_ context.Context, field g
 }
 
 func (ec *executionContext) _Schema_id(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
-	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Schema_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Schema_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Schema", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Schema_ref(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
-	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Schema_ref(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ref(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNRef2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Schema_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Schema", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Schema_type(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Schema_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Schema_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Schema", field, true, false, "String")
 }
 
 func (ec *executionContext) _Schema_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Schema_artifactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ArtifactID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Schema_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Schema", field, true, false, "String")
 }
 
 func (ec *executionContext) _Schema_title(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Schema_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Schema_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Schema", field, true, false, "String")
 }
 
 func (ec *executionContext) _Schema_content(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
-	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Schema_content(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Content(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Schema_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Schema", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _Schema_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Schema_contentHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContentHash(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Schema_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Schema", field, true, false, "String")
 }
 
 func (ec *executionContext) _Schema_revision(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
-	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Schema_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Schema_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Schema", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Schema_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Schema_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Schema_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Schema", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _Schema_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Schema_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Schema_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Schema", field, true, false, "DateTime")
@@ -11770,28 +15536,92 @@ func (ec *executionContext) fieldContext_Schema_updatedBy(_ context.Context, fie
 }
 
 func (ec *executionContext) _Schema_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
-	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Schema_isLatest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsLatest(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Schema_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Schema", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Schema_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
-	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Schema_supersededBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SupersededBy(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalORef2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Schema_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Schema", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Schema_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
-	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Schema_lifecycleState(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LifecycleState(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Schema_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Schema", field, true, false, "String")
 }
 
 func (ec *executionContext) _Schema_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
-	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Schema_qualityScore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.QualityScore(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Schema_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Schema", field, true, false, "Float")
@@ -11806,7 +15636,7 @@ func (ec *executionContext) _Schema_provenance(ctx context.Context, field graphq
 			return ec.fieldContext_Schema_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Schema().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -11821,7 +15651,7 @@ func (ec *executionContext) fieldContext_Schema_provenance(_ context.Context, fi
 		Object:     "Schema",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -12305,70 +16135,230 @@ func (ec *executionContext) fieldContext_Schema_validators(_ context.Context, fi
 }
 
 func (ec *executionContext) _Skill_id(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
-	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Skill_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Skill_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Skill", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Skill_ref(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
-	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Skill_ref(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ref(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNRef2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Skill_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Skill", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Skill_type(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Skill_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Skill_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Skill", field, true, false, "String")
 }
 
 func (ec *executionContext) _Skill_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Skill_artifactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ArtifactID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Skill_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Skill", field, true, false, "String")
 }
 
 func (ec *executionContext) _Skill_title(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Skill_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Skill_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Skill", field, true, false, "String")
 }
 
 func (ec *executionContext) _Skill_content(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
-	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Skill_content(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Content(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Skill_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Skill", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _Skill_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Skill_contentHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContentHash(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Skill_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Skill", field, true, false, "String")
 }
 
 func (ec *executionContext) _Skill_revision(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
-	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Skill_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Skill_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Skill", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Skill_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Skill_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Skill_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Skill", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _Skill_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Skill_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Skill_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Skill", field, true, false, "DateTime")
@@ -12439,28 +16429,92 @@ func (ec *executionContext) fieldContext_Skill_updatedBy(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Skill_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
-	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Skill_isLatest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsLatest(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Skill_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Skill", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Skill_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
-	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Skill_supersededBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SupersededBy(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalORef2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Skill_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Skill", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Skill_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
-	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Skill_lifecycleState(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LifecycleState(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Skill_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Skill", field, true, false, "String")
 }
 
 func (ec *executionContext) _Skill_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
-	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Skill_qualityScore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.QualityScore(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Skill_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Skill", field, true, false, "Float")
@@ -12475,7 +16529,7 @@ func (ec *executionContext) _Skill_provenance(ctx context.Context, field graphql
 			return ec.fieldContext_Skill_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Skill().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -12490,7 +16544,7 @@ func (ec *executionContext) fieldContext_Skill_provenance(_ context.Context, fie
 		Object:     "Skill",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -12951,70 +17005,230 @@ func (ec *executionContext) fieldContext_Skill_version(_ context.Context, field 
 }
 
 func (ec *executionContext) _SkillResult_id(ctx context.Context, field graphql.CollectedField, obj *model.SkillResult) (ret graphql.Marshaler) {
-	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SkillResult_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_SkillResult_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SkillResult", field, true, false, "ID")
 }
 
 func (ec *executionContext) _SkillResult_ref(ctx context.Context, field graphql.CollectedField, obj *model.SkillResult) (ret graphql.Marshaler) {
-	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SkillResult_ref(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ref(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNRef2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_SkillResult_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SkillResult", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _SkillResult_type(ctx context.Context, field graphql.CollectedField, obj *model.SkillResult) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SkillResult_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_SkillResult_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SkillResult", field, true, false, "String")
 }
 
 func (ec *executionContext) _SkillResult_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.SkillResult) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SkillResult_artifactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ArtifactID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_SkillResult_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SkillResult", field, true, false, "String")
 }
 
 func (ec *executionContext) _SkillResult_title(ctx context.Context, field graphql.CollectedField, obj *model.SkillResult) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SkillResult_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_SkillResult_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SkillResult", field, true, false, "String")
 }
 
 func (ec *executionContext) _SkillResult_content(ctx context.Context, field graphql.CollectedField, obj *model.SkillResult) (ret graphql.Marshaler) {
-	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SkillResult_content(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Content(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_SkillResult_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SkillResult", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _SkillResult_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.SkillResult) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SkillResult_contentHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContentHash(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_SkillResult_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SkillResult", field, true, false, "String")
 }
 
 func (ec *executionContext) _SkillResult_revision(ctx context.Context, field graphql.CollectedField, obj *model.SkillResult) (ret graphql.Marshaler) {
-	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SkillResult_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_SkillResult_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SkillResult", field, true, false, "Int")
 }
 
 func (ec *executionContext) _SkillResult_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.SkillResult) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SkillResult_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_SkillResult_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SkillResult", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _SkillResult_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.SkillResult) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SkillResult_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_SkillResult_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SkillResult", field, true, false, "DateTime")
@@ -13085,28 +17299,92 @@ func (ec *executionContext) fieldContext_SkillResult_updatedBy(_ context.Context
 }
 
 func (ec *executionContext) _SkillResult_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.SkillResult) (ret graphql.Marshaler) {
-	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SkillResult_isLatest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsLatest(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_SkillResult_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SkillResult", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _SkillResult_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.SkillResult) (ret graphql.Marshaler) {
-	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SkillResult_supersededBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SupersededBy(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalORef2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_SkillResult_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SkillResult", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _SkillResult_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.SkillResult) (ret graphql.Marshaler) {
-	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SkillResult_lifecycleState(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LifecycleState(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_SkillResult_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SkillResult", field, true, false, "String")
 }
 
 func (ec *executionContext) _SkillResult_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.SkillResult) (ret graphql.Marshaler) {
-	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SkillResult_qualityScore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.QualityScore(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_SkillResult_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SkillResult", field, true, false, "Float")
@@ -13121,7 +17399,7 @@ func (ec *executionContext) _SkillResult_provenance(ctx context.Context, field g
 			return ec.fieldContext_SkillResult_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.SkillResult().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -13136,7 +17414,7 @@ func (ec *executionContext) fieldContext_SkillResult_provenance(_ context.Contex
 		Object:     "SkillResult",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -13620,70 +17898,230 @@ func (ec *executionContext) fieldContext_SkillResult_warnings(_ context.Context,
 }
 
 func (ec *executionContext) _Tool_id(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
-	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Tool_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Tool_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Tool", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Tool_ref(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
-	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Tool_ref(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ref(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNRef2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Tool_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Tool", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Tool_type(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Tool_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Tool_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Tool", field, true, false, "String")
 }
 
 func (ec *executionContext) _Tool_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Tool_artifactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ArtifactID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Tool_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Tool", field, true, false, "String")
 }
 
 func (ec *executionContext) _Tool_title(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Tool_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Tool_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Tool", field, true, false, "String")
 }
 
 func (ec *executionContext) _Tool_content(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
-	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Tool_content(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Content(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Tool_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Tool", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _Tool_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Tool_contentHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContentHash(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Tool_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Tool", field, true, false, "String")
 }
 
 func (ec *executionContext) _Tool_revision(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
-	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Tool_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Tool_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Tool", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Tool_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Tool_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Tool_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Tool", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _Tool_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Tool_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Tool_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Tool", field, true, false, "DateTime")
@@ -13754,28 +18192,92 @@ func (ec *executionContext) fieldContext_Tool_updatedBy(_ context.Context, field
 }
 
 func (ec *executionContext) _Tool_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
-	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Tool_isLatest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsLatest(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_Tool_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Tool", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Tool_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
-	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Tool_supersededBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SupersededBy(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalORef2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Tool_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Tool", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Tool_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
-	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Tool_lifecycleState(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LifecycleState(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Tool_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Tool", field, true, false, "String")
 }
 
 func (ec *executionContext) _Tool_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
-	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Tool_qualityScore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.QualityScore(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_Tool_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Tool", field, true, false, "Float")
@@ -13790,7 +18292,7 @@ func (ec *executionContext) _Tool_provenance(ctx context.Context, field graphql.
 			return ec.fieldContext_Tool_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.Tool().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -13805,7 +18307,7 @@ func (ec *executionContext) fieldContext_Tool_provenance(_ context.Context, fiel
 		Object:     "Tool",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -14413,70 +18915,230 @@ func (ec *executionContext) fieldContext_Tool_usage(_ context.Context, field gra
 }
 
 func (ec *executionContext) _ToolCall_id(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
-	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ToolCall_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_ToolCall_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "ID")
 }
 
 func (ec *executionContext) _ToolCall_ref(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
-	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ToolCall_ref(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ref(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNRef2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_ToolCall_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _ToolCall_type(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ToolCall_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_ToolCall_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "String")
 }
 
 func (ec *executionContext) _ToolCall_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ToolCall_artifactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ArtifactID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_ToolCall_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "String")
 }
 
 func (ec *executionContext) _ToolCall_title(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ToolCall_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_ToolCall_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "String")
 }
 
 func (ec *executionContext) _ToolCall_content(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
-	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ToolCall_content(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Content(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_ToolCall_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _ToolCall_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ToolCall_contentHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContentHash(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_ToolCall_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "String")
 }
 
 func (ec *executionContext) _ToolCall_revision(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
-	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ToolCall_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_ToolCall_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "Int")
 }
 
 func (ec *executionContext) _ToolCall_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ToolCall_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_ToolCall_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _ToolCall_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ToolCall_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_ToolCall_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "DateTime")
@@ -14547,28 +19209,92 @@ func (ec *executionContext) fieldContext_ToolCall_updatedBy(_ context.Context, f
 }
 
 func (ec *executionContext) _ToolCall_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
-	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ToolCall_isLatest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsLatest(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_ToolCall_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _ToolCall_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
-	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ToolCall_supersededBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SupersededBy(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalORef2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_ToolCall_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _ToolCall_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
-	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ToolCall_lifecycleState(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LifecycleState(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_ToolCall_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "String")
 }
 
 func (ec *executionContext) _ToolCall_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
-	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ToolCall_qualityScore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.QualityScore(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_ToolCall_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "Float")
@@ -14583,7 +19309,7 @@ func (ec *executionContext) _ToolCall_provenance(ctx context.Context, field grap
 			return ec.fieldContext_ToolCall_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.ToolCall().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -14598,7 +19324,7 @@ func (ec *executionContext) fieldContext_ToolCall_provenance(_ context.Context, 
 		Object:     "ToolCall",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -15335,70 +20061,230 @@ func (ec *executionContext) fieldContext_ToolCall_toolVersion(_ context.Context,
 }
 
 func (ec *executionContext) _WikiPage_id(ctx context.Context, field graphql.CollectedField, obj *model.WikiPage) (ret graphql.Marshaler) {
-	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WikiPage_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_WikiPage_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WikiPage", field, true, false, "ID")
 }
 
 func (ec *executionContext) _WikiPage_ref(ctx context.Context, field graphql.CollectedField, obj *model.WikiPage) (ret graphql.Marshaler) {
-	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WikiPage_ref(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ref(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNRef2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_WikiPage_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WikiPage", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _WikiPage_type(ctx context.Context, field graphql.CollectedField, obj *model.WikiPage) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WikiPage_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_WikiPage_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WikiPage", field, true, false, "String")
 }
 
 func (ec *executionContext) _WikiPage_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.WikiPage) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WikiPage_artifactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ArtifactID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_WikiPage_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WikiPage", field, true, false, "String")
 }
 
 func (ec *executionContext) _WikiPage_title(ctx context.Context, field graphql.CollectedField, obj *model.WikiPage) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WikiPage_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_WikiPage_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WikiPage", field, true, false, "String")
 }
 
 func (ec *executionContext) _WikiPage_content(ctx context.Context, field graphql.CollectedField, obj *model.WikiPage) (ret graphql.Marshaler) {
-	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WikiPage_content(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Content(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_WikiPage_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WikiPage", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _WikiPage_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.WikiPage) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WikiPage_contentHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContentHash(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_WikiPage_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WikiPage", field, true, false, "String")
 }
 
 func (ec *executionContext) _WikiPage_revision(ctx context.Context, field graphql.CollectedField, obj *model.WikiPage) (ret graphql.Marshaler) {
-	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WikiPage_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_WikiPage_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WikiPage", field, true, false, "Int")
 }
 
 func (ec *executionContext) _WikiPage_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.WikiPage) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WikiPage_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_WikiPage_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WikiPage", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _WikiPage_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.WikiPage) (ret graphql.Marshaler) {
-	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WikiPage_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_WikiPage_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WikiPage", field, true, false, "DateTime")
@@ -15469,28 +20355,92 @@ func (ec *executionContext) fieldContext_WikiPage_updatedBy(_ context.Context, f
 }
 
 func (ec *executionContext) _WikiPage_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.WikiPage) (ret graphql.Marshaler) {
-	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WikiPage_isLatest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsLatest(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_WikiPage_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WikiPage", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _WikiPage_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.WikiPage) (ret graphql.Marshaler) {
-	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WikiPage_supersededBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SupersededBy(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalORef2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_WikiPage_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WikiPage", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _WikiPage_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.WikiPage) (ret graphql.Marshaler) {
-	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WikiPage_lifecycleState(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LifecycleState(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_WikiPage_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WikiPage", field, true, false, "String")
 }
 
 func (ec *executionContext) _WikiPage_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.WikiPage) (ret graphql.Marshaler) {
-	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WikiPage_qualityScore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.QualityScore(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
 }
 func (ec *executionContext) fieldContext_WikiPage_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WikiPage", field, true, false, "Float")
@@ -15505,7 +20455,7 @@ func (ec *executionContext) _WikiPage_provenance(ctx context.Context, field grap
 			return ec.fieldContext_WikiPage_provenance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Provenance()
+			return ec.Resolvers.WikiPage().Provenance(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProvenanceStep) graphql.Marshaler {
@@ -15520,7 +20470,7 @@ func (ec *executionContext) fieldContext_WikiPage_provenance(_ context.Context, 
 		Object:     "WikiPage",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProvenanceStep(ctx, field)
 		},
@@ -15883,7 +20833,7 @@ func (ec *executionContext) _AgentWorkPacket(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, agentWorkPacketImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -15971,10 +20921,11 @@ func (ec *executionContext) _AgentWorkPacket(ctx context.Context, sel ast.Select
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._AgentWorkPacket_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._AgentWorkPacket_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -16128,7 +21079,7 @@ func (ec *executionContext) _Analysis(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, analysisImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -16216,10 +21167,11 @@ func (ec *executionContext) _Analysis(ctx context.Context, sel ast.SelectionSet,
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Analysis_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Analysis_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -16327,7 +21279,7 @@ func (ec *executionContext) _Comment(ctx context.Context, sel ast.SelectionSet, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, commentImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -16415,10 +21367,11 @@ func (ec *executionContext) _Comment(ctx context.Context, sel ast.SelectionSet, 
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Comment_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Comment_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -16491,7 +21444,7 @@ func (ec *executionContext) _Dataset(ctx context.Context, sel ast.SelectionSet, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, datasetImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -16579,10 +21532,11 @@ func (ec *executionContext) _Dataset(ctx context.Context, sel ast.SelectionSet, 
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Dataset_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Dataset_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -16685,7 +21639,7 @@ func (ec *executionContext) _DebateSession(ctx context.Context, sel ast.Selectio
 	fields := graphql.CollectFields(ec.OperationContext, sel, debateSessionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -16773,10 +21727,11 @@ func (ec *executionContext) _DebateSession(ctx context.Context, sel ast.Selectio
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._DebateSession_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._DebateSession_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -16864,7 +21819,7 @@ func (ec *executionContext) _Experiment(ctx context.Context, sel ast.SelectionSe
 	fields := graphql.CollectFields(ec.OperationContext, sel, experimentImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -16952,10 +21907,11 @@ func (ec *executionContext) _Experiment(ctx context.Context, sel ast.SelectionSe
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Experiment_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Experiment_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -17068,7 +22024,7 @@ func (ec *executionContext) _Figure(ctx context.Context, sel ast.SelectionSet, o
 	fields := graphql.CollectFields(ec.OperationContext, sel, figureImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -17156,10 +22112,11 @@ func (ec *executionContext) _Figure(ctx context.Context, sel ast.SelectionSet, o
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Figure_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Figure_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -17252,7 +22209,7 @@ func (ec *executionContext) _GateResult(ctx context.Context, sel ast.SelectionSe
 	fields := graphql.CollectFields(ec.OperationContext, sel, gateResultImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -17340,10 +22297,11 @@ func (ec *executionContext) _GateResult(ctx context.Context, sel ast.SelectionSe
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._GateResult_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._GateResult_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -17436,7 +22394,7 @@ func (ec *executionContext) _GenericArtifact(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, genericArtifactImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -17524,10 +22482,11 @@ func (ec *executionContext) _GenericArtifact(ctx context.Context, sel ast.Select
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._GenericArtifact_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._GenericArtifact_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -17575,7 +22534,7 @@ func (ec *executionContext) _Group(ctx context.Context, sel ast.SelectionSet, ob
 	fields := graphql.CollectFields(ec.OperationContext, sel, groupImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -17663,10 +22622,11 @@ func (ec *executionContext) _Group(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Group_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Group_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -17724,7 +22684,7 @@ func (ec *executionContext) _Hypothesis(ctx context.Context, sel ast.SelectionSe
 	fields := graphql.CollectFields(ec.OperationContext, sel, hypothesisImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -17812,10 +22772,11 @@ func (ec *executionContext) _Hypothesis(ctx context.Context, sel ast.SelectionSe
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Hypothesis_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Hypothesis_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -17928,7 +22889,7 @@ func (ec *executionContext) _KgEdge(ctx context.Context, sel ast.SelectionSet, o
 	fields := graphql.CollectFields(ec.OperationContext, sel, kgEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -18016,10 +22977,11 @@ func (ec *executionContext) _KgEdge(ctx context.Context, sel ast.SelectionSet, o
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._KgEdge_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._KgEdge_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -18122,7 +23084,7 @@ func (ec *executionContext) _KnowledgeGap(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, knowledgeGapImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -18210,10 +23172,11 @@ func (ec *executionContext) _KnowledgeGap(ctx context.Context, sel ast.Selection
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._KnowledgeGap_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._KnowledgeGap_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -18291,7 +23254,7 @@ func (ec *executionContext) _Message(ctx context.Context, sel ast.SelectionSet, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, messageImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -18379,10 +23342,11 @@ func (ec *executionContext) _Message(ctx context.Context, sel ast.SelectionSet, 
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Message_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Message_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -18482,7 +23446,7 @@ func (ec *executionContext) _Paper(ctx context.Context, sel ast.SelectionSet, ob
 	fields := graphql.CollectFields(ec.OperationContext, sel, paperImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -18570,10 +23534,11 @@ func (ec *executionContext) _Paper(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Paper_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Paper_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -18681,7 +23646,7 @@ func (ec *executionContext) _Role(ctx context.Context, sel ast.SelectionSet, obj
 	fields := graphql.CollectFields(ec.OperationContext, sel, roleImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -18769,10 +23734,11 @@ func (ec *executionContext) _Role(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Role_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Role_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -18830,7 +23796,7 @@ func (ec *executionContext) _Schema(ctx context.Context, sel ast.SelectionSet, o
 	fields := graphql.CollectFields(ec.OperationContext, sel, schemaImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -18918,10 +23884,11 @@ func (ec *executionContext) _Schema(ctx context.Context, sel ast.SelectionSet, o
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Schema_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Schema_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -19034,7 +24001,7 @@ func (ec *executionContext) _Skill(ctx context.Context, sel ast.SelectionSet, ob
 	fields := graphql.CollectFields(ec.OperationContext, sel, skillImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -19122,10 +24089,11 @@ func (ec *executionContext) _Skill(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Skill_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Skill_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -19233,7 +24201,7 @@ func (ec *executionContext) _SkillResult(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, skillResultImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -19321,10 +24289,11 @@ func (ec *executionContext) _SkillResult(ctx context.Context, sel ast.SelectionS
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._SkillResult_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SkillResult_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -19437,7 +24406,7 @@ func (ec *executionContext) _Tool(ctx context.Context, sel ast.SelectionSet, obj
 	fields := graphql.CollectFields(ec.OperationContext, sel, toolImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -19525,10 +24494,11 @@ func (ec *executionContext) _Tool(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._Tool_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Tool_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -19667,7 +24637,7 @@ func (ec *executionContext) _ToolCall(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, toolCallImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -19755,10 +24725,11 @@ func (ec *executionContext) _ToolCall(ctx context.Context, sel ast.SelectionSet,
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._ToolCall_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ToolCall_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -19926,7 +24897,7 @@ func (ec *executionContext) _WikiPage(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, wikiPageImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -20014,10 +24985,11 @@ func (ec *executionContext) _WikiPage(ctx context.Context, sel ast.SelectionSet,
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "provenance":
-			out.Values[i] = ec._WikiPage_provenance(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._WikiPage_provenance(ctx, field, obj)
+				})
 		case "links":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,

@@ -23,6 +23,7 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	Actor() ActorResolver
 	AgentWorkPacket() AgentWorkPacketResolver
 	Analysis() AnalysisResolver
 	ArtifactConnection() ArtifactConnectionResolver
@@ -68,6 +69,7 @@ type ComplexityRoot struct {
 		ID          func(childComplexity int) int
 		Kind        func(childComplexity int) int
 		Permissions func(childComplexity int) int
+		Produced    func(childComplexity int, via *string, first *int, after *string) int
 	}
 
 	AgentWorkPacket struct {
@@ -756,6 +758,26 @@ type ComplexityRoot struct {
 		HasMore func(childComplexity int) int
 	}
 
+	ProducedConnection struct {
+		Edges    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
+	ProducedEdge struct {
+		Cursor     func(childComplexity int) int
+		Node       func(childComplexity int) int
+		ProducedAt func(childComplexity int) int
+		Skill      func(childComplexity int) int
+		Tool       func(childComplexity int) int
+	}
+
+	ProvenanceStamp struct {
+		CreatedAt func(childComplexity int) int
+		Predicate func(childComplexity int) int
+		Revision  func(childComplexity int) int
+		Target    func(childComplexity int) int
+	}
+
 	ProvenanceStep struct {
 		Actor           func(childComplexity int) int
 		At              func(childComplexity int) int
@@ -764,6 +786,8 @@ type ComplexityRoot struct {
 		Operation       func(childComplexity int) int
 		RequestID       func(childComplexity int) int
 		SessionID       func(childComplexity int) int
+		Skill           func(childComplexity int) int
+		Stamps          func(childComplexity int) int
 		TaskID          func(childComplexity int) int
 		Tool            func(childComplexity int) int
 	}
@@ -1216,6 +1240,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Actor.Permissions(childComplexity), true
+	case "Actor.produced":
+		if e.ComplexityRoot.Actor.Produced == nil {
+			break
+		}
+
+		args, err := ec.field_Actor_produced_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Actor.Produced(childComplexity, args["via"].(*string), args["first"].(*int), args["after"].(*string)), true
 
 	case "AgentWorkPacket.artifactId":
 		if e.ComplexityRoot.AgentWorkPacket.ArtifactID == nil {
@@ -5072,6 +5107,75 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PollResult.HasMore(childComplexity), true
 
+	case "ProducedConnection.edges":
+		if e.ComplexityRoot.ProducedConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProducedConnection.Edges(childComplexity), true
+	case "ProducedConnection.pageInfo":
+		if e.ComplexityRoot.ProducedConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProducedConnection.PageInfo(childComplexity), true
+
+	case "ProducedEdge.cursor":
+		if e.ComplexityRoot.ProducedEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProducedEdge.Cursor(childComplexity), true
+	case "ProducedEdge.node":
+		if e.ComplexityRoot.ProducedEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProducedEdge.Node(childComplexity), true
+	case "ProducedEdge.producedAt":
+		if e.ComplexityRoot.ProducedEdge.ProducedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProducedEdge.ProducedAt(childComplexity), true
+	case "ProducedEdge.skill":
+		if e.ComplexityRoot.ProducedEdge.Skill == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProducedEdge.Skill(childComplexity), true
+	case "ProducedEdge.tool":
+		if e.ComplexityRoot.ProducedEdge.Tool == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProducedEdge.Tool(childComplexity), true
+
+	case "ProvenanceStamp.createdAt":
+		if e.ComplexityRoot.ProvenanceStamp.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProvenanceStamp.CreatedAt(childComplexity), true
+	case "ProvenanceStamp.predicate":
+		if e.ComplexityRoot.ProvenanceStamp.Predicate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProvenanceStamp.Predicate(childComplexity), true
+	case "ProvenanceStamp.revision":
+		if e.ComplexityRoot.ProvenanceStamp.Revision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProvenanceStamp.Revision(childComplexity), true
+	case "ProvenanceStamp.target":
+		if e.ComplexityRoot.ProvenanceStamp.Target == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProvenanceStamp.Target(childComplexity), true
+
 	case "ProvenanceStep.actor":
 		if e.ComplexityRoot.ProvenanceStep.Actor == nil {
 			break
@@ -5114,6 +5218,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ProvenanceStep.SessionID(childComplexity), true
+	case "ProvenanceStep.skill":
+		if e.ComplexityRoot.ProvenanceStep.Skill == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProvenanceStep.Skill(childComplexity), true
+	case "ProvenanceStep.stamps":
+		if e.ComplexityRoot.ProvenanceStep.Stamps == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProvenanceStep.Stamps(childComplexity), true
 	case "ProvenanceStep.taskId":
 		if e.ComplexityRoot.ProvenanceStep.TaskID == nil {
 			break
@@ -7510,7 +7626,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "artifact.graphqls" "artifact_types.graphqls" "event.graphqls" "mailbox.graphqls" "mutation.graphqls" "problem.graphqls" "query.graphqls" "scalars.graphqls" "subscription.graphqls" "tool.graphqls" "workpacket.graphqls"
+//go:embed "artifact.graphqls" "artifact_types.graphqls" "event.graphqls" "mailbox.graphqls" "mutation.graphqls" "problem.graphqls" "provenance.graphqls" "query.graphqls" "scalars.graphqls" "subscription.graphqls" "tool.graphqls" "workpacket.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -7528,6 +7644,7 @@ var sources = []*ast.Source{
 	{Name: "mailbox.graphqls", Input: sourceData("mailbox.graphqls"), BuiltIn: false},
 	{Name: "mutation.graphqls", Input: sourceData("mutation.graphqls"), BuiltIn: false},
 	{Name: "problem.graphqls", Input: sourceData("problem.graphqls"), BuiltIn: false},
+	{Name: "provenance.graphqls", Input: sourceData("provenance.graphqls"), BuiltIn: false},
 	{Name: "query.graphqls", Input: sourceData("query.graphqls"), BuiltIn: false},
 	{Name: "scalars.graphqls", Input: sourceData("scalars.graphqls"), BuiltIn: false},
 	{Name: "subscription.graphqls", Input: sourceData("subscription.graphqls"), BuiltIn: false},
@@ -7550,6 +7667,8 @@ func (ec *executionContext) childFields_Actor(ctx context.Context, field graphql
 		return ec.fieldContext_Actor_permissions(ctx, field)
 	case "handle":
 		return ec.fieldContext_Actor_handle(ctx, field)
+	case "produced":
+		return ec.fieldContext_Actor_produced(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Actor", field.Name)
 }
@@ -7762,6 +7881,46 @@ func (ec *executionContext) childFields_PollResult(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type PollResult", field.Name)
 }
 
+func (ec *executionContext) childFields_ProducedConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_ProducedConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_ProducedConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ProducedConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_ProducedEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_ProducedEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_ProducedEdge_node(ctx, field)
+	case "tool":
+		return ec.fieldContext_ProducedEdge_tool(ctx, field)
+	case "skill":
+		return ec.fieldContext_ProducedEdge_skill(ctx, field)
+	case "producedAt":
+		return ec.fieldContext_ProducedEdge_producedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ProducedEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_ProvenanceStamp(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "predicate":
+		return ec.fieldContext_ProvenanceStamp_predicate(ctx, field)
+	case "target":
+		return ec.fieldContext_ProvenanceStamp_target(ctx, field)
+	case "revision":
+		return ec.fieldContext_ProvenanceStamp_revision(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_ProvenanceStamp_createdAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ProvenanceStamp", field.Name)
+}
+
 func (ec *executionContext) childFields_ProvenanceStep(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "operation":
@@ -7782,6 +7941,10 @@ func (ec *executionContext) childFields_ProvenanceStep(ctx context.Context, fiel
 		return ec.fieldContext_ProvenanceStep_tool(ctx, field)
 	case "at":
 		return ec.fieldContext_ProvenanceStep_at(ctx, field)
+	case "skill":
+		return ec.fieldContext_ProvenanceStep_skill(ctx, field)
+	case "stamps":
+		return ec.fieldContext_ProvenanceStep_stamps(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ProvenanceStep", field.Name)
 }

@@ -271,7 +271,23 @@ func (ec *executionContext) fieldContext_ToolCallEvent_event(_ context.Context, 
 }
 
 func (ec *executionContext) _ToolCallEvent_type(ctx context.Context, field graphql.CollectedField, obj *model.ToolCallEvent) (ret graphql.Marshaler) {
-	return ec.marshalNString2string(ctx, field.Selections, obj.Type)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ToolCallEvent_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_ToolCallEvent_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolCallEvent", field, false, false, "String")
@@ -310,7 +326,23 @@ func (ec *executionContext) fieldContext_ToolCallEvent_toolCall(_ context.Contex
 }
 
 func (ec *executionContext) _ToolCallEvent_payload(ctx context.Context, field graphql.CollectedField, obj *model.ToolCallEvent) (ret graphql.Marshaler) {
-	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Payload)
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ToolCallEvent_payload(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Payload, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
 func (ec *executionContext) fieldContext_ToolCallEvent_payload(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolCallEvent", field, false, false, "JSON")
@@ -358,7 +390,7 @@ func (ec *executionContext) _ToolCallEvent(ctx context.Context, sel ast.Selectio
 	fields := graphql.CollectFields(ec.OperationContext, sel, toolCallEventImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := deferredGroup(ctx, fields)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":

@@ -73,6 +73,8 @@ func (r *signalSummaryResolver) BrierScore(ctx context.Context, obj *model.Signa
 	return brier, err
 }
 
+func (r *Resolver) Actor() graph.ActorResolver { return &actorResolver{r} }
+
 func (r *Resolver) ArtifactConnection() graph.ArtifactConnectionResolver {
 	return &artifactConnectionResolver{r}
 }
@@ -90,6 +92,7 @@ func (r *Resolver) ProvenanceStep() graph.ProvenanceStepResolver { return &prove
 func (r *Resolver) SignalSummary() graph.SignalSummaryResolver { return &signalSummaryResolver{r} }
 
 type (
+	actorResolver              struct{ *Resolver }
 	artifactConnectionResolver struct{ *Resolver }
 	calibrationPointResolver   struct{ *Resolver }
 	delegationStepResolver     struct{ *Resolver }

@@ -22,6 +22,11 @@ func (r *agentWorkPacketResolver) UpdatedBy(ctx context.Context, obj *model.Agen
 	return r.artifactUpdatedBy(ctx, obj.Base)
 }
 
+// Provenance is the resolver for the provenance field.
+func (r *agentWorkPacketResolver) Provenance(ctx context.Context, obj *model.AgentWorkPacket) ([]*model.ProvenanceStep, error) {
+	return r.artifactProvenance(ctx, obj.Base)
+}
+
 // Links is the resolver for the links field.
 func (r *agentWorkPacketResolver) Links(ctx context.Context, obj *model.AgentWorkPacket, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error) {
 	return r.artifactLinks(ctx, obj.Base, direction, predicates, first, after)
@@ -50,6 +55,11 @@ func (r *analysisResolver) CreatedBy(ctx context.Context, obj *model.Analysis) (
 // UpdatedBy is the resolver for the updatedBy field.
 func (r *analysisResolver) UpdatedBy(ctx context.Context, obj *model.Analysis) (*model.Actor, error) {
 	return r.artifactUpdatedBy(ctx, obj.Base)
+}
+
+// Provenance is the resolver for the provenance field.
+func (r *analysisResolver) Provenance(ctx context.Context, obj *model.Analysis) ([]*model.ProvenanceStep, error) {
+	return r.artifactProvenance(ctx, obj.Base)
 }
 
 // Links is the resolver for the links field.
@@ -82,6 +92,11 @@ func (r *commentResolver) UpdatedBy(ctx context.Context, obj *model.Comment) (*m
 	return r.artifactUpdatedBy(ctx, obj.Base)
 }
 
+// Provenance is the resolver for the provenance field.
+func (r *commentResolver) Provenance(ctx context.Context, obj *model.Comment) ([]*model.ProvenanceStep, error) {
+	return r.artifactProvenance(ctx, obj.Base)
+}
+
 // Links is the resolver for the links field.
 func (r *commentResolver) Links(ctx context.Context, obj *model.Comment, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error) {
 	return r.artifactLinks(ctx, obj.Base, direction, predicates, first, after)
@@ -110,6 +125,11 @@ func (r *datasetResolver) CreatedBy(ctx context.Context, obj *model.Dataset) (*m
 // UpdatedBy is the resolver for the updatedBy field.
 func (r *datasetResolver) UpdatedBy(ctx context.Context, obj *model.Dataset) (*model.Actor, error) {
 	return r.artifactUpdatedBy(ctx, obj.Base)
+}
+
+// Provenance is the resolver for the provenance field.
+func (r *datasetResolver) Provenance(ctx context.Context, obj *model.Dataset) ([]*model.ProvenanceStep, error) {
+	return r.artifactProvenance(ctx, obj.Base)
 }
 
 // Links is the resolver for the links field.
@@ -142,6 +162,11 @@ func (r *debateSessionResolver) UpdatedBy(ctx context.Context, obj *model.Debate
 	return r.artifactUpdatedBy(ctx, obj.Base)
 }
 
+// Provenance is the resolver for the provenance field.
+func (r *debateSessionResolver) Provenance(ctx context.Context, obj *model.DebateSession) ([]*model.ProvenanceStep, error) {
+	return r.artifactProvenance(ctx, obj.Base)
+}
+
 // Links is the resolver for the links field.
 func (r *debateSessionResolver) Links(ctx context.Context, obj *model.DebateSession, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error) {
 	return r.artifactLinks(ctx, obj.Base, direction, predicates, first, after)
@@ -170,6 +195,11 @@ func (r *experimentResolver) CreatedBy(ctx context.Context, obj *model.Experimen
 // UpdatedBy is the resolver for the updatedBy field.
 func (r *experimentResolver) UpdatedBy(ctx context.Context, obj *model.Experiment) (*model.Actor, error) {
 	return r.artifactUpdatedBy(ctx, obj.Base)
+}
+
+// Provenance is the resolver for the provenance field.
+func (r *experimentResolver) Provenance(ctx context.Context, obj *model.Experiment) ([]*model.ProvenanceStep, error) {
+	return r.artifactProvenance(ctx, obj.Base)
 }
 
 // Links is the resolver for the links field.
@@ -202,6 +232,11 @@ func (r *figureResolver) UpdatedBy(ctx context.Context, obj *model.Figure) (*mod
 	return r.artifactUpdatedBy(ctx, obj.Base)
 }
 
+// Provenance is the resolver for the provenance field.
+func (r *figureResolver) Provenance(ctx context.Context, obj *model.Figure) ([]*model.ProvenanceStep, error) {
+	return r.artifactProvenance(ctx, obj.Base)
+}
+
 // Links is the resolver for the links field.
 func (r *figureResolver) Links(ctx context.Context, obj *model.Figure, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error) {
 	return r.artifactLinks(ctx, obj.Base, direction, predicates, first, after)
@@ -230,6 +265,11 @@ func (r *gateResultResolver) CreatedBy(ctx context.Context, obj *model.GateResul
 // UpdatedBy is the resolver for the updatedBy field.
 func (r *gateResultResolver) UpdatedBy(ctx context.Context, obj *model.GateResult) (*model.Actor, error) {
 	return r.artifactUpdatedBy(ctx, obj.Base)
+}
+
+// Provenance is the resolver for the provenance field.
+func (r *gateResultResolver) Provenance(ctx context.Context, obj *model.GateResult) ([]*model.ProvenanceStep, error) {
+	return r.artifactProvenance(ctx, obj.Base)
 }
 
 // Links is the resolver for the links field.
@@ -262,6 +302,11 @@ func (r *genericArtifactResolver) UpdatedBy(ctx context.Context, obj *model.Gene
 	return r.artifactUpdatedBy(ctx, obj.Base)
 }
 
+// Provenance is the resolver for the provenance field.
+func (r *genericArtifactResolver) Provenance(ctx context.Context, obj *model.GenericArtifact) ([]*model.ProvenanceStep, error) {
+	return r.artifactProvenance(ctx, obj.Base)
+}
+
 // Links is the resolver for the links field.
 func (r *genericArtifactResolver) Links(ctx context.Context, obj *model.GenericArtifact, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error) {
 	return r.artifactLinks(ctx, obj.Base, direction, predicates, first, after)
@@ -290,6 +335,11 @@ func (r *groupResolver) CreatedBy(ctx context.Context, obj *model.Group) (*model
 // UpdatedBy is the resolver for the updatedBy field.
 func (r *groupResolver) UpdatedBy(ctx context.Context, obj *model.Group) (*model.Actor, error) {
 	return r.artifactUpdatedBy(ctx, obj.Base)
+}
+
+// Provenance is the resolver for the provenance field.
+func (r *groupResolver) Provenance(ctx context.Context, obj *model.Group) ([]*model.ProvenanceStep, error) {
+	return r.artifactProvenance(ctx, obj.Base)
 }
 
 // Links is the resolver for the links field.
@@ -322,6 +372,11 @@ func (r *hypothesisResolver) UpdatedBy(ctx context.Context, obj *model.Hypothesi
 	return r.artifactUpdatedBy(ctx, obj.Base)
 }
 
+// Provenance is the resolver for the provenance field.
+func (r *hypothesisResolver) Provenance(ctx context.Context, obj *model.Hypothesis) ([]*model.ProvenanceStep, error) {
+	return r.artifactProvenance(ctx, obj.Base)
+}
+
 // Links is the resolver for the links field.
 func (r *hypothesisResolver) Links(ctx context.Context, obj *model.Hypothesis, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error) {
 	return r.artifactLinks(ctx, obj.Base, direction, predicates, first, after)
@@ -350,6 +405,11 @@ func (r *kgEdgeResolver) CreatedBy(ctx context.Context, obj *model.KgEdge) (*mod
 // UpdatedBy is the resolver for the updatedBy field.
 func (r *kgEdgeResolver) UpdatedBy(ctx context.Context, obj *model.KgEdge) (*model.Actor, error) {
 	return r.artifactUpdatedBy(ctx, obj.Base)
+}
+
+// Provenance is the resolver for the provenance field.
+func (r *kgEdgeResolver) Provenance(ctx context.Context, obj *model.KgEdge) ([]*model.ProvenanceStep, error) {
+	return r.artifactProvenance(ctx, obj.Base)
 }
 
 // Links is the resolver for the links field.
@@ -382,6 +442,11 @@ func (r *knowledgeGapResolver) UpdatedBy(ctx context.Context, obj *model.Knowled
 	return r.artifactUpdatedBy(ctx, obj.Base)
 }
 
+// Provenance is the resolver for the provenance field.
+func (r *knowledgeGapResolver) Provenance(ctx context.Context, obj *model.KnowledgeGap) ([]*model.ProvenanceStep, error) {
+	return r.artifactProvenance(ctx, obj.Base)
+}
+
 // Links is the resolver for the links field.
 func (r *knowledgeGapResolver) Links(ctx context.Context, obj *model.KnowledgeGap, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error) {
 	return r.artifactLinks(ctx, obj.Base, direction, predicates, first, after)
@@ -410,6 +475,11 @@ func (r *messageResolver) CreatedBy(ctx context.Context, obj *model.Message) (*m
 // UpdatedBy is the resolver for the updatedBy field.
 func (r *messageResolver) UpdatedBy(ctx context.Context, obj *model.Message) (*model.Actor, error) {
 	return r.artifactUpdatedBy(ctx, obj.Base)
+}
+
+// Provenance is the resolver for the provenance field.
+func (r *messageResolver) Provenance(ctx context.Context, obj *model.Message) ([]*model.ProvenanceStep, error) {
+	return r.artifactProvenance(ctx, obj.Base)
 }
 
 // Links is the resolver for the links field.
@@ -442,6 +512,11 @@ func (r *paperResolver) UpdatedBy(ctx context.Context, obj *model.Paper) (*model
 	return r.artifactUpdatedBy(ctx, obj.Base)
 }
 
+// Provenance is the resolver for the provenance field.
+func (r *paperResolver) Provenance(ctx context.Context, obj *model.Paper) ([]*model.ProvenanceStep, error) {
+	return r.artifactProvenance(ctx, obj.Base)
+}
+
 // Links is the resolver for the links field.
 func (r *paperResolver) Links(ctx context.Context, obj *model.Paper, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error) {
 	return r.artifactLinks(ctx, obj.Base, direction, predicates, first, after)
@@ -470,6 +545,11 @@ func (r *roleResolver) CreatedBy(ctx context.Context, obj *model.Role) (*model.A
 // UpdatedBy is the resolver for the updatedBy field.
 func (r *roleResolver) UpdatedBy(ctx context.Context, obj *model.Role) (*model.Actor, error) {
 	return r.artifactUpdatedBy(ctx, obj.Base)
+}
+
+// Provenance is the resolver for the provenance field.
+func (r *roleResolver) Provenance(ctx context.Context, obj *model.Role) ([]*model.ProvenanceStep, error) {
+	return r.artifactProvenance(ctx, obj.Base)
 }
 
 // Links is the resolver for the links field.
@@ -502,6 +582,11 @@ func (r *schemaResolver) UpdatedBy(ctx context.Context, obj *model.Schema) (*mod
 	return r.artifactUpdatedBy(ctx, obj.Base)
 }
 
+// Provenance is the resolver for the provenance field.
+func (r *schemaResolver) Provenance(ctx context.Context, obj *model.Schema) ([]*model.ProvenanceStep, error) {
+	return r.artifactProvenance(ctx, obj.Base)
+}
+
 // Links is the resolver for the links field.
 func (r *schemaResolver) Links(ctx context.Context, obj *model.Schema, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error) {
 	return r.artifactLinks(ctx, obj.Base, direction, predicates, first, after)
@@ -530,6 +615,11 @@ func (r *skillResolver) CreatedBy(ctx context.Context, obj *model.Skill) (*model
 // UpdatedBy is the resolver for the updatedBy field.
 func (r *skillResolver) UpdatedBy(ctx context.Context, obj *model.Skill) (*model.Actor, error) {
 	return r.artifactUpdatedBy(ctx, obj.Base)
+}
+
+// Provenance is the resolver for the provenance field.
+func (r *skillResolver) Provenance(ctx context.Context, obj *model.Skill) ([]*model.ProvenanceStep, error) {
+	return r.artifactProvenance(ctx, obj.Base)
 }
 
 // Links is the resolver for the links field.
@@ -562,6 +652,11 @@ func (r *skillResultResolver) UpdatedBy(ctx context.Context, obj *model.SkillRes
 	return r.artifactUpdatedBy(ctx, obj.Base)
 }
 
+// Provenance is the resolver for the provenance field.
+func (r *skillResultResolver) Provenance(ctx context.Context, obj *model.SkillResult) ([]*model.ProvenanceStep, error) {
+	return r.artifactProvenance(ctx, obj.Base)
+}
+
 // Links is the resolver for the links field.
 func (r *skillResultResolver) Links(ctx context.Context, obj *model.SkillResult, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error) {
 	return r.artifactLinks(ctx, obj.Base, direction, predicates, first, after)
@@ -590,6 +685,11 @@ func (r *toolResolver) CreatedBy(ctx context.Context, obj *model.Tool) (*model.A
 // UpdatedBy is the resolver for the updatedBy field.
 func (r *toolResolver) UpdatedBy(ctx context.Context, obj *model.Tool) (*model.Actor, error) {
 	return r.artifactUpdatedBy(ctx, obj.Base)
+}
+
+// Provenance is the resolver for the provenance field.
+func (r *toolResolver) Provenance(ctx context.Context, obj *model.Tool) ([]*model.ProvenanceStep, error) {
+	return r.artifactProvenance(ctx, obj.Base)
 }
 
 // Links is the resolver for the links field.
@@ -622,6 +722,11 @@ func (r *toolCallResolver) UpdatedBy(ctx context.Context, obj *model.ToolCall) (
 	return r.artifactUpdatedBy(ctx, obj.Base)
 }
 
+// Provenance is the resolver for the provenance field.
+func (r *toolCallResolver) Provenance(ctx context.Context, obj *model.ToolCall) ([]*model.ProvenanceStep, error) {
+	return r.artifactProvenance(ctx, obj.Base)
+}
+
 // Links is the resolver for the links field.
 func (r *toolCallResolver) Links(ctx context.Context, obj *model.ToolCall, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error) {
 	return r.artifactLinks(ctx, obj.Base, direction, predicates, first, after)
@@ -650,6 +755,11 @@ func (r *wikiPageResolver) CreatedBy(ctx context.Context, obj *model.WikiPage) (
 // UpdatedBy is the resolver for the updatedBy field.
 func (r *wikiPageResolver) UpdatedBy(ctx context.Context, obj *model.WikiPage) (*model.Actor, error) {
 	return r.artifactUpdatedBy(ctx, obj.Base)
+}
+
+// Provenance is the resolver for the provenance field.
+func (r *wikiPageResolver) Provenance(ctx context.Context, obj *model.WikiPage) ([]*model.ProvenanceStep, error) {
+	return r.artifactProvenance(ctx, obj.Base)
 }
 
 // Links is the resolver for the links field.

@@ -69,6 +69,7 @@ func Complexity() graph.ComplexityRoot {
 	c.Query.Schemas = func(child int) int { return listCost(max(child, JSONWeight), schemaItems) }
 	c.Query.Diff = func(child int, _, _ string) int { return diffWeight + child }
 	c.Message.Replies = pageCost
+	c.Actor.Produced = func(child int, _ *string, first *int, after *string) int { return pageCost(child, first, after) }
 	c.Mutation.Batch = func(child int, in model.BatchInput) int { return listCost(child, max(len(in.Writes), 1)) }
 
 	// Lists without a page argument.
@@ -80,6 +81,7 @@ func Complexity() graph.ComplexityRoot {
 	c.Actor.Permissions = fewItemsCost
 	c.ProvenanceStep.DelegationChain = fewItemsCost
 	c.ProvenanceStep.Delegation = fewItemsCost
+	c.ProvenanceStep.Stamps = fewItemsCost
 	c.Link.Evidence = fewItemsCost
 	c.WriteSuccess.Warnings = fewItemsCost
 	c.LifecycleViolation.AllowedTransitions = fewItemsCost

@@ -32,6 +32,8 @@ type Loaders struct {
 	calib     *dataloadgen.Loader[int64, []store.SignalPoint]
 	// deliveries are the request's actor's deliveries of messages, by message pk.
 	deliveries *dataloadgen.Loader[int64, *store.Delivery]
+	// stamps are the provenance stamps on artifacts, by pk.
+	stamps *dataloadgen.Loader[int64, []store.Stamp]
 
 	mu    sync.Mutex
 	links map[string]*dataloadgen.Loader[int64, []store.Link]
@@ -63,6 +65,7 @@ func NewLoaders(s *store.Store) *Loaders {
 	l.artifacts = dataloadgen.NewMappedLoader(l.fetchArtifacts, dataloadgen.WithWait(loaderWait))
 	l.signals = dataloadgen.NewMappedLoader(s.SignalsFor, dataloadgen.WithWait(loaderWait))
 	l.deliveries = dataloadgen.NewMappedLoader(l.fetchDeliveries, dataloadgen.WithWait(loaderWait))
+	l.stamps = dataloadgen.NewMappedLoader(s.StampsFor, dataloadgen.WithWait(loaderWait))
 	l.calib = dataloadgen.NewMappedLoader(func(ctx context.Context, pks []int64) (map[int64][]store.SignalPoint, error) {
 		return s.SignalHistory(ctx, pks, "calibration")
 	}, dataloadgen.WithWait(loaderWait))
@@ -194,6 +197,15 @@ func (l *Loaders) Signals(ctx context.Context, pk int64) ([]store.SignalFigures,
 	return figs, err
 }
 
+// Stamps returns the provenance stamps on an artifact, oldest first.
+func (l *Loaders) Stamps(ctx context.Context, pk int64) ([]store.Stamp, error) {
+	st, err := l.stamps.Load(ctx, pk)
+	if err != nil && isMissing(err) {
+		return nil, nil
+	}
+	return st, err
+}
+
 // isMissing tells a mapped loader's "key not found" from a real failure.
 func isMissing(err error) bool {
 	return errors.Is(err, dataloadgen.ErrNotFound)
@@ -264,6 +276,24 @@ func (l *Loaders) fill(ctx context.Context, w *wanted) error {
 			return err
 		}
 		prime(l, "delivery", l.deliveries, del, ds) // a message without one: nil
+	}
+	if st := l.unprimed("stamps", keys(w.stamps)); len(st) > 0 {
+		got, err := l.s.StampsFor(ctx, st)
+		if err != nil {
+			return err
+		}
+		prime(l, "stamps", l.stamps, st, got) // an artifact without stamps: nil
+	}
+	if w.stampActors {
+		for pk := range w.stamps {
+			stamps, err := l.Stamps(ctx, pk) // primed, here or at an earlier level
+			if err != nil {
+				return err
+			}
+			for _, id := range stampActors(stamps) {
+				w.actors[id] = true
+			}
+		}
 	}
 	if w.forecasters {
 		for pk := range w.calibration {

@@ -92,10 +92,15 @@ type wanted struct {
 	forecasters bool
 	// deliveries: messages whose delivery to the request's actor is asked for.
 	deliveries map[int64]bool
+	// stamps: artifacts whose provenance is asked for (its produced_by steps
+	// come from their stamps); stampActors: and the steps' actors.
+	stamps      map[int64]bool
+	stampActors bool
 }
 
 func newWanted() *wanted {
-	return &wanted{signals: map[int64]bool{}, calibration: map[int64]bool{}, actors: map[string]bool{}, deliveries: map[int64]bool{}}
+	return &wanted{signals: map[int64]bool{}, calibration: map[int64]bool{}, actors: map[string]bool{}, deliveries: map[int64]bool{},
+		stamps: map[int64]bool{}}
 }
 
 // prefetch loads what sel asks of arts (and, through links and comments, of the
@@ -147,7 +152,13 @@ func (r *Resolver) walk(ctx context.Context, w *wanted, arts []*store.Artifact, 
 			}
 		}
 	}
+	if asks(ctx, sel, "provenance") {
+		for _, pk := range pks {
+			w.stamps[pk] = true
+		}
+	}
 	if asks(ctx, childSelections(ctx, sel, "provenance"), "actor") {
+		w.stampActors = true
 		for _, a := range arts {
 			var steps []store.ProvenanceStep
 			if json.Unmarshal(a.Provenance, &steps) != nil {

@@ -30,6 +30,7 @@ func serve(ctx context.Context, args []string) error {
 	writeRate := f.float("write-rate", "SCIDEX_WRITE_RATE", 100, "writes per second per actor, 0 = unlimited", atLeast(0.0))
 	writeBurst := f.integer("write-burst", "SCIDEX_WRITE_BURST", 500, "burst of writes per actor", atLeast(0))
 	shadow := f.str("shadow-validators", "SCIDEX_SHADOW_VALIDATORS", "", "comma-separated validators that only log what they would refuse")
+	stampProvenance := f.boolean("stamp-provenance", "SCIDEX_STAMP_PROVENANCE", true, "stamp produced_by provenance edges (actor, skill, tool) from content.produced_by and on tool calls' result artifacts")
 	pprofAddr := f.str("pprof-addr", "SCIDEX_PPROF_ADDR", "", "serve net/http/pprof on this address, for profiling; off when empty", hostPort)
 	origins := f.str("allowed-origins", "SCIDEX_ALLOWED_ORIGINS", "", "comma-separated browser origins besides this server's own that may open a websocket")
 	maxSubs := f.integer("max-subscriptions", "SCIDEX_MAX_SUBSCRIPTIONS", server.DefaultMaxSubscriptions, "operations active at once on one websocket", atLeast(1))
@@ -73,7 +74,7 @@ func serve(ctx context.Context, args []string) error {
 	}
 	a, err := app.New(app.Config{
 		Pool: db.pool, Listen: listen, Logger: log, PprofAddr: *pprofAddr,
-		Store: store.Opts{Limiter: limiter, ShadowValidators: splitList(*shadow)},
+		Store: store.Opts{Limiter: limiter, ShadowValidators: splitList(*shadow), NoProvenanceStamps: !*stampProvenance},
 		Tools: toolOpts, Runtimes: tf.runtimes(log, *c.dataDir), Queue: tf.queueOpts(),
 		Server: server.Opts{
 			Verifier: verifier, AnonymousRead: *anonRead, Introspection: *introspection,

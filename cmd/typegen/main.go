@@ -88,7 +88,7 @@ func interfaceFields(path string) ([]*ast.FieldDefinition, error) {
 
 // resolverFields are the interface fields that need the database; every other
 // interface field is a method of model.Base.
-var resolverFields = []string{"createdBy", "updatedBy", "links", "signals", "history", "comments"}
+var resolverFields = []string{"createdBy", "updatedBy", "provenance", "links", "signals", "history", "comments"}
 
 func isResolverField(name string) bool {
 	for _, f := range resolverFields {

@@ -95,6 +95,9 @@ func goArg(t *ast.Type) string {
 }
 
 func goResult(t *ast.Type) string {
+	if t.Elem != nil {
+		return "[]" + goResult(t.Elem)
+	}
 	return "*model." + t.Name()
 }
 

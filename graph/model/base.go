@@ -81,8 +81,9 @@ func (b *Base) LifecycleState() *string { return b.A.LifecycleState }
 // QualityScore is the artifact's quality score, if one was computed.
 func (b *Base) QualityScore() *float64 { return b.A.QualityScore }
 
-// Provenance decodes the provenance steps.
-func (b *Base) Provenance() ([]*ProvenanceStep, error) {
+// Steps decodes the provenance steps the artifact's rows carry (the
+// provenance resolver adds the produced_by steps of its stamps).
+func (b *Base) Steps() ([]*ProvenanceStep, error) {
 	var steps []store.ProvenanceStep
 	if len(b.A.Provenance) > 0 {
 		if err := json.Unmarshal(b.A.Provenance, &steps); err != nil {

@@ -108,6 +108,12 @@ type Actor struct {
 	// viewer, contributor, reviewer, admin, as last seen.
 	Permissions []string `json:"permissions"`
 	Handle      *string  `json:"handle,omitempty"`
+	// The artifacts this actor produced (submitted with content.produced_by, or
+	// returned by a tool it called), newest first, each with the tool or skill it
+	// came from. `via` keeps those that came from one tool or skill: a name
+	// (`pk.nca`: a tool or a skill of that name) or `tool:<name>` / `skill:<name>`
+	// to pick one of the two. Only artifacts the caller may read are listed.
+	Produced *ProducedConnection `json:"produced"`
 }
 
 type AddCommentInput struct {
@@ -474,6 +480,35 @@ type PollResult struct {
 	Cursor *string `json:"cursor,omitempty"`
 	// True when more events may be handed out now.
 	HasMore bool `json:"hasMore"`
+}
+
+type ProducedConnection struct {
+	Edges    []*ProducedEdge `json:"edges"`
+	PageInfo *PageInfo       `json:"pageInfo"`
+}
+
+// One artifact an actor produced, and what it produced it with.
+type ProducedEdge struct {
+	Cursor string   `json:"cursor"`
+	Node   Artifact `json:"node"`
+	// The name of the tool the artifact came from (its first produced_by_tool stamp), if any.
+	Tool *string `json:"tool,omitempty"`
+	// The name of the skill the artifact came from (its first produced_by_skill stamp), if any.
+	Skill *string `json:"skill,omitempty"`
+	// When the artifact was stamped as this actor's.
+	ProducedAt time.Time `json:"producedAt"`
+}
+
+// One provenance edge stamped on an artifact: it was produced by an actor, via a
+// skill, via a tool. Stamped once: the same edge again changes nothing.
+type ProvenanceStamp struct {
+	// produced_by_actor, produced_by_skill or produced_by_tool.
+	Predicate string `json:"predicate"`
+	// What produced the artifact: `actor:<id>`, `skill:<name>` or `tool:<name>`.
+	Target string `json:"target"`
+	// The artifact's version (revision) when it was stamped.
+	Revision  int       `json:"revision"`
+	CreatedAt time.Time `json:"createdAt"`
 }
 
 type Query struct {

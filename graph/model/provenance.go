@@ -14,6 +14,10 @@ type ProvenanceStep struct {
 	Delegation      []*DelegationStep
 	Tool            *string
 	At              time.Time
+	// Skill and Stamps are set on a produced_by step, the one a submission's
+	// provenance stamps make.
+	Skill  *string
+	Stamps []*ProvenanceStamp
 }
 
 // DelegationStep is one step of a delegation chain; Actor resolves from

@@ -108,6 +108,17 @@ type MessageDelivery struct {
 	CreatedAt time.Time
 }
 
+type ProvenanceEdge struct {
+	Pk        int64
+	SourcePk  int64
+	Predicate string
+	Target    string
+	Version   int32
+	RequestID string
+	StampedBy string
+	CreatedAt time.Time
+}
+
 type Schema struct {
 	Type        string
 	Version     int32

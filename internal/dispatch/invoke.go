@@ -12,6 +12,7 @@ import (
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/ref"
 	"github.com/scidex/substrate/internal/request"
+	"github.com/scidex/substrate/internal/schema"
 	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/runtimes"
 )
@@ -113,7 +114,7 @@ func (d *Dispatcher) runThenRecord(ctx context.Context, t *tool, rec *record) (*
 	if err != nil {
 		return nil, err
 	}
-	d.afterFinish(t, rec)
+	d.afterFinish(ctx, t, rec)
 	return res.Artifact, nil
 }
 
@@ -204,7 +205,7 @@ func (d *Dispatcher) finish(ctx context.Context, t *tool, call *store.Artifact, 
 	if err != nil {
 		return nil, fmt.Errorf("finish tool call %s: %w", call.ID, err)
 	}
-	d.afterFinish(t, rec)
+	d.afterFinish(ctx, t, rec)
 	return res.Artifact, nil
 }
 
@@ -227,9 +228,16 @@ func (d *Dispatcher) finishEvents(ctx context.Context, s *store.Store, call *sto
 }
 
 // afterFinish does what follows a finished call outside its transaction: the
-// usage count and the cache.
-func (d *Dispatcher) afterFinish(t *tool, rec *record) {
+// usage count, the provenance stamps of its result artifact and the cache.
+func (d *Dispatcher) afterFinish(ctx context.Context, t *tool, rec *record) {
 	d.usage.add(t.m.Name)
+	if rec.Status == StatusSucceeded && rec.ResultRef != "" {
+		// The result artifact came from this tool, for the caller (the request's
+		// actor, StampProvenance's default). Best effort: the store logs a stamp
+		// it refuses; a replay never gets here, and the same stamp again would
+		// change nothing.
+		d.store.StampProvenance(ctx, rec.ResultRef, schema.ProducedBy{Tool: t.m.Name})
+	}
 	if rec.Status == StatusSucceeded && len(rec.OutputViolations) == 0 && !rec.Cached {
 		d.storeCache(t, rec)
 	}

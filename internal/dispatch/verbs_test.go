@@ -55,7 +55,9 @@ func TestActionVerbTools(t *testing.T) {
 	var an struct {
 		Artifact struct {
 			AnalysisType string
-			Links        struct{ Edges []struct{ Node struct{ Predicate string } } }
+			Links        struct {
+				Edges []struct{ Node struct{ Predicate string } }
+			}
 		}
 	}
 	e.OK(t, bob(t), `query($r: Ref!) { artifact(ref: $r) { ... on Analysis { analysisType } links(predicates: ["derived_from"]) { edges { node { predicate } } } } }`,

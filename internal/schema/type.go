@@ -20,6 +20,9 @@ type Type struct {
 	Hash    string
 	content *jsonschema.Schema
 	idRE    *regexp.Regexp
+	// ownProducedBy: the content schema declares produced_by itself, so the
+	// shared shape (producedby.go) does not apply.
+	ownProducedBy bool
 
 	refOnce  sync.Once
 	refPaths [][]string
@@ -39,14 +42,17 @@ func Compile(raw json.RawMessage, version int, hash string) (*Type, error) {
 	if pattern == "" {
 		pattern = DefaultIDPattern
 	}
-	return &Type{Doc: doc, Raw: raw, Version: version, Hash: hash, content: cs, idRE: regexp.MustCompile(pattern)}, nil
+	return &Type{Doc: doc, Raw: raw, Version: version, Hash: hash, content: cs, idRE: regexp.MustCompile(pattern),
+		ownProducedBy: declaresProducedBy(doc.ContentSchema)}, nil
 }
 
 // Name is the type's name.
 func (t *Type) Name() string { return t.Doc.Type }
 
-// ValidateContent checks content against the type's content schema. Content must
-// be a JSON object; every problem comes back, each with its path under "content".
+// ValidateContent checks content against the type's content schema, and
+// content.produced_by against the shape every type shares (producedby.go).
+// Content must be a JSON object; every problem comes back, each with its path
+// under "content".
 func (t *Type) ValidateContent(content json.RawMessage) []problem.Detail {
 	trimmed := strings.TrimSpace(string(content))
 	if trimmed == "" || trimmed[0] != '{' {
@@ -54,7 +60,7 @@ func (t *Type) ValidateContent(content json.RawMessage) []problem.Detail {
 		_ = json.Unmarshal(content, &v)
 		return []problem.Detail{problem.Field("content", "type", "content must be a JSON object", v)}
 	}
-	return ValidateJSON(t.content, "content", content)
+	return append(ValidateJSON(t.content, "content", content), t.validateProducedBy(content)...)
 }
 
 // CheckID checks a client-chosen id against the type's id grammar.

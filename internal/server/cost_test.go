@@ -58,6 +58,8 @@ func TestEveryRootPricesNestedSelectionAlike(t *testing.T) {
 		{"replies", `{ artifact(ref: ` + ref + `) { ... on Message { replies(first: 7) { edges { node SEL } } } } }`, 7},
 		{"history", `{ artifact(ref: ` + ref + `) { history(first: 7) { edges { node SEL } } } }`, 7},
 		{"comments", `{ artifact(ref: ` + ref + `) { comments(first: 7) { edges { node SEL } } } }`, 7},
+		{"produced first 7", `{ me { produced(first: 7) { edges { tool node SEL } } } }`, 7},
+		{"produced default page", `{ me { produced(via: "pk.nca") { edges { node SEL } } } }`, 20},
 		{"links to", `{ artifact(ref: ` + ref + `) { links(first: 7) { edges { node { to SEL } } } } }`, 7},
 		{"links from, default page", `{ artifact(ref: ` + ref + `) { links(direction: IN) { edges { node { from SEL } } } } }`, 20},
 		{"a generic artifact's history", `{ artifact(ref: ` + ref + `) { ... on GenericArtifact { history(first: 7) { edges { node SEL } } } } }`, 7},
@@ -85,6 +87,7 @@ var listedBy = map[string]bool{
 	"ArtifactConnection.edges": true,
 	"LinkConnection.edges":     true,
 	"SearchConnection.edges":   true,
+	"ProducedConnection.edges": true,
 	"PollResult.events":        true,
 	"BatchResult.results":      true,
 }

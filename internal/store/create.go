@@ -187,6 +187,7 @@ func (s *Store) create(ctx context.Context, w *writer, p CreateParams, operation
 	a := &Artifact{PK: row.Pk, Type: t.Name(), ID: id, Version: 1, Title: p.Title, Content: content, ContentHash: hash,
 		LifecycleState: state, SchemaVersion: t.Version, CreatedAt: rc.Now, UpdatedAt: rc.Now, CreatedBy: rc.Actor.ID,
 		UpdatedBy: rc.Actor.ID, IsLatest: true, Provenance: prov, Visibility: t.Doc.Policy.Read, Current: true}
+	s.stampAfterCommit(ctx, w, a, schema.ProducedByOf(content))
 	return &WriteResult{Ref: pinned, ContentHash: hash, RequestID: rc.RequestID, Warnings: []string{}, Artifact: a}, nil
 }
 

@@ -35,6 +35,9 @@ type Opts struct {
 	// ToolCheck is the runtimes' part of checking a tool manifest (the tool
 	// dispatcher's); nil checks only what the store knows.
 	ToolCheck ToolCheck
+	// NoProvenanceStamps turns off the produced_by provenance stamps
+	// (stamp.go); the zero value stamps (`scidex serve --stamp-provenance`).
+	NoProvenanceStamps bool
 }
 
 // Store reads and writes artifacts.
@@ -51,6 +54,8 @@ type Store struct {
 	shadow   map[string]bool
 	// toolCheck is Opts.ToolCheck.
 	toolCheck ToolCheck
+	// noStamps is Opts.NoProvenanceStamps.
+	noStamps bool
 	// actors remembers actor rows this process wrote (see actorKnown); shared by
 	// every transaction's view.
 	actors *sync.Map
@@ -71,7 +76,7 @@ func New(opts Opts) *Store {
 		shadow[name] = true
 	}
 	return &Store{pool: opts.Pool, q: dbsqlc.New(opts.Pool), db: opts.Pool, registry: reg, log: log, limiter: opts.Limiter,
-		shadow: shadow, toolCheck: opts.ToolCheck, actors: &sync.Map{}}
+		shadow: shadow, toolCheck: opts.ToolCheck, noStamps: opts.NoProvenanceStamps, actors: &sync.Map{}}
 }
 
 // Registry is the schema registry the store validates against.

@@ -192,6 +192,11 @@ func (s *Store) update(ctx context.Context, w *writer, p UpdateParams) (*WriteRe
 	a := *cur
 	a.Version, a.Title, a.Content, a.ContentHash, a.LifecycleState = int(written.Version), next.Title, content, hash, next.LifecycleState
 	a.SchemaVersion, a.UpdatedAt, a.UpdatedBy = t.Version, rc.Now, rc.Actor.ID
+	// A new version stamps its produced_by when it changed: the same one
+	// again would stamp nothing new.
+	if pb := schema.ProducedByOf(content); !sameProducedBy(pb, schema.ProducedByOf(cur.Content)) {
+		s.stampAfterCommit(ctx, w, &a, pb)
+	}
 	return &WriteResult{Ref: pinned, ContentHash: hash, RequestID: rc.RequestID, Warnings: []string{}, Artifact: &a}, nil
 }
 
