@@ -2387,230 +2387,70 @@ func (ec *executionContext) field_WikiPage_signals_args(ctx context.Context, raw
 // region    **************************** field.gotpl *****************************
 
 func (ec *executionContext) _AgentWorkPacket_id(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AgentWorkPacket_id(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
 }
 func (ec *executionContext) fieldContext_AgentWorkPacket_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "ID")
 }
 
 func (ec *executionContext) _AgentWorkPacket_ref(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AgentWorkPacket_ref(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Ref(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNRef2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
 }
 func (ec *executionContext) fieldContext_AgentWorkPacket_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _AgentWorkPacket_type(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AgentWorkPacket_type(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Type(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
 }
 func (ec *executionContext) fieldContext_AgentWorkPacket_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "String")
 }
 
 func (ec *executionContext) _AgentWorkPacket_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AgentWorkPacket_artifactId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ArtifactID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
 }
 func (ec *executionContext) fieldContext_AgentWorkPacket_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "String")
 }
 
 func (ec *executionContext) _AgentWorkPacket_title(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AgentWorkPacket_title(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Title(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
 }
 func (ec *executionContext) fieldContext_AgentWorkPacket_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "String")
 }
 
 func (ec *executionContext) _AgentWorkPacket_content(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AgentWorkPacket_content(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Content(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
 }
 func (ec *executionContext) fieldContext_AgentWorkPacket_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _AgentWorkPacket_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AgentWorkPacket_contentHash(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ContentHash(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
 }
 func (ec *executionContext) fieldContext_AgentWorkPacket_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "String")
 }
 
 func (ec *executionContext) _AgentWorkPacket_revision(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AgentWorkPacket_revision(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Revision(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
 }
 func (ec *executionContext) fieldContext_AgentWorkPacket_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "Int")
 }
 
 func (ec *executionContext) _AgentWorkPacket_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AgentWorkPacket_createdAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CreatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
 }
 func (ec *executionContext) fieldContext_AgentWorkPacket_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _AgentWorkPacket_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AgentWorkPacket_updatedAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.UpdatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
 }
 func (ec *executionContext) fieldContext_AgentWorkPacket_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "DateTime")
@@ -2681,92 +2521,28 @@ func (ec *executionContext) fieldContext_AgentWorkPacket_updatedBy(_ context.Con
 }
 
 func (ec *executionContext) _AgentWorkPacket_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AgentWorkPacket_isLatest(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IsLatest(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
 }
 func (ec *executionContext) fieldContext_AgentWorkPacket_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _AgentWorkPacket_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AgentWorkPacket_supersededBy(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SupersededBy(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalORef2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
 }
 func (ec *executionContext) fieldContext_AgentWorkPacket_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _AgentWorkPacket_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AgentWorkPacket_lifecycleState(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.LifecycleState(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
 }
 func (ec *executionContext) fieldContext_AgentWorkPacket_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "String")
 }
 
 func (ec *executionContext) _AgentWorkPacket_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AgentWorkPacket_qualityScore(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.QualityScore(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
-			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
 }
 func (ec *executionContext) fieldContext_AgentWorkPacket_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "Float")
@@ -3473,230 +3249,70 @@ func (ec *executionContext) fieldContext_AgentWorkPacket_call(_ context.Context,
 }
 
 func (ec *executionContext) _Analysis_id(ctx context.Context, field graphql.CollectedField, obj *model.Analysis) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Analysis_id(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
 }
 func (ec *executionContext) fieldContext_Analysis_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Analysis", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Analysis_ref(ctx context.Context, field graphql.CollectedField, obj *model.Analysis) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Analysis_ref(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Ref(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNRef2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
 }
 func (ec *executionContext) fieldContext_Analysis_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Analysis", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Analysis_type(ctx context.Context, field graphql.CollectedField, obj *model.Analysis) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Analysis_type(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Type(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
 }
 func (ec *executionContext) fieldContext_Analysis_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Analysis", field, true, false, "String")
 }
 
 func (ec *executionContext) _Analysis_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.Analysis) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Analysis_artifactId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ArtifactID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
 }
 func (ec *executionContext) fieldContext_Analysis_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Analysis", field, true, false, "String")
 }
 
 func (ec *executionContext) _Analysis_title(ctx context.Context, field graphql.CollectedField, obj *model.Analysis) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Analysis_title(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Title(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
 }
 func (ec *executionContext) fieldContext_Analysis_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Analysis", field, true, false, "String")
 }
 
 func (ec *executionContext) _Analysis_content(ctx context.Context, field graphql.CollectedField, obj *model.Analysis) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Analysis_content(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Content(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
 }
 func (ec *executionContext) fieldContext_Analysis_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Analysis", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _Analysis_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.Analysis) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Analysis_contentHash(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ContentHash(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
 }
 func (ec *executionContext) fieldContext_Analysis_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Analysis", field, true, false, "String")
 }
 
 func (ec *executionContext) _Analysis_revision(ctx context.Context, field graphql.CollectedField, obj *model.Analysis) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Analysis_revision(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Revision(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
 }
 func (ec *executionContext) fieldContext_Analysis_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Analysis", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Analysis_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Analysis) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Analysis_createdAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CreatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
 }
 func (ec *executionContext) fieldContext_Analysis_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Analysis", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _Analysis_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Analysis) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Analysis_updatedAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.UpdatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
 }
 func (ec *executionContext) fieldContext_Analysis_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Analysis", field, true, false, "DateTime")
@@ -3767,92 +3383,28 @@ func (ec *executionContext) fieldContext_Analysis_updatedBy(_ context.Context, f
 }
 
 func (ec *executionContext) _Analysis_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.Analysis) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Analysis_isLatest(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IsLatest(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
 }
 func (ec *executionContext) fieldContext_Analysis_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Analysis", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Analysis_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.Analysis) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Analysis_supersededBy(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SupersededBy(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalORef2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
 }
 func (ec *executionContext) fieldContext_Analysis_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Analysis", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Analysis_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.Analysis) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Analysis_lifecycleState(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.LifecycleState(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
 }
 func (ec *executionContext) fieldContext_Analysis_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Analysis", field, true, false, "String")
 }
 
 func (ec *executionContext) _Analysis_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.Analysis) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Analysis_qualityScore(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.QualityScore(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
-			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
 }
 func (ec *executionContext) fieldContext_Analysis_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Analysis", field, true, false, "Float")
@@ -4343,230 +3895,70 @@ func (ec *executionContext) fieldContext_Analysis_summary(_ context.Context, fie
 }
 
 func (ec *executionContext) _Comment_id(ctx context.Context, field graphql.CollectedField, obj *model.Comment) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Comment_id(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
 }
 func (ec *executionContext) fieldContext_Comment_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Comment", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Comment_ref(ctx context.Context, field graphql.CollectedField, obj *model.Comment) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Comment_ref(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Ref(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNRef2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
 }
 func (ec *executionContext) fieldContext_Comment_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Comment", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Comment_type(ctx context.Context, field graphql.CollectedField, obj *model.Comment) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Comment_type(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Type(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
 }
 func (ec *executionContext) fieldContext_Comment_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Comment", field, true, false, "String")
 }
 
 func (ec *executionContext) _Comment_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.Comment) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Comment_artifactId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ArtifactID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
 }
 func (ec *executionContext) fieldContext_Comment_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Comment", field, true, false, "String")
 }
 
 func (ec *executionContext) _Comment_title(ctx context.Context, field graphql.CollectedField, obj *model.Comment) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Comment_title(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Title(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
 }
 func (ec *executionContext) fieldContext_Comment_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Comment", field, true, false, "String")
 }
 
 func (ec *executionContext) _Comment_content(ctx context.Context, field graphql.CollectedField, obj *model.Comment) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Comment_content(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Content(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
 }
 func (ec *executionContext) fieldContext_Comment_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Comment", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _Comment_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.Comment) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Comment_contentHash(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ContentHash(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
 }
 func (ec *executionContext) fieldContext_Comment_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Comment", field, true, false, "String")
 }
 
 func (ec *executionContext) _Comment_revision(ctx context.Context, field graphql.CollectedField, obj *model.Comment) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Comment_revision(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Revision(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
 }
 func (ec *executionContext) fieldContext_Comment_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Comment", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Comment_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Comment) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Comment_createdAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CreatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
 }
 func (ec *executionContext) fieldContext_Comment_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Comment", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _Comment_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Comment) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Comment_updatedAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.UpdatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
 }
 func (ec *executionContext) fieldContext_Comment_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Comment", field, true, false, "DateTime")
@@ -4637,92 +4029,28 @@ func (ec *executionContext) fieldContext_Comment_updatedBy(_ context.Context, fi
 }
 
 func (ec *executionContext) _Comment_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.Comment) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Comment_isLatest(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IsLatest(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
 }
 func (ec *executionContext) fieldContext_Comment_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Comment", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Comment_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.Comment) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Comment_supersededBy(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SupersededBy(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalORef2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
 }
 func (ec *executionContext) fieldContext_Comment_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Comment", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Comment_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.Comment) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Comment_lifecycleState(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.LifecycleState(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
 }
 func (ec *executionContext) fieldContext_Comment_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Comment", field, true, false, "String")
 }
 
 func (ec *executionContext) _Comment_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.Comment) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Comment_qualityScore(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.QualityScore(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
-			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
 }
 func (ec *executionContext) fieldContext_Comment_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Comment", field, true, false, "Float")
@@ -5052,230 +4380,70 @@ func (ec *executionContext) fieldContext_Comment_threadParent(_ context.Context,
 }
 
 func (ec *executionContext) _Dataset_id(ctx context.Context, field graphql.CollectedField, obj *model.Dataset) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Dataset_id(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
 }
 func (ec *executionContext) fieldContext_Dataset_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Dataset", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Dataset_ref(ctx context.Context, field graphql.CollectedField, obj *model.Dataset) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Dataset_ref(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Ref(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNRef2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
 }
 func (ec *executionContext) fieldContext_Dataset_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Dataset", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Dataset_type(ctx context.Context, field graphql.CollectedField, obj *model.Dataset) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Dataset_type(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Type(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
 }
 func (ec *executionContext) fieldContext_Dataset_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Dataset", field, true, false, "String")
 }
 
 func (ec *executionContext) _Dataset_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.Dataset) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Dataset_artifactId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ArtifactID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
 }
 func (ec *executionContext) fieldContext_Dataset_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Dataset", field, true, false, "String")
 }
 
 func (ec *executionContext) _Dataset_title(ctx context.Context, field graphql.CollectedField, obj *model.Dataset) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Dataset_title(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Title(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
 }
 func (ec *executionContext) fieldContext_Dataset_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Dataset", field, true, false, "String")
 }
 
 func (ec *executionContext) _Dataset_content(ctx context.Context, field graphql.CollectedField, obj *model.Dataset) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Dataset_content(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Content(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
 }
 func (ec *executionContext) fieldContext_Dataset_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Dataset", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _Dataset_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.Dataset) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Dataset_contentHash(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ContentHash(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
 }
 func (ec *executionContext) fieldContext_Dataset_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Dataset", field, true, false, "String")
 }
 
 func (ec *executionContext) _Dataset_revision(ctx context.Context, field graphql.CollectedField, obj *model.Dataset) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Dataset_revision(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Revision(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
 }
 func (ec *executionContext) fieldContext_Dataset_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Dataset", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Dataset_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Dataset) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Dataset_createdAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CreatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
 }
 func (ec *executionContext) fieldContext_Dataset_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Dataset", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _Dataset_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Dataset) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Dataset_updatedAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.UpdatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
 }
 func (ec *executionContext) fieldContext_Dataset_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Dataset", field, true, false, "DateTime")
@@ -5346,92 +4514,28 @@ func (ec *executionContext) fieldContext_Dataset_updatedBy(_ context.Context, fi
 }
 
 func (ec *executionContext) _Dataset_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.Dataset) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Dataset_isLatest(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IsLatest(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
 }
 func (ec *executionContext) fieldContext_Dataset_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Dataset", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Dataset_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.Dataset) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Dataset_supersededBy(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SupersededBy(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalORef2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
 }
 func (ec *executionContext) fieldContext_Dataset_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Dataset", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Dataset_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.Dataset) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Dataset_lifecycleState(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.LifecycleState(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
 }
 func (ec *executionContext) fieldContext_Dataset_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Dataset", field, true, false, "String")
 }
 
 func (ec *executionContext) _Dataset_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.Dataset) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Dataset_qualityScore(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.QualityScore(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
-			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
 }
 func (ec *executionContext) fieldContext_Dataset_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Dataset", field, true, false, "Float")
@@ -5899,230 +5003,70 @@ func (ec *executionContext) fieldContext_Dataset_url(_ context.Context, field gr
 }
 
 func (ec *executionContext) _DebateSession_id(ctx context.Context, field graphql.CollectedField, obj *model.DebateSession) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_DebateSession_id(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
 }
 func (ec *executionContext) fieldContext_DebateSession_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DebateSession", field, true, false, "ID")
 }
 
 func (ec *executionContext) _DebateSession_ref(ctx context.Context, field graphql.CollectedField, obj *model.DebateSession) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_DebateSession_ref(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Ref(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNRef2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
 }
 func (ec *executionContext) fieldContext_DebateSession_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DebateSession", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _DebateSession_type(ctx context.Context, field graphql.CollectedField, obj *model.DebateSession) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_DebateSession_type(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Type(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
 }
 func (ec *executionContext) fieldContext_DebateSession_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DebateSession", field, true, false, "String")
 }
 
 func (ec *executionContext) _DebateSession_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.DebateSession) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_DebateSession_artifactId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ArtifactID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
 }
 func (ec *executionContext) fieldContext_DebateSession_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DebateSession", field, true, false, "String")
 }
 
 func (ec *executionContext) _DebateSession_title(ctx context.Context, field graphql.CollectedField, obj *model.DebateSession) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_DebateSession_title(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Title(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
 }
 func (ec *executionContext) fieldContext_DebateSession_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DebateSession", field, true, false, "String")
 }
 
 func (ec *executionContext) _DebateSession_content(ctx context.Context, field graphql.CollectedField, obj *model.DebateSession) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_DebateSession_content(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Content(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
 }
 func (ec *executionContext) fieldContext_DebateSession_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DebateSession", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _DebateSession_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.DebateSession) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_DebateSession_contentHash(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ContentHash(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
 }
 func (ec *executionContext) fieldContext_DebateSession_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DebateSession", field, true, false, "String")
 }
 
 func (ec *executionContext) _DebateSession_revision(ctx context.Context, field graphql.CollectedField, obj *model.DebateSession) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_DebateSession_revision(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Revision(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
 }
 func (ec *executionContext) fieldContext_DebateSession_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DebateSession", field, true, false, "Int")
 }
 
 func (ec *executionContext) _DebateSession_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.DebateSession) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_DebateSession_createdAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CreatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
 }
 func (ec *executionContext) fieldContext_DebateSession_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DebateSession", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _DebateSession_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.DebateSession) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_DebateSession_updatedAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.UpdatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
 }
 func (ec *executionContext) fieldContext_DebateSession_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DebateSession", field, true, false, "DateTime")
@@ -6193,92 +5137,28 @@ func (ec *executionContext) fieldContext_DebateSession_updatedBy(_ context.Conte
 }
 
 func (ec *executionContext) _DebateSession_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.DebateSession) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_DebateSession_isLatest(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IsLatest(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
 }
 func (ec *executionContext) fieldContext_DebateSession_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DebateSession", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _DebateSession_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.DebateSession) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_DebateSession_supersededBy(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SupersededBy(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalORef2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
 }
 func (ec *executionContext) fieldContext_DebateSession_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DebateSession", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _DebateSession_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.DebateSession) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_DebateSession_lifecycleState(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.LifecycleState(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
 }
 func (ec *executionContext) fieldContext_DebateSession_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DebateSession", field, true, false, "String")
 }
 
 func (ec *executionContext) _DebateSession_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.DebateSession) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_DebateSession_qualityScore(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.QualityScore(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
-			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
 }
 func (ec *executionContext) fieldContext_DebateSession_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DebateSession", field, true, false, "Float")
@@ -6677,230 +5557,70 @@ func (ec *executionContext) fieldContext_DebateSession_verdict(_ context.Context
 }
 
 func (ec *executionContext) _Experiment_id(ctx context.Context, field graphql.CollectedField, obj *model.Experiment) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Experiment_id(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
 }
 func (ec *executionContext) fieldContext_Experiment_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Experiment", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Experiment_ref(ctx context.Context, field graphql.CollectedField, obj *model.Experiment) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Experiment_ref(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Ref(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNRef2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
 }
 func (ec *executionContext) fieldContext_Experiment_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Experiment", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Experiment_type(ctx context.Context, field graphql.CollectedField, obj *model.Experiment) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Experiment_type(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Type(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
 }
 func (ec *executionContext) fieldContext_Experiment_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Experiment", field, true, false, "String")
 }
 
 func (ec *executionContext) _Experiment_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.Experiment) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Experiment_artifactId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ArtifactID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
 }
 func (ec *executionContext) fieldContext_Experiment_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Experiment", field, true, false, "String")
 }
 
 func (ec *executionContext) _Experiment_title(ctx context.Context, field graphql.CollectedField, obj *model.Experiment) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Experiment_title(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Title(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
 }
 func (ec *executionContext) fieldContext_Experiment_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Experiment", field, true, false, "String")
 }
 
 func (ec *executionContext) _Experiment_content(ctx context.Context, field graphql.CollectedField, obj *model.Experiment) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Experiment_content(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Content(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
 }
 func (ec *executionContext) fieldContext_Experiment_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Experiment", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _Experiment_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.Experiment) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Experiment_contentHash(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ContentHash(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
 }
 func (ec *executionContext) fieldContext_Experiment_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Experiment", field, true, false, "String")
 }
 
 func (ec *executionContext) _Experiment_revision(ctx context.Context, field graphql.CollectedField, obj *model.Experiment) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Experiment_revision(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Revision(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
 }
 func (ec *executionContext) fieldContext_Experiment_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Experiment", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Experiment_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Experiment) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Experiment_createdAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CreatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
 }
 func (ec *executionContext) fieldContext_Experiment_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Experiment", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _Experiment_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Experiment) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Experiment_updatedAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.UpdatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
 }
 func (ec *executionContext) fieldContext_Experiment_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Experiment", field, true, false, "DateTime")
@@ -6971,92 +5691,28 @@ func (ec *executionContext) fieldContext_Experiment_updatedBy(_ context.Context,
 }
 
 func (ec *executionContext) _Experiment_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.Experiment) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Experiment_isLatest(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IsLatest(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
 }
 func (ec *executionContext) fieldContext_Experiment_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Experiment", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Experiment_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.Experiment) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Experiment_supersededBy(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SupersededBy(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalORef2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
 }
 func (ec *executionContext) fieldContext_Experiment_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Experiment", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Experiment_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.Experiment) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Experiment_lifecycleState(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.LifecycleState(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
 }
 func (ec *executionContext) fieldContext_Experiment_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Experiment", field, true, false, "String")
 }
 
 func (ec *executionContext) _Experiment_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.Experiment) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Experiment_qualityScore(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.QualityScore(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
-			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
 }
 func (ec *executionContext) fieldContext_Experiment_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Experiment", field, true, false, "Float")
@@ -7570,230 +6226,70 @@ func (ec *executionContext) fieldContext_Experiment_species(_ context.Context, f
 }
 
 func (ec *executionContext) _Figure_id(ctx context.Context, field graphql.CollectedField, obj *model.Figure) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Figure_id(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
 }
 func (ec *executionContext) fieldContext_Figure_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Figure", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Figure_ref(ctx context.Context, field graphql.CollectedField, obj *model.Figure) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Figure_ref(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Ref(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNRef2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
 }
 func (ec *executionContext) fieldContext_Figure_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Figure", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Figure_type(ctx context.Context, field graphql.CollectedField, obj *model.Figure) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Figure_type(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Type(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
 }
 func (ec *executionContext) fieldContext_Figure_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Figure", field, true, false, "String")
 }
 
 func (ec *executionContext) _Figure_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.Figure) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Figure_artifactId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ArtifactID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
 }
 func (ec *executionContext) fieldContext_Figure_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Figure", field, true, false, "String")
 }
 
 func (ec *executionContext) _Figure_title(ctx context.Context, field graphql.CollectedField, obj *model.Figure) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Figure_title(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Title(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
 }
 func (ec *executionContext) fieldContext_Figure_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Figure", field, true, false, "String")
 }
 
 func (ec *executionContext) _Figure_content(ctx context.Context, field graphql.CollectedField, obj *model.Figure) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Figure_content(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Content(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
 }
 func (ec *executionContext) fieldContext_Figure_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Figure", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _Figure_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.Figure) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Figure_contentHash(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ContentHash(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
 }
 func (ec *executionContext) fieldContext_Figure_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Figure", field, true, false, "String")
 }
 
 func (ec *executionContext) _Figure_revision(ctx context.Context, field graphql.CollectedField, obj *model.Figure) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Figure_revision(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Revision(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
 }
 func (ec *executionContext) fieldContext_Figure_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Figure", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Figure_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Figure) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Figure_createdAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CreatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
 }
 func (ec *executionContext) fieldContext_Figure_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Figure", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _Figure_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Figure) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Figure_updatedAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.UpdatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
 }
 func (ec *executionContext) fieldContext_Figure_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Figure", field, true, false, "DateTime")
@@ -7864,92 +6360,28 @@ func (ec *executionContext) fieldContext_Figure_updatedBy(_ context.Context, fie
 }
 
 func (ec *executionContext) _Figure_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.Figure) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Figure_isLatest(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IsLatest(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
 }
 func (ec *executionContext) fieldContext_Figure_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Figure", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Figure_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.Figure) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Figure_supersededBy(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SupersededBy(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalORef2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
 }
 func (ec *executionContext) fieldContext_Figure_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Figure", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Figure_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.Figure) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Figure_lifecycleState(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.LifecycleState(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
 }
 func (ec *executionContext) fieldContext_Figure_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Figure", field, true, false, "String")
 }
 
 func (ec *executionContext) _Figure_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.Figure) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Figure_qualityScore(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.QualityScore(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
-			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
 }
 func (ec *executionContext) fieldContext_Figure_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Figure", field, true, false, "Float")
@@ -8371,230 +6803,70 @@ func (ec *executionContext) fieldContext_Figure_url(_ context.Context, field gra
 }
 
 func (ec *executionContext) _GateResult_id(ctx context.Context, field graphql.CollectedField, obj *model.GateResult) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_GateResult_id(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
 }
 func (ec *executionContext) fieldContext_GateResult_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GateResult", field, true, false, "ID")
 }
 
 func (ec *executionContext) _GateResult_ref(ctx context.Context, field graphql.CollectedField, obj *model.GateResult) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_GateResult_ref(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Ref(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNRef2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
 }
 func (ec *executionContext) fieldContext_GateResult_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GateResult", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _GateResult_type(ctx context.Context, field graphql.CollectedField, obj *model.GateResult) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_GateResult_type(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Type(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
 }
 func (ec *executionContext) fieldContext_GateResult_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GateResult", field, true, false, "String")
 }
 
 func (ec *executionContext) _GateResult_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.GateResult) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_GateResult_artifactId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ArtifactID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
 }
 func (ec *executionContext) fieldContext_GateResult_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GateResult", field, true, false, "String")
 }
 
 func (ec *executionContext) _GateResult_title(ctx context.Context, field graphql.CollectedField, obj *model.GateResult) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_GateResult_title(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Title(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
 }
 func (ec *executionContext) fieldContext_GateResult_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GateResult", field, true, false, "String")
 }
 
 func (ec *executionContext) _GateResult_content(ctx context.Context, field graphql.CollectedField, obj *model.GateResult) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_GateResult_content(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Content(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
 }
 func (ec *executionContext) fieldContext_GateResult_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GateResult", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _GateResult_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.GateResult) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_GateResult_contentHash(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ContentHash(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
 }
 func (ec *executionContext) fieldContext_GateResult_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GateResult", field, true, false, "String")
 }
 
 func (ec *executionContext) _GateResult_revision(ctx context.Context, field graphql.CollectedField, obj *model.GateResult) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_GateResult_revision(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Revision(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
 }
 func (ec *executionContext) fieldContext_GateResult_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GateResult", field, true, false, "Int")
 }
 
 func (ec *executionContext) _GateResult_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.GateResult) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_GateResult_createdAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CreatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
 }
 func (ec *executionContext) fieldContext_GateResult_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GateResult", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _GateResult_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.GateResult) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_GateResult_updatedAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.UpdatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
 }
 func (ec *executionContext) fieldContext_GateResult_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GateResult", field, true, false, "DateTime")
@@ -8665,92 +6937,28 @@ func (ec *executionContext) fieldContext_GateResult_updatedBy(_ context.Context,
 }
 
 func (ec *executionContext) _GateResult_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.GateResult) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_GateResult_isLatest(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IsLatest(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
 }
 func (ec *executionContext) fieldContext_GateResult_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GateResult", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _GateResult_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.GateResult) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_GateResult_supersededBy(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SupersededBy(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalORef2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
 }
 func (ec *executionContext) fieldContext_GateResult_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GateResult", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _GateResult_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.GateResult) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_GateResult_lifecycleState(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.LifecycleState(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
 }
 func (ec *executionContext) fieldContext_GateResult_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GateResult", field, true, false, "String")
 }
 
 func (ec *executionContext) _GateResult_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.GateResult) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_GateResult_qualityScore(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.QualityScore(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
-			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
 }
 func (ec *executionContext) fieldContext_GateResult_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GateResult", field, true, false, "Float")
@@ -9172,230 +7380,70 @@ func (ec *executionContext) fieldContext_GateResult_verdict(_ context.Context, f
 }
 
 func (ec *executionContext) _GenericArtifact_id(ctx context.Context, field graphql.CollectedField, obj *model.GenericArtifact) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_GenericArtifact_id(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
 }
 func (ec *executionContext) fieldContext_GenericArtifact_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GenericArtifact", field, true, false, "ID")
 }
 
 func (ec *executionContext) _GenericArtifact_ref(ctx context.Context, field graphql.CollectedField, obj *model.GenericArtifact) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_GenericArtifact_ref(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Ref(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNRef2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
 }
 func (ec *executionContext) fieldContext_GenericArtifact_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GenericArtifact", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _GenericArtifact_type(ctx context.Context, field graphql.CollectedField, obj *model.GenericArtifact) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_GenericArtifact_type(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Type(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
 }
 func (ec *executionContext) fieldContext_GenericArtifact_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GenericArtifact", field, true, false, "String")
 }
 
 func (ec *executionContext) _GenericArtifact_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.GenericArtifact) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_GenericArtifact_artifactId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ArtifactID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
 }
 func (ec *executionContext) fieldContext_GenericArtifact_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GenericArtifact", field, true, false, "String")
 }
 
 func (ec *executionContext) _GenericArtifact_title(ctx context.Context, field graphql.CollectedField, obj *model.GenericArtifact) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_GenericArtifact_title(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Title(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
 }
 func (ec *executionContext) fieldContext_GenericArtifact_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GenericArtifact", field, true, false, "String")
 }
 
 func (ec *executionContext) _GenericArtifact_content(ctx context.Context, field graphql.CollectedField, obj *model.GenericArtifact) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_GenericArtifact_content(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Content(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
 }
 func (ec *executionContext) fieldContext_GenericArtifact_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GenericArtifact", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _GenericArtifact_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.GenericArtifact) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_GenericArtifact_contentHash(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ContentHash(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
 }
 func (ec *executionContext) fieldContext_GenericArtifact_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GenericArtifact", field, true, false, "String")
 }
 
 func (ec *executionContext) _GenericArtifact_revision(ctx context.Context, field graphql.CollectedField, obj *model.GenericArtifact) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_GenericArtifact_revision(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Revision(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
 }
 func (ec *executionContext) fieldContext_GenericArtifact_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GenericArtifact", field, true, false, "Int")
 }
 
 func (ec *executionContext) _GenericArtifact_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.GenericArtifact) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_GenericArtifact_createdAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CreatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
 }
 func (ec *executionContext) fieldContext_GenericArtifact_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GenericArtifact", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _GenericArtifact_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.GenericArtifact) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_GenericArtifact_updatedAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.UpdatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
 }
 func (ec *executionContext) fieldContext_GenericArtifact_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GenericArtifact", field, true, false, "DateTime")
@@ -9466,92 +7514,28 @@ func (ec *executionContext) fieldContext_GenericArtifact_updatedBy(_ context.Con
 }
 
 func (ec *executionContext) _GenericArtifact_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.GenericArtifact) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_GenericArtifact_isLatest(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IsLatest(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
 }
 func (ec *executionContext) fieldContext_GenericArtifact_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GenericArtifact", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _GenericArtifact_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.GenericArtifact) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_GenericArtifact_supersededBy(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SupersededBy(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalORef2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
 }
 func (ec *executionContext) fieldContext_GenericArtifact_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GenericArtifact", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _GenericArtifact_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.GenericArtifact) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_GenericArtifact_lifecycleState(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.LifecycleState(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
 }
 func (ec *executionContext) fieldContext_GenericArtifact_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GenericArtifact", field, true, false, "String")
 }
 
 func (ec *executionContext) _GenericArtifact_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.GenericArtifact) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_GenericArtifact_qualityScore(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.QualityScore(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
-			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
 }
 func (ec *executionContext) fieldContext_GenericArtifact_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GenericArtifact", field, true, false, "Float")
@@ -9766,230 +7750,70 @@ func (ec *executionContext) fieldContext_GenericArtifact_comments(ctx context.Co
 }
 
 func (ec *executionContext) _Group_id(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Group_id(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
 }
 func (ec *executionContext) fieldContext_Group_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Group", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Group_ref(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Group_ref(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Ref(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNRef2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
 }
 func (ec *executionContext) fieldContext_Group_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Group", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Group_type(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Group_type(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Type(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
 }
 func (ec *executionContext) fieldContext_Group_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Group", field, true, false, "String")
 }
 
 func (ec *executionContext) _Group_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Group_artifactId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ArtifactID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
 }
 func (ec *executionContext) fieldContext_Group_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Group", field, true, false, "String")
 }
 
 func (ec *executionContext) _Group_title(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Group_title(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Title(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
 }
 func (ec *executionContext) fieldContext_Group_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Group", field, true, false, "String")
 }
 
 func (ec *executionContext) _Group_content(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Group_content(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Content(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
 }
 func (ec *executionContext) fieldContext_Group_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Group", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _Group_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Group_contentHash(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ContentHash(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
 }
 func (ec *executionContext) fieldContext_Group_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Group", field, true, false, "String")
 }
 
 func (ec *executionContext) _Group_revision(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Group_revision(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Revision(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
 }
 func (ec *executionContext) fieldContext_Group_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Group", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Group_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Group_createdAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CreatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
 }
 func (ec *executionContext) fieldContext_Group_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Group", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _Group_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Group_updatedAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.UpdatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
 }
 func (ec *executionContext) fieldContext_Group_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Group", field, true, false, "DateTime")
@@ -10060,92 +7884,28 @@ func (ec *executionContext) fieldContext_Group_updatedBy(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Group_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Group_isLatest(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IsLatest(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
 }
 func (ec *executionContext) fieldContext_Group_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Group", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Group_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Group_supersededBy(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SupersededBy(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalORef2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
 }
 func (ec *executionContext) fieldContext_Group_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Group", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Group_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Group_lifecycleState(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.LifecycleState(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
 }
 func (ec *executionContext) fieldContext_Group_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Group", field, true, false, "String")
 }
 
 func (ec *executionContext) _Group_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Group_qualityScore(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.QualityScore(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
-			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
 }
 func (ec *executionContext) fieldContext_Group_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Group", field, true, false, "Float")
@@ -10406,230 +8166,70 @@ func (ec *executionContext) fieldContext_Group_members(_ context.Context, field 
 }
 
 func (ec *executionContext) _Hypothesis_id(ctx context.Context, field graphql.CollectedField, obj *model.Hypothesis) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Hypothesis_id(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
 }
 func (ec *executionContext) fieldContext_Hypothesis_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Hypothesis", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Hypothesis_ref(ctx context.Context, field graphql.CollectedField, obj *model.Hypothesis) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Hypothesis_ref(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Ref(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNRef2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
 }
 func (ec *executionContext) fieldContext_Hypothesis_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Hypothesis", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Hypothesis_type(ctx context.Context, field graphql.CollectedField, obj *model.Hypothesis) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Hypothesis_type(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Type(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
 }
 func (ec *executionContext) fieldContext_Hypothesis_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Hypothesis", field, true, false, "String")
 }
 
 func (ec *executionContext) _Hypothesis_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.Hypothesis) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Hypothesis_artifactId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ArtifactID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
 }
 func (ec *executionContext) fieldContext_Hypothesis_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Hypothesis", field, true, false, "String")
 }
 
 func (ec *executionContext) _Hypothesis_title(ctx context.Context, field graphql.CollectedField, obj *model.Hypothesis) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Hypothesis_title(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Title(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
 }
 func (ec *executionContext) fieldContext_Hypothesis_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Hypothesis", field, true, false, "String")
 }
 
 func (ec *executionContext) _Hypothesis_content(ctx context.Context, field graphql.CollectedField, obj *model.Hypothesis) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Hypothesis_content(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Content(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
 }
 func (ec *executionContext) fieldContext_Hypothesis_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Hypothesis", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _Hypothesis_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.Hypothesis) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Hypothesis_contentHash(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ContentHash(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
 }
 func (ec *executionContext) fieldContext_Hypothesis_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Hypothesis", field, true, false, "String")
 }
 
 func (ec *executionContext) _Hypothesis_revision(ctx context.Context, field graphql.CollectedField, obj *model.Hypothesis) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Hypothesis_revision(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Revision(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
 }
 func (ec *executionContext) fieldContext_Hypothesis_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Hypothesis", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Hypothesis_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Hypothesis) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Hypothesis_createdAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CreatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
 }
 func (ec *executionContext) fieldContext_Hypothesis_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Hypothesis", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _Hypothesis_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Hypothesis) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Hypothesis_updatedAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.UpdatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
 }
 func (ec *executionContext) fieldContext_Hypothesis_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Hypothesis", field, true, false, "DateTime")
@@ -10700,92 +8300,28 @@ func (ec *executionContext) fieldContext_Hypothesis_updatedBy(_ context.Context,
 }
 
 func (ec *executionContext) _Hypothesis_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.Hypothesis) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Hypothesis_isLatest(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IsLatest(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
 }
 func (ec *executionContext) fieldContext_Hypothesis_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Hypothesis", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Hypothesis_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.Hypothesis) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Hypothesis_supersededBy(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SupersededBy(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalORef2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
 }
 func (ec *executionContext) fieldContext_Hypothesis_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Hypothesis", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Hypothesis_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.Hypothesis) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Hypothesis_lifecycleState(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.LifecycleState(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
 }
 func (ec *executionContext) fieldContext_Hypothesis_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Hypothesis", field, true, false, "String")
 }
 
 func (ec *executionContext) _Hypothesis_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.Hypothesis) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Hypothesis_qualityScore(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.QualityScore(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
-			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
 }
 func (ec *executionContext) fieldContext_Hypothesis_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Hypothesis", field, true, false, "Float")
@@ -11299,230 +8835,70 @@ func (ec *executionContext) fieldContext_Hypothesis_targetPathway(_ context.Cont
 }
 
 func (ec *executionContext) _KgEdge_id(ctx context.Context, field graphql.CollectedField, obj *model.KgEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_KgEdge_id(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
 }
 func (ec *executionContext) fieldContext_KgEdge_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KgEdge", field, true, false, "ID")
 }
 
 func (ec *executionContext) _KgEdge_ref(ctx context.Context, field graphql.CollectedField, obj *model.KgEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_KgEdge_ref(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Ref(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNRef2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
 }
 func (ec *executionContext) fieldContext_KgEdge_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KgEdge", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _KgEdge_type(ctx context.Context, field graphql.CollectedField, obj *model.KgEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_KgEdge_type(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Type(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
 }
 func (ec *executionContext) fieldContext_KgEdge_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KgEdge", field, true, false, "String")
 }
 
 func (ec *executionContext) _KgEdge_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.KgEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_KgEdge_artifactId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ArtifactID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
 }
 func (ec *executionContext) fieldContext_KgEdge_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KgEdge", field, true, false, "String")
 }
 
 func (ec *executionContext) _KgEdge_title(ctx context.Context, field graphql.CollectedField, obj *model.KgEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_KgEdge_title(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Title(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
 }
 func (ec *executionContext) fieldContext_KgEdge_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KgEdge", field, true, false, "String")
 }
 
 func (ec *executionContext) _KgEdge_content(ctx context.Context, field graphql.CollectedField, obj *model.KgEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_KgEdge_content(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Content(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
 }
 func (ec *executionContext) fieldContext_KgEdge_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KgEdge", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _KgEdge_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.KgEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_KgEdge_contentHash(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ContentHash(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
 }
 func (ec *executionContext) fieldContext_KgEdge_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KgEdge", field, true, false, "String")
 }
 
 func (ec *executionContext) _KgEdge_revision(ctx context.Context, field graphql.CollectedField, obj *model.KgEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_KgEdge_revision(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Revision(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
 }
 func (ec *executionContext) fieldContext_KgEdge_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KgEdge", field, true, false, "Int")
 }
 
 func (ec *executionContext) _KgEdge_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.KgEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_KgEdge_createdAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CreatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
 }
 func (ec *executionContext) fieldContext_KgEdge_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KgEdge", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _KgEdge_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.KgEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_KgEdge_updatedAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.UpdatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
 }
 func (ec *executionContext) fieldContext_KgEdge_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KgEdge", field, true, false, "DateTime")
@@ -11593,92 +8969,28 @@ func (ec *executionContext) fieldContext_KgEdge_updatedBy(_ context.Context, fie
 }
 
 func (ec *executionContext) _KgEdge_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.KgEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_KgEdge_isLatest(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IsLatest(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
 }
 func (ec *executionContext) fieldContext_KgEdge_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KgEdge", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _KgEdge_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.KgEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_KgEdge_supersededBy(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SupersededBy(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalORef2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
 }
 func (ec *executionContext) fieldContext_KgEdge_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KgEdge", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _KgEdge_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.KgEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_KgEdge_lifecycleState(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.LifecycleState(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
 }
 func (ec *executionContext) fieldContext_KgEdge_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KgEdge", field, true, false, "String")
 }
 
 func (ec *executionContext) _KgEdge_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.KgEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_KgEdge_qualityScore(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.QualityScore(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
-			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
 }
 func (ec *executionContext) fieldContext_KgEdge_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KgEdge", field, true, false, "Float")
@@ -12146,230 +9458,70 @@ func (ec *executionContext) fieldContext_KgEdge_subjectType(_ context.Context, f
 }
 
 func (ec *executionContext) _KnowledgeGap_id(ctx context.Context, field graphql.CollectedField, obj *model.KnowledgeGap) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_KnowledgeGap_id(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
 }
 func (ec *executionContext) fieldContext_KnowledgeGap_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KnowledgeGap", field, true, false, "ID")
 }
 
 func (ec *executionContext) _KnowledgeGap_ref(ctx context.Context, field graphql.CollectedField, obj *model.KnowledgeGap) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_KnowledgeGap_ref(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Ref(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNRef2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
 }
 func (ec *executionContext) fieldContext_KnowledgeGap_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KnowledgeGap", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _KnowledgeGap_type(ctx context.Context, field graphql.CollectedField, obj *model.KnowledgeGap) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_KnowledgeGap_type(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Type(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
 }
 func (ec *executionContext) fieldContext_KnowledgeGap_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KnowledgeGap", field, true, false, "String")
 }
 
 func (ec *executionContext) _KnowledgeGap_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.KnowledgeGap) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_KnowledgeGap_artifactId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ArtifactID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
 }
 func (ec *executionContext) fieldContext_KnowledgeGap_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KnowledgeGap", field, true, false, "String")
 }
 
 func (ec *executionContext) _KnowledgeGap_title(ctx context.Context, field graphql.CollectedField, obj *model.KnowledgeGap) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_KnowledgeGap_title(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Title(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
 }
 func (ec *executionContext) fieldContext_KnowledgeGap_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KnowledgeGap", field, true, false, "String")
 }
 
 func (ec *executionContext) _KnowledgeGap_content(ctx context.Context, field graphql.CollectedField, obj *model.KnowledgeGap) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_KnowledgeGap_content(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Content(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
 }
 func (ec *executionContext) fieldContext_KnowledgeGap_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KnowledgeGap", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _KnowledgeGap_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.KnowledgeGap) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_KnowledgeGap_contentHash(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ContentHash(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
 }
 func (ec *executionContext) fieldContext_KnowledgeGap_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KnowledgeGap", field, true, false, "String")
 }
 
 func (ec *executionContext) _KnowledgeGap_revision(ctx context.Context, field graphql.CollectedField, obj *model.KnowledgeGap) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_KnowledgeGap_revision(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Revision(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
 }
 func (ec *executionContext) fieldContext_KnowledgeGap_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KnowledgeGap", field, true, false, "Int")
 }
 
 func (ec *executionContext) _KnowledgeGap_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.KnowledgeGap) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_KnowledgeGap_createdAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CreatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
 }
 func (ec *executionContext) fieldContext_KnowledgeGap_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KnowledgeGap", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _KnowledgeGap_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.KnowledgeGap) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_KnowledgeGap_updatedAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.UpdatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
 }
 func (ec *executionContext) fieldContext_KnowledgeGap_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KnowledgeGap", field, true, false, "DateTime")
@@ -12440,92 +9592,28 @@ func (ec *executionContext) fieldContext_KnowledgeGap_updatedBy(_ context.Contex
 }
 
 func (ec *executionContext) _KnowledgeGap_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.KnowledgeGap) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_KnowledgeGap_isLatest(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IsLatest(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
 }
 func (ec *executionContext) fieldContext_KnowledgeGap_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KnowledgeGap", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _KnowledgeGap_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.KnowledgeGap) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_KnowledgeGap_supersededBy(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SupersededBy(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalORef2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
 }
 func (ec *executionContext) fieldContext_KnowledgeGap_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KnowledgeGap", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _KnowledgeGap_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.KnowledgeGap) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_KnowledgeGap_lifecycleState(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.LifecycleState(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
 }
 func (ec *executionContext) fieldContext_KnowledgeGap_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KnowledgeGap", field, true, false, "String")
 }
 
 func (ec *executionContext) _KnowledgeGap_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.KnowledgeGap) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_KnowledgeGap_qualityScore(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.QualityScore(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
-			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
 }
 func (ec *executionContext) fieldContext_KnowledgeGap_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KnowledgeGap", field, true, false, "Float")
@@ -12878,230 +9966,70 @@ func (ec *executionContext) fieldContext_KnowledgeGap_resolution(_ context.Conte
 }
 
 func (ec *executionContext) _Message_id(ctx context.Context, field graphql.CollectedField, obj *model.Message) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Message_id(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
 }
 func (ec *executionContext) fieldContext_Message_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Message_ref(ctx context.Context, field graphql.CollectedField, obj *model.Message) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Message_ref(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Ref(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNRef2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
 }
 func (ec *executionContext) fieldContext_Message_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Message_type(ctx context.Context, field graphql.CollectedField, obj *model.Message) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Message_type(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Type(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
 }
 func (ec *executionContext) fieldContext_Message_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, true, false, "String")
 }
 
 func (ec *executionContext) _Message_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.Message) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Message_artifactId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ArtifactID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
 }
 func (ec *executionContext) fieldContext_Message_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, true, false, "String")
 }
 
 func (ec *executionContext) _Message_title(ctx context.Context, field graphql.CollectedField, obj *model.Message) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Message_title(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Title(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
 }
 func (ec *executionContext) fieldContext_Message_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, true, false, "String")
 }
 
 func (ec *executionContext) _Message_content(ctx context.Context, field graphql.CollectedField, obj *model.Message) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Message_content(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Content(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
 }
 func (ec *executionContext) fieldContext_Message_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _Message_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.Message) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Message_contentHash(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ContentHash(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
 }
 func (ec *executionContext) fieldContext_Message_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, true, false, "String")
 }
 
 func (ec *executionContext) _Message_revision(ctx context.Context, field graphql.CollectedField, obj *model.Message) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Message_revision(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Revision(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
 }
 func (ec *executionContext) fieldContext_Message_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Message_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Message) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Message_createdAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CreatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
 }
 func (ec *executionContext) fieldContext_Message_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _Message_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Message) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Message_updatedAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.UpdatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
 }
 func (ec *executionContext) fieldContext_Message_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, true, false, "DateTime")
@@ -13172,92 +10100,28 @@ func (ec *executionContext) fieldContext_Message_updatedBy(_ context.Context, fi
 }
 
 func (ec *executionContext) _Message_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.Message) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Message_isLatest(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IsLatest(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
 }
 func (ec *executionContext) fieldContext_Message_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Message_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.Message) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Message_supersededBy(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SupersededBy(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalORef2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
 }
 func (ec *executionContext) fieldContext_Message_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Message_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.Message) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Message_lifecycleState(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.LifecycleState(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
 }
 func (ec *executionContext) fieldContext_Message_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, true, false, "String")
 }
 
 func (ec *executionContext) _Message_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.Message) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Message_qualityScore(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.QualityScore(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
-			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
 }
 func (ec *executionContext) fieldContext_Message_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, true, false, "Float")
@@ -13732,230 +10596,70 @@ func (ec *executionContext) fieldContext_Message_replies(ctx context.Context, fi
 }
 
 func (ec *executionContext) _Paper_id(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Paper_id(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
 }
 func (ec *executionContext) fieldContext_Paper_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Paper", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Paper_ref(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Paper_ref(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Ref(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNRef2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
 }
 func (ec *executionContext) fieldContext_Paper_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Paper", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Paper_type(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Paper_type(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Type(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
 }
 func (ec *executionContext) fieldContext_Paper_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Paper", field, true, false, "String")
 }
 
 func (ec *executionContext) _Paper_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Paper_artifactId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ArtifactID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
 }
 func (ec *executionContext) fieldContext_Paper_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Paper", field, true, false, "String")
 }
 
 func (ec *executionContext) _Paper_title(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Paper_title(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Title(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
 }
 func (ec *executionContext) fieldContext_Paper_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Paper", field, true, false, "String")
 }
 
 func (ec *executionContext) _Paper_content(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Paper_content(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Content(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
 }
 func (ec *executionContext) fieldContext_Paper_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Paper", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _Paper_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Paper_contentHash(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ContentHash(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
 }
 func (ec *executionContext) fieldContext_Paper_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Paper", field, true, false, "String")
 }
 
 func (ec *executionContext) _Paper_revision(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Paper_revision(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Revision(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
 }
 func (ec *executionContext) fieldContext_Paper_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Paper", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Paper_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Paper_createdAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CreatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
 }
 func (ec *executionContext) fieldContext_Paper_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Paper", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _Paper_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Paper_updatedAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.UpdatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
 }
 func (ec *executionContext) fieldContext_Paper_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Paper", field, true, false, "DateTime")
@@ -14026,92 +10730,28 @@ func (ec *executionContext) fieldContext_Paper_updatedBy(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Paper_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Paper_isLatest(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IsLatest(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
 }
 func (ec *executionContext) fieldContext_Paper_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Paper", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Paper_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Paper_supersededBy(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SupersededBy(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalORef2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
 }
 func (ec *executionContext) fieldContext_Paper_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Paper", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Paper_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Paper_lifecycleState(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.LifecycleState(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
 }
 func (ec *executionContext) fieldContext_Paper_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Paper", field, true, false, "String")
 }
 
 func (ec *executionContext) _Paper_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Paper_qualityScore(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.QualityScore(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
-			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
 }
 func (ec *executionContext) fieldContext_Paper_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Paper", field, true, false, "Float")
@@ -14602,230 +11242,70 @@ func (ec *executionContext) fieldContext_Paper_year(_ context.Context, field gra
 }
 
 func (ec *executionContext) _Role_id(ctx context.Context, field graphql.CollectedField, obj *model.Role) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Role_id(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
 }
 func (ec *executionContext) fieldContext_Role_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Role", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Role_ref(ctx context.Context, field graphql.CollectedField, obj *model.Role) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Role_ref(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Ref(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNRef2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
 }
 func (ec *executionContext) fieldContext_Role_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Role", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Role_type(ctx context.Context, field graphql.CollectedField, obj *model.Role) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Role_type(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Type(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
 }
 func (ec *executionContext) fieldContext_Role_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Role", field, true, false, "String")
 }
 
 func (ec *executionContext) _Role_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.Role) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Role_artifactId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ArtifactID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
 }
 func (ec *executionContext) fieldContext_Role_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Role", field, true, false, "String")
 }
 
 func (ec *executionContext) _Role_title(ctx context.Context, field graphql.CollectedField, obj *model.Role) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Role_title(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Title(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
 }
 func (ec *executionContext) fieldContext_Role_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Role", field, true, false, "String")
 }
 
 func (ec *executionContext) _Role_content(ctx context.Context, field graphql.CollectedField, obj *model.Role) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Role_content(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Content(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
 }
 func (ec *executionContext) fieldContext_Role_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Role", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _Role_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.Role) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Role_contentHash(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ContentHash(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
 }
 func (ec *executionContext) fieldContext_Role_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Role", field, true, false, "String")
 }
 
 func (ec *executionContext) _Role_revision(ctx context.Context, field graphql.CollectedField, obj *model.Role) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Role_revision(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Revision(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
 }
 func (ec *executionContext) fieldContext_Role_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Role", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Role_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Role) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Role_createdAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CreatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
 }
 func (ec *executionContext) fieldContext_Role_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Role", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _Role_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Role) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Role_updatedAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.UpdatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
 }
 func (ec *executionContext) fieldContext_Role_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Role", field, true, false, "DateTime")
@@ -14896,92 +11376,28 @@ func (ec *executionContext) fieldContext_Role_updatedBy(_ context.Context, field
 }
 
 func (ec *executionContext) _Role_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.Role) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Role_isLatest(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IsLatest(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
 }
 func (ec *executionContext) fieldContext_Role_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Role", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Role_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.Role) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Role_supersededBy(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SupersededBy(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalORef2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
 }
 func (ec *executionContext) fieldContext_Role_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Role", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Role_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.Role) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Role_lifecycleState(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.LifecycleState(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
 }
 func (ec *executionContext) fieldContext_Role_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Role", field, true, false, "String")
 }
 
 func (ec *executionContext) _Role_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.Role) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Role_qualityScore(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.QualityScore(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
-			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
 }
 func (ec *executionContext) fieldContext_Role_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Role", field, true, false, "Float")
@@ -15242,230 +11658,70 @@ func (ec *executionContext) fieldContext_Role_members(_ context.Context, field g
 }
 
 func (ec *executionContext) _Schema_id(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Schema_id(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
 }
 func (ec *executionContext) fieldContext_Schema_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Schema", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Schema_ref(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Schema_ref(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Ref(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNRef2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
 }
 func (ec *executionContext) fieldContext_Schema_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Schema", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Schema_type(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Schema_type(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Type(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
 }
 func (ec *executionContext) fieldContext_Schema_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Schema", field, true, false, "String")
 }
 
 func (ec *executionContext) _Schema_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Schema_artifactId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ArtifactID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
 }
 func (ec *executionContext) fieldContext_Schema_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Schema", field, true, false, "String")
 }
 
 func (ec *executionContext) _Schema_title(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Schema_title(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Title(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
 }
 func (ec *executionContext) fieldContext_Schema_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Schema", field, true, false, "String")
 }
 
 func (ec *executionContext) _Schema_content(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Schema_content(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Content(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
 }
 func (ec *executionContext) fieldContext_Schema_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Schema", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _Schema_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Schema_contentHash(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ContentHash(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
 }
 func (ec *executionContext) fieldContext_Schema_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Schema", field, true, false, "String")
 }
 
 func (ec *executionContext) _Schema_revision(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Schema_revision(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Revision(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
 }
 func (ec *executionContext) fieldContext_Schema_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Schema", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Schema_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Schema_createdAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CreatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
 }
 func (ec *executionContext) fieldContext_Schema_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Schema", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _Schema_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Schema_updatedAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.UpdatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
 }
 func (ec *executionContext) fieldContext_Schema_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Schema", field, true, false, "DateTime")
@@ -15536,92 +11792,28 @@ func (ec *executionContext) fieldContext_Schema_updatedBy(_ context.Context, fie
 }
 
 func (ec *executionContext) _Schema_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Schema_isLatest(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IsLatest(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
 }
 func (ec *executionContext) fieldContext_Schema_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Schema", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Schema_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Schema_supersededBy(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SupersededBy(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalORef2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
 }
 func (ec *executionContext) fieldContext_Schema_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Schema", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Schema_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Schema_lifecycleState(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.LifecycleState(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
 }
 func (ec *executionContext) fieldContext_Schema_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Schema", field, true, false, "String")
 }
 
 func (ec *executionContext) _Schema_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Schema_qualityScore(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.QualityScore(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
-			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
 }
 func (ec *executionContext) fieldContext_Schema_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Schema", field, true, false, "Float")
@@ -16135,230 +12327,70 @@ func (ec *executionContext) fieldContext_Schema_validators(_ context.Context, fi
 }
 
 func (ec *executionContext) _Skill_id(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Skill_id(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
 }
 func (ec *executionContext) fieldContext_Skill_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Skill", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Skill_ref(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Skill_ref(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Ref(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNRef2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
 }
 func (ec *executionContext) fieldContext_Skill_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Skill", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Skill_type(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Skill_type(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Type(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
 }
 func (ec *executionContext) fieldContext_Skill_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Skill", field, true, false, "String")
 }
 
 func (ec *executionContext) _Skill_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Skill_artifactId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ArtifactID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
 }
 func (ec *executionContext) fieldContext_Skill_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Skill", field, true, false, "String")
 }
 
 func (ec *executionContext) _Skill_title(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Skill_title(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Title(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
 }
 func (ec *executionContext) fieldContext_Skill_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Skill", field, true, false, "String")
 }
 
 func (ec *executionContext) _Skill_content(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Skill_content(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Content(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
 }
 func (ec *executionContext) fieldContext_Skill_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Skill", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _Skill_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Skill_contentHash(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ContentHash(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
 }
 func (ec *executionContext) fieldContext_Skill_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Skill", field, true, false, "String")
 }
 
 func (ec *executionContext) _Skill_revision(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Skill_revision(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Revision(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
 }
 func (ec *executionContext) fieldContext_Skill_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Skill", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Skill_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Skill_createdAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CreatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
 }
 func (ec *executionContext) fieldContext_Skill_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Skill", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _Skill_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Skill_updatedAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.UpdatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
 }
 func (ec *executionContext) fieldContext_Skill_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Skill", field, true, false, "DateTime")
@@ -16429,92 +12461,28 @@ func (ec *executionContext) fieldContext_Skill_updatedBy(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Skill_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Skill_isLatest(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IsLatest(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
 }
 func (ec *executionContext) fieldContext_Skill_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Skill", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Skill_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Skill_supersededBy(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SupersededBy(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalORef2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
 }
 func (ec *executionContext) fieldContext_Skill_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Skill", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Skill_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Skill_lifecycleState(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.LifecycleState(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
 }
 func (ec *executionContext) fieldContext_Skill_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Skill", field, true, false, "String")
 }
 
 func (ec *executionContext) _Skill_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Skill_qualityScore(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.QualityScore(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
-			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
 }
 func (ec *executionContext) fieldContext_Skill_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Skill", field, true, false, "Float")
@@ -17005,230 +12973,70 @@ func (ec *executionContext) fieldContext_Skill_version(_ context.Context, field 
 }
 
 func (ec *executionContext) _SkillResult_id(ctx context.Context, field graphql.CollectedField, obj *model.SkillResult) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SkillResult_id(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
 }
 func (ec *executionContext) fieldContext_SkillResult_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SkillResult", field, true, false, "ID")
 }
 
 func (ec *executionContext) _SkillResult_ref(ctx context.Context, field graphql.CollectedField, obj *model.SkillResult) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SkillResult_ref(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Ref(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNRef2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
 }
 func (ec *executionContext) fieldContext_SkillResult_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SkillResult", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _SkillResult_type(ctx context.Context, field graphql.CollectedField, obj *model.SkillResult) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SkillResult_type(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Type(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
 }
 func (ec *executionContext) fieldContext_SkillResult_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SkillResult", field, true, false, "String")
 }
 
 func (ec *executionContext) _SkillResult_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.SkillResult) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SkillResult_artifactId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ArtifactID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
 }
 func (ec *executionContext) fieldContext_SkillResult_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SkillResult", field, true, false, "String")
 }
 
 func (ec *executionContext) _SkillResult_title(ctx context.Context, field graphql.CollectedField, obj *model.SkillResult) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SkillResult_title(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Title(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
 }
 func (ec *executionContext) fieldContext_SkillResult_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SkillResult", field, true, false, "String")
 }
 
 func (ec *executionContext) _SkillResult_content(ctx context.Context, field graphql.CollectedField, obj *model.SkillResult) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SkillResult_content(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Content(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
 }
 func (ec *executionContext) fieldContext_SkillResult_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SkillResult", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _SkillResult_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.SkillResult) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SkillResult_contentHash(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ContentHash(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
 }
 func (ec *executionContext) fieldContext_SkillResult_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SkillResult", field, true, false, "String")
 }
 
 func (ec *executionContext) _SkillResult_revision(ctx context.Context, field graphql.CollectedField, obj *model.SkillResult) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SkillResult_revision(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Revision(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
 }
 func (ec *executionContext) fieldContext_SkillResult_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SkillResult", field, true, false, "Int")
 }
 
 func (ec *executionContext) _SkillResult_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.SkillResult) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SkillResult_createdAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CreatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
 }
 func (ec *executionContext) fieldContext_SkillResult_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SkillResult", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _SkillResult_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.SkillResult) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SkillResult_updatedAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.UpdatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
 }
 func (ec *executionContext) fieldContext_SkillResult_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SkillResult", field, true, false, "DateTime")
@@ -17299,92 +13107,28 @@ func (ec *executionContext) fieldContext_SkillResult_updatedBy(_ context.Context
 }
 
 func (ec *executionContext) _SkillResult_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.SkillResult) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SkillResult_isLatest(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IsLatest(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
 }
 func (ec *executionContext) fieldContext_SkillResult_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SkillResult", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _SkillResult_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.SkillResult) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SkillResult_supersededBy(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SupersededBy(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalORef2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
 }
 func (ec *executionContext) fieldContext_SkillResult_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SkillResult", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _SkillResult_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.SkillResult) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SkillResult_lifecycleState(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.LifecycleState(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
 }
 func (ec *executionContext) fieldContext_SkillResult_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SkillResult", field, true, false, "String")
 }
 
 func (ec *executionContext) _SkillResult_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.SkillResult) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SkillResult_qualityScore(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.QualityScore(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
-			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
 }
 func (ec *executionContext) fieldContext_SkillResult_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SkillResult", field, true, false, "Float")
@@ -17898,230 +13642,70 @@ func (ec *executionContext) fieldContext_SkillResult_warnings(_ context.Context,
 }
 
 func (ec *executionContext) _Tool_id(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Tool_id(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
 }
 func (ec *executionContext) fieldContext_Tool_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Tool", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Tool_ref(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Tool_ref(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Ref(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNRef2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
 }
 func (ec *executionContext) fieldContext_Tool_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Tool", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Tool_type(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Tool_type(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Type(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
 }
 func (ec *executionContext) fieldContext_Tool_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Tool", field, true, false, "String")
 }
 
 func (ec *executionContext) _Tool_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Tool_artifactId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ArtifactID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
 }
 func (ec *executionContext) fieldContext_Tool_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Tool", field, true, false, "String")
 }
 
 func (ec *executionContext) _Tool_title(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Tool_title(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Title(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
 }
 func (ec *executionContext) fieldContext_Tool_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Tool", field, true, false, "String")
 }
 
 func (ec *executionContext) _Tool_content(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Tool_content(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Content(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
 }
 func (ec *executionContext) fieldContext_Tool_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Tool", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _Tool_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Tool_contentHash(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ContentHash(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
 }
 func (ec *executionContext) fieldContext_Tool_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Tool", field, true, false, "String")
 }
 
 func (ec *executionContext) _Tool_revision(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Tool_revision(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Revision(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
 }
 func (ec *executionContext) fieldContext_Tool_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Tool", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Tool_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Tool_createdAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CreatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
 }
 func (ec *executionContext) fieldContext_Tool_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Tool", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _Tool_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Tool_updatedAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.UpdatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
 }
 func (ec *executionContext) fieldContext_Tool_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Tool", field, true, false, "DateTime")
@@ -18192,92 +13776,28 @@ func (ec *executionContext) fieldContext_Tool_updatedBy(_ context.Context, field
 }
 
 func (ec *executionContext) _Tool_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Tool_isLatest(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IsLatest(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
 }
 func (ec *executionContext) fieldContext_Tool_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Tool", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Tool_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Tool_supersededBy(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SupersededBy(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalORef2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
 }
 func (ec *executionContext) fieldContext_Tool_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Tool", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _Tool_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Tool_lifecycleState(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.LifecycleState(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
 }
 func (ec *executionContext) fieldContext_Tool_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Tool", field, true, false, "String")
 }
 
 func (ec *executionContext) _Tool_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Tool_qualityScore(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.QualityScore(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
-			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
 }
 func (ec *executionContext) fieldContext_Tool_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Tool", field, true, false, "Float")
@@ -18915,230 +14435,70 @@ func (ec *executionContext) fieldContext_Tool_usage(_ context.Context, field gra
 }
 
 func (ec *executionContext) _ToolCall_id(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ToolCall_id(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
 }
 func (ec *executionContext) fieldContext_ToolCall_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "ID")
 }
 
 func (ec *executionContext) _ToolCall_ref(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ToolCall_ref(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Ref(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNRef2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
 }
 func (ec *executionContext) fieldContext_ToolCall_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _ToolCall_type(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ToolCall_type(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Type(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
 }
 func (ec *executionContext) fieldContext_ToolCall_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "String")
 }
 
 func (ec *executionContext) _ToolCall_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ToolCall_artifactId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ArtifactID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
 }
 func (ec *executionContext) fieldContext_ToolCall_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "String")
 }
 
 func (ec *executionContext) _ToolCall_title(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ToolCall_title(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Title(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
 }
 func (ec *executionContext) fieldContext_ToolCall_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "String")
 }
 
 func (ec *executionContext) _ToolCall_content(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ToolCall_content(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Content(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
 }
 func (ec *executionContext) fieldContext_ToolCall_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _ToolCall_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ToolCall_contentHash(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ContentHash(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
 }
 func (ec *executionContext) fieldContext_ToolCall_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "String")
 }
 
 func (ec *executionContext) _ToolCall_revision(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ToolCall_revision(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Revision(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
 }
 func (ec *executionContext) fieldContext_ToolCall_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "Int")
 }
 
 func (ec *executionContext) _ToolCall_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ToolCall_createdAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CreatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
 }
 func (ec *executionContext) fieldContext_ToolCall_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _ToolCall_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ToolCall_updatedAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.UpdatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
 }
 func (ec *executionContext) fieldContext_ToolCall_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "DateTime")
@@ -19209,92 +14569,28 @@ func (ec *executionContext) fieldContext_ToolCall_updatedBy(_ context.Context, f
 }
 
 func (ec *executionContext) _ToolCall_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ToolCall_isLatest(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IsLatest(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
 }
 func (ec *executionContext) fieldContext_ToolCall_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _ToolCall_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ToolCall_supersededBy(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SupersededBy(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalORef2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
 }
 func (ec *executionContext) fieldContext_ToolCall_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _ToolCall_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ToolCall_lifecycleState(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.LifecycleState(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
 }
 func (ec *executionContext) fieldContext_ToolCall_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "String")
 }
 
 func (ec *executionContext) _ToolCall_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ToolCall_qualityScore(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.QualityScore(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
-			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
 }
 func (ec *executionContext) fieldContext_ToolCall_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "Float")
@@ -20061,230 +15357,70 @@ func (ec *executionContext) fieldContext_ToolCall_toolVersion(_ context.Context,
 }
 
 func (ec *executionContext) _WikiPage_id(ctx context.Context, field graphql.CollectedField, obj *model.WikiPage) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_WikiPage_id(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNID2string(ctx, field.Selections, obj.ID())
 }
 func (ec *executionContext) fieldContext_WikiPage_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WikiPage", field, true, false, "ID")
 }
 
 func (ec *executionContext) _WikiPage_ref(ctx context.Context, field graphql.CollectedField, obj *model.WikiPage) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_WikiPage_ref(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Ref(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNRef2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref())
 }
 func (ec *executionContext) fieldContext_WikiPage_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WikiPage", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _WikiPage_type(ctx context.Context, field graphql.CollectedField, obj *model.WikiPage) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_WikiPage_type(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Type(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Type())
 }
 func (ec *executionContext) fieldContext_WikiPage_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WikiPage", field, true, false, "String")
 }
 
 func (ec *executionContext) _WikiPage_artifactId(ctx context.Context, field graphql.CollectedField, obj *model.WikiPage) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_WikiPage_artifactId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ArtifactID(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ArtifactID())
 }
 func (ec *executionContext) fieldContext_WikiPage_artifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WikiPage", field, true, false, "String")
 }
 
 func (ec *executionContext) _WikiPage_title(ctx context.Context, field graphql.CollectedField, obj *model.WikiPage) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_WikiPage_title(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Title(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Title())
 }
 func (ec *executionContext) fieldContext_WikiPage_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WikiPage", field, true, false, "String")
 }
 
 func (ec *executionContext) _WikiPage_content(ctx context.Context, field graphql.CollectedField, obj *model.WikiPage) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_WikiPage_content(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Content(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Content())
 }
 func (ec *executionContext) fieldContext_WikiPage_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WikiPage", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _WikiPage_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.WikiPage) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_WikiPage_contentHash(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ContentHash(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash())
 }
 func (ec *executionContext) fieldContext_WikiPage_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WikiPage", field, true, false, "String")
 }
 
 func (ec *executionContext) _WikiPage_revision(ctx context.Context, field graphql.CollectedField, obj *model.WikiPage) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_WikiPage_revision(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Revision(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
 }
 func (ec *executionContext) fieldContext_WikiPage_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WikiPage", field, true, false, "Int")
 }
 
 func (ec *executionContext) _WikiPage_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.WikiPage) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_WikiPage_createdAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CreatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt())
 }
 func (ec *executionContext) fieldContext_WikiPage_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WikiPage", field, true, false, "DateTime")
 }
 
 func (ec *executionContext) _WikiPage_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.WikiPage) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_WikiPage_updatedAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.UpdatedAt(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt())
 }
 func (ec *executionContext) fieldContext_WikiPage_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WikiPage", field, true, false, "DateTime")
@@ -20355,92 +15491,28 @@ func (ec *executionContext) fieldContext_WikiPage_updatedBy(_ context.Context, f
 }
 
 func (ec *executionContext) _WikiPage_isLatest(ctx context.Context, field graphql.CollectedField, obj *model.WikiPage) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_WikiPage_isLatest(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IsLatest(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsLatest())
 }
 func (ec *executionContext) fieldContext_WikiPage_isLatest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WikiPage", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _WikiPage_supersededBy(ctx context.Context, field graphql.CollectedField, obj *model.WikiPage) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_WikiPage_supersededBy(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SupersededBy(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalORef2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.SupersededBy())
 }
 func (ec *executionContext) fieldContext_WikiPage_supersededBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WikiPage", field, true, false, "Ref")
 }
 
 func (ec *executionContext) _WikiPage_lifecycleState(ctx context.Context, field graphql.CollectedField, obj *model.WikiPage) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_WikiPage_lifecycleState(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.LifecycleState(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LifecycleState())
 }
 func (ec *executionContext) fieldContext_WikiPage_lifecycleState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WikiPage", field, true, false, "String")
 }
 
 func (ec *executionContext) _WikiPage_qualityScore(ctx context.Context, field graphql.CollectedField, obj *model.WikiPage) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_WikiPage_qualityScore(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.QualityScore(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
-			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.QualityScore())
 }
 func (ec *executionContext) fieldContext_WikiPage_qualityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WikiPage", field, true, false, "Float")
@@ -20833,7 +15905,7 @@ func (ec *executionContext) _AgentWorkPacket(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, agentWorkPacketImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -21079,7 +16151,7 @@ func (ec *executionContext) _Analysis(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, analysisImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -21279,7 +16351,7 @@ func (ec *executionContext) _Comment(ctx context.Context, sel ast.SelectionSet, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, commentImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -21444,7 +16516,7 @@ func (ec *executionContext) _Dataset(ctx context.Context, sel ast.SelectionSet, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, datasetImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -21639,7 +16711,7 @@ func (ec *executionContext) _DebateSession(ctx context.Context, sel ast.Selectio
 	fields := graphql.CollectFields(ec.OperationContext, sel, debateSessionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -21819,7 +16891,7 @@ func (ec *executionContext) _Experiment(ctx context.Context, sel ast.SelectionSe
 	fields := graphql.CollectFields(ec.OperationContext, sel, experimentImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -22024,7 +17096,7 @@ func (ec *executionContext) _Figure(ctx context.Context, sel ast.SelectionSet, o
 	fields := graphql.CollectFields(ec.OperationContext, sel, figureImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -22209,7 +17281,7 @@ func (ec *executionContext) _GateResult(ctx context.Context, sel ast.SelectionSe
 	fields := graphql.CollectFields(ec.OperationContext, sel, gateResultImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -22394,7 +17466,7 @@ func (ec *executionContext) _GenericArtifact(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, genericArtifactImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -22534,7 +17606,7 @@ func (ec *executionContext) _Group(ctx context.Context, sel ast.SelectionSet, ob
 	fields := graphql.CollectFields(ec.OperationContext, sel, groupImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -22684,7 +17756,7 @@ func (ec *executionContext) _Hypothesis(ctx context.Context, sel ast.SelectionSe
 	fields := graphql.CollectFields(ec.OperationContext, sel, hypothesisImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -22889,7 +17961,7 @@ func (ec *executionContext) _KgEdge(ctx context.Context, sel ast.SelectionSet, o
 	fields := graphql.CollectFields(ec.OperationContext, sel, kgEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23084,7 +18156,7 @@ func (ec *executionContext) _KnowledgeGap(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, knowledgeGapImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23254,7 +18326,7 @@ func (ec *executionContext) _Message(ctx context.Context, sel ast.SelectionSet, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, messageImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23446,7 +18518,7 @@ func (ec *executionContext) _Paper(ctx context.Context, sel ast.SelectionSet, ob
 	fields := graphql.CollectFields(ec.OperationContext, sel, paperImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23646,7 +18718,7 @@ func (ec *executionContext) _Role(ctx context.Context, sel ast.SelectionSet, obj
 	fields := graphql.CollectFields(ec.OperationContext, sel, roleImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23796,7 +18868,7 @@ func (ec *executionContext) _Schema(ctx context.Context, sel ast.SelectionSet, o
 	fields := graphql.CollectFields(ec.OperationContext, sel, schemaImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -24001,7 +19073,7 @@ func (ec *executionContext) _Skill(ctx context.Context, sel ast.SelectionSet, ob
 	fields := graphql.CollectFields(ec.OperationContext, sel, skillImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -24201,7 +19273,7 @@ func (ec *executionContext) _SkillResult(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, skillResultImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -24406,7 +19478,7 @@ func (ec *executionContext) _Tool(ctx context.Context, sel ast.SelectionSet, obj
 	fields := graphql.CollectFields(ec.OperationContext, sel, toolImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -24637,7 +19709,7 @@ func (ec *executionContext) _ToolCall(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, toolCallImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -24897,7 +19969,7 @@ func (ec *executionContext) _WikiPage(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, wikiPageImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":

@@ -8,7 +8,6 @@ import (
 	"math"
 	"strconv"
 	"sync/atomic"
-	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/scidex/substrate/graph/model"
@@ -62,69 +61,21 @@ func (ec *executionContext) fieldContext_MessageDelivery_recipient(_ context.Con
 }
 
 func (ec *executionContext) _MessageDelivery_status(ctx context.Context, field graphql.CollectedField, obj *model.MessageDelivery) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_MessageDelivery_status(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Status, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.AckStatus) graphql.Marshaler {
-			return ec.marshalNAckStatus2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐAckStatus(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNAckStatus2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐAckStatus(ctx, field.Selections, obj.Status)
 }
 func (ec *executionContext) fieldContext_MessageDelivery_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MessageDelivery", field, false, false, "AckStatus")
 }
 
 func (ec *executionContext) _MessageDelivery_ackedAt(ctx context.Context, field graphql.CollectedField, obj *model.MessageDelivery) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_MessageDelivery_ackedAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.AckedAt, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
-			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalODateTime2ᚖtimeᚐTime(ctx, field.Selections, obj.AckedAt)
 }
 func (ec *executionContext) fieldContext_MessageDelivery_ackedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MessageDelivery", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _MessageDelivery_response(ctx context.Context, field graphql.CollectedField, obj *model.MessageDelivery) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_MessageDelivery_response(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Response, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Response)
 }
 func (ec *executionContext) fieldContext_MessageDelivery_response(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MessageDelivery", field, false, false, "String")
@@ -405,7 +356,7 @@ func (ec *executionContext) _MessageDelivery(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, messageDeliveryImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":

@@ -269,23 +269,7 @@ func (ec *executionContext) field_Mutation_updateArtifact_args(ctx context.Conte
 // region    **************************** field.gotpl *****************************
 
 func (ec *executionContext) _BatchResult_committed(ctx context.Context, field graphql.CollectedField, obj *model.BatchResult) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BatchResult_committed(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Committed, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Committed)
 }
 func (ec *executionContext) fieldContext_BatchResult_committed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("BatchResult", field, false, false, "Boolean")
@@ -315,46 +299,14 @@ func (ec *executionContext) fieldContext_BatchResult_results(_ context.Context, 
 }
 
 func (ec *executionContext) _BatchResult_requestId(ctx context.Context, field graphql.CollectedField, obj *model.BatchResult) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BatchResult_requestId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.RequestID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.RequestID)
 }
 func (ec *executionContext) fieldContext_BatchResult_requestId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("BatchResult", field, false, false, "String")
 }
 
 func (ec *executionContext) _BatchResult_idempotentReplay(ctx context.Context, field graphql.CollectedField, obj *model.BatchResult) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BatchResult_idempotentReplay(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IdempotentReplay, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IdempotentReplay)
 }
 func (ec *executionContext) fieldContext_BatchResult_idempotentReplay(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("BatchResult", field, false, false, "Boolean")
@@ -1065,69 +1017,21 @@ func (ec *executionContext) fieldContext_Mutation_completeWorkPacket(ctx context
 }
 
 func (ec *executionContext) _NotCommitted_message(ctx context.Context, field graphql.CollectedField, obj *model.NotCommitted) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_NotCommitted_message(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Message, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Message)
 }
 func (ec *executionContext) fieldContext_NotCommitted_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("NotCommitted", field, false, false, "String")
 }
 
 func (ec *executionContext) _WriteSuccess_ref(ctx context.Context, field graphql.CollectedField, obj *model.WriteSuccess) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_WriteSuccess_ref(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Ref, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNRef2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref)
 }
 func (ec *executionContext) fieldContext_WriteSuccess_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WriteSuccess", field, false, false, "Ref")
 }
 
 func (ec *executionContext) _WriteSuccess_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.WriteSuccess) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_WriteSuccess_contentHash(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ContentHash, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash)
 }
 func (ec *executionContext) fieldContext_WriteSuccess_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WriteSuccess", field, false, false, "String")
@@ -1166,69 +1070,21 @@ func (ec *executionContext) fieldContext_WriteSuccess_artifact(_ context.Context
 }
 
 func (ec *executionContext) _WriteSuccess_requestId(ctx context.Context, field graphql.CollectedField, obj *model.WriteSuccess) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_WriteSuccess_requestId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.RequestID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.RequestID)
 }
 func (ec *executionContext) fieldContext_WriteSuccess_requestId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WriteSuccess", field, false, false, "String")
 }
 
 func (ec *executionContext) _WriteSuccess_warnings(ctx context.Context, field graphql.CollectedField, obj *model.WriteSuccess) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_WriteSuccess_warnings(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Warnings, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
-			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, obj.Warnings)
 }
 func (ec *executionContext) fieldContext_WriteSuccess_warnings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WriteSuccess", field, false, false, "String")
 }
 
 func (ec *executionContext) _WriteSuccess_idempotentReplay(ctx context.Context, field graphql.CollectedField, obj *model.WriteSuccess) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_WriteSuccess_idempotentReplay(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IdempotentReplay, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IdempotentReplay)
 }
 func (ec *executionContext) fieldContext_WriteSuccess_idempotentReplay(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WriteSuccess", field, false, false, "Boolean")
@@ -2463,7 +2319,7 @@ func (ec *executionContext) _BatchResult(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, batchResultImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -2514,7 +2370,7 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 	})
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		innerCtx := graphql.WithRootFieldContext(ctx, &graphql.RootFieldContext{
 			Object: field.Name,
@@ -2659,7 +2515,7 @@ func (ec *executionContext) _NotCommitted(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, notCommittedImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -2692,7 +2548,7 @@ func (ec *executionContext) _WriteSuccess(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, writeSuccessImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":

@@ -9,7 +9,6 @@ import (
 	"math"
 	"strconv"
 	"sync/atomic"
-	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/scidex/substrate/graph/model"
@@ -27,1242 +26,378 @@ import (
 // region    **************************** field.gotpl *****************************
 
 func (ec *executionContext) _IdempotencyKeyReuse_code(ctx context.Context, field graphql.CollectedField, obj *model.IdempotencyKeyReuse) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_IdempotencyKeyReuse_code(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Code, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.ErrorCode) graphql.Marshaler {
-			return ec.marshalNErrorCode2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐErrorCode(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNErrorCode2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐErrorCode(ctx, field.Selections, obj.Code)
 }
 func (ec *executionContext) fieldContext_IdempotencyKeyReuse_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("IdempotencyKeyReuse", field, false, false, "ErrorCode")
 }
 
 func (ec *executionContext) _IdempotencyKeyReuse_message(ctx context.Context, field graphql.CollectedField, obj *model.IdempotencyKeyReuse) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_IdempotencyKeyReuse_message(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Message, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Message)
 }
 func (ec *executionContext) fieldContext_IdempotencyKeyReuse_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("IdempotencyKeyReuse", field, false, false, "String")
 }
 
 func (ec *executionContext) _IdempotencyKeyReuse_requestId(ctx context.Context, field graphql.CollectedField, obj *model.IdempotencyKeyReuse) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_IdempotencyKeyReuse_requestId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.RequestID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.RequestID)
 }
 func (ec *executionContext) fieldContext_IdempotencyKeyReuse_requestId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("IdempotencyKeyReuse", field, false, false, "String")
 }
 
 func (ec *executionContext) _IdempotencyKeyReuse_retryable(ctx context.Context, field graphql.CollectedField, obj *model.IdempotencyKeyReuse) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_IdempotencyKeyReuse_retryable(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Retryable, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Retryable)
 }
 func (ec *executionContext) fieldContext_IdempotencyKeyReuse_retryable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("IdempotencyKeyReuse", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _IdempotencyKeyReuse_retryAfterMs(ctx context.Context, field graphql.CollectedField, obj *model.IdempotencyKeyReuse) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_IdempotencyKeyReuse_retryAfterMs(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.RetryAfterMs, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
-			return ec.marshalOInt2ᚖint(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOInt2ᚖint(ctx, field.Selections, obj.RetryAfterMs)
 }
 func (ec *executionContext) fieldContext_IdempotencyKeyReuse_retryAfterMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("IdempotencyKeyReuse", field, false, false, "Int")
 }
 
 func (ec *executionContext) _IdempotencyKeyReuse_idempotencyKey(ctx context.Context, field graphql.CollectedField, obj *model.IdempotencyKeyReuse) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_IdempotencyKeyReuse_idempotencyKey(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IdempotencyKey, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.IdempotencyKey)
 }
 func (ec *executionContext) fieldContext_IdempotencyKeyReuse_idempotencyKey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("IdempotencyKeyReuse", field, false, false, "String")
 }
 
 func (ec *executionContext) _LifecycleViolation_code(ctx context.Context, field graphql.CollectedField, obj *model.LifecycleViolation) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_LifecycleViolation_code(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Code, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.ErrorCode) graphql.Marshaler {
-			return ec.marshalNErrorCode2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐErrorCode(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNErrorCode2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐErrorCode(ctx, field.Selections, obj.Code)
 }
 func (ec *executionContext) fieldContext_LifecycleViolation_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("LifecycleViolation", field, false, false, "ErrorCode")
 }
 
 func (ec *executionContext) _LifecycleViolation_message(ctx context.Context, field graphql.CollectedField, obj *model.LifecycleViolation) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_LifecycleViolation_message(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Message, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Message)
 }
 func (ec *executionContext) fieldContext_LifecycleViolation_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("LifecycleViolation", field, false, false, "String")
 }
 
 func (ec *executionContext) _LifecycleViolation_requestId(ctx context.Context, field graphql.CollectedField, obj *model.LifecycleViolation) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_LifecycleViolation_requestId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.RequestID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.RequestID)
 }
 func (ec *executionContext) fieldContext_LifecycleViolation_requestId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("LifecycleViolation", field, false, false, "String")
 }
 
 func (ec *executionContext) _LifecycleViolation_retryable(ctx context.Context, field graphql.CollectedField, obj *model.LifecycleViolation) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_LifecycleViolation_retryable(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Retryable, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Retryable)
 }
 func (ec *executionContext) fieldContext_LifecycleViolation_retryable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("LifecycleViolation", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _LifecycleViolation_retryAfterMs(ctx context.Context, field graphql.CollectedField, obj *model.LifecycleViolation) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_LifecycleViolation_retryAfterMs(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.RetryAfterMs, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
-			return ec.marshalOInt2ᚖint(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOInt2ᚖint(ctx, field.Selections, obj.RetryAfterMs)
 }
 func (ec *executionContext) fieldContext_LifecycleViolation_retryAfterMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("LifecycleViolation", field, false, false, "Int")
 }
 
 func (ec *executionContext) _LifecycleViolation_ref(ctx context.Context, field graphql.CollectedField, obj *model.LifecycleViolation) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_LifecycleViolation_ref(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Ref, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNRef2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref)
 }
 func (ec *executionContext) fieldContext_LifecycleViolation_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("LifecycleViolation", field, false, false, "Ref")
 }
 
 func (ec *executionContext) _LifecycleViolation_from(ctx context.Context, field graphql.CollectedField, obj *model.LifecycleViolation) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_LifecycleViolation_from(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.From, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.From)
 }
 func (ec *executionContext) fieldContext_LifecycleViolation_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("LifecycleViolation", field, false, false, "String")
 }
 
 func (ec *executionContext) _LifecycleViolation_to(ctx context.Context, field graphql.CollectedField, obj *model.LifecycleViolation) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_LifecycleViolation_to(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.To, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.To)
 }
 func (ec *executionContext) fieldContext_LifecycleViolation_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("LifecycleViolation", field, false, false, "String")
 }
 
 func (ec *executionContext) _LifecycleViolation_allowedTransitions(ctx context.Context, field graphql.CollectedField, obj *model.LifecycleViolation) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_LifecycleViolation_allowedTransitions(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.AllowedTransitions, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
-			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, obj.AllowedTransitions)
 }
 func (ec *executionContext) fieldContext_LifecycleViolation_allowedTransitions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("LifecycleViolation", field, false, false, "String")
 }
 
 func (ec *executionContext) _LinkTargetMissing_code(ctx context.Context, field graphql.CollectedField, obj *model.LinkTargetMissing) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_LinkTargetMissing_code(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Code, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.ErrorCode) graphql.Marshaler {
-			return ec.marshalNErrorCode2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐErrorCode(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNErrorCode2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐErrorCode(ctx, field.Selections, obj.Code)
 }
 func (ec *executionContext) fieldContext_LinkTargetMissing_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("LinkTargetMissing", field, false, false, "ErrorCode")
 }
 
 func (ec *executionContext) _LinkTargetMissing_message(ctx context.Context, field graphql.CollectedField, obj *model.LinkTargetMissing) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_LinkTargetMissing_message(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Message, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Message)
 }
 func (ec *executionContext) fieldContext_LinkTargetMissing_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("LinkTargetMissing", field, false, false, "String")
 }
 
 func (ec *executionContext) _LinkTargetMissing_requestId(ctx context.Context, field graphql.CollectedField, obj *model.LinkTargetMissing) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_LinkTargetMissing_requestId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.RequestID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.RequestID)
 }
 func (ec *executionContext) fieldContext_LinkTargetMissing_requestId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("LinkTargetMissing", field, false, false, "String")
 }
 
 func (ec *executionContext) _LinkTargetMissing_retryable(ctx context.Context, field graphql.CollectedField, obj *model.LinkTargetMissing) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_LinkTargetMissing_retryable(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Retryable, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Retryable)
 }
 func (ec *executionContext) fieldContext_LinkTargetMissing_retryable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("LinkTargetMissing", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _LinkTargetMissing_retryAfterMs(ctx context.Context, field graphql.CollectedField, obj *model.LinkTargetMissing) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_LinkTargetMissing_retryAfterMs(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.RetryAfterMs, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
-			return ec.marshalOInt2ᚖint(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOInt2ᚖint(ctx, field.Selections, obj.RetryAfterMs)
 }
 func (ec *executionContext) fieldContext_LinkTargetMissing_retryAfterMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("LinkTargetMissing", field, false, false, "Int")
 }
 
 func (ec *executionContext) _LinkTargetMissing_missing(ctx context.Context, field graphql.CollectedField, obj *model.LinkTargetMissing) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_LinkTargetMissing_missing(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Missing, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
-			return ec.marshalNRef2ᚕstringᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNRef2ᚕstringᚄ(ctx, field.Selections, obj.Missing)
 }
 func (ec *executionContext) fieldContext_LinkTargetMissing_missing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("LinkTargetMissing", field, false, false, "Ref")
 }
 
 func (ec *executionContext) _MergeHint_yourPatchReplaysCleanly(ctx context.Context, field graphql.CollectedField, obj *model.MergeHint) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_MergeHint_yourPatchReplaysCleanly(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.YourPatchReplaysCleanly, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.YourPatchReplaysCleanly)
 }
 func (ec *executionContext) fieldContext_MergeHint_yourPatchReplaysCleanly(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MergeHint", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _MergeHint_conflictingPaths(ctx context.Context, field graphql.CollectedField, obj *model.MergeHint) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_MergeHint_conflictingPaths(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ConflictingPaths, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
-			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, obj.ConflictingPaths)
 }
 func (ec *executionContext) fieldContext_MergeHint_conflictingPaths(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MergeHint", field, false, false, "String")
 }
 
 func (ec *executionContext) _MergeHint_mergedContent(ctx context.Context, field graphql.CollectedField, obj *model.MergeHint) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_MergeHint_mergedContent(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.MergedContent, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
-			return ec.marshalOJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.MergedContent)
 }
 func (ec *executionContext) fieldContext_MergeHint_mergedContent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MergeHint", field, false, false, "JSON")
 }
 
 func (ec *executionContext) _MergeHint_mergedTitle(ctx context.Context, field graphql.CollectedField, obj *model.MergeHint) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_MergeHint_mergedTitle(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.MergedTitle, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.MergedTitle)
 }
 func (ec *executionContext) fieldContext_MergeHint_mergedTitle(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MergeHint", field, false, false, "String")
 }
 
 func (ec *executionContext) _MergeHint_suggestedBaseContentHash(ctx context.Context, field graphql.CollectedField, obj *model.MergeHint) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_MergeHint_suggestedBaseContentHash(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SuggestedBaseContentHash, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.SuggestedBaseContentHash)
 }
 func (ec *executionContext) fieldContext_MergeHint_suggestedBaseContentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MergeHint", field, false, false, "String")
 }
 
 func (ec *executionContext) _MutabilityViolation_code(ctx context.Context, field graphql.CollectedField, obj *model.MutabilityViolation) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_MutabilityViolation_code(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Code, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.ErrorCode) graphql.Marshaler {
-			return ec.marshalNErrorCode2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐErrorCode(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNErrorCode2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐErrorCode(ctx, field.Selections, obj.Code)
 }
 func (ec *executionContext) fieldContext_MutabilityViolation_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MutabilityViolation", field, false, false, "ErrorCode")
 }
 
 func (ec *executionContext) _MutabilityViolation_message(ctx context.Context, field graphql.CollectedField, obj *model.MutabilityViolation) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_MutabilityViolation_message(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Message, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Message)
 }
 func (ec *executionContext) fieldContext_MutabilityViolation_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MutabilityViolation", field, false, false, "String")
 }
 
 func (ec *executionContext) _MutabilityViolation_requestId(ctx context.Context, field graphql.CollectedField, obj *model.MutabilityViolation) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_MutabilityViolation_requestId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.RequestID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.RequestID)
 }
 func (ec *executionContext) fieldContext_MutabilityViolation_requestId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MutabilityViolation", field, false, false, "String")
 }
 
 func (ec *executionContext) _MutabilityViolation_retryable(ctx context.Context, field graphql.CollectedField, obj *model.MutabilityViolation) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_MutabilityViolation_retryable(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Retryable, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Retryable)
 }
 func (ec *executionContext) fieldContext_MutabilityViolation_retryable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MutabilityViolation", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _MutabilityViolation_retryAfterMs(ctx context.Context, field graphql.CollectedField, obj *model.MutabilityViolation) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_MutabilityViolation_retryAfterMs(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.RetryAfterMs, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
-			return ec.marshalOInt2ᚖint(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOInt2ᚖint(ctx, field.Selections, obj.RetryAfterMs)
 }
 func (ec *executionContext) fieldContext_MutabilityViolation_retryAfterMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MutabilityViolation", field, false, false, "Int")
 }
 
 func (ec *executionContext) _MutabilityViolation_ref(ctx context.Context, field graphql.CollectedField, obj *model.MutabilityViolation) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_MutabilityViolation_ref(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Ref, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNRef2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNRef2string(ctx, field.Selections, obj.Ref)
 }
 func (ec *executionContext) fieldContext_MutabilityViolation_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MutabilityViolation", field, false, false, "Ref")
 }
 
 func (ec *executionContext) _MutabilityViolation_mutability(ctx context.Context, field graphql.CollectedField, obj *model.MutabilityViolation) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_MutabilityViolation_mutability(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Mutability, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Mutability)
 }
 func (ec *executionContext) fieldContext_MutabilityViolation_mutability(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MutabilityViolation", field, false, false, "String")
 }
 
 func (ec *executionContext) _NotFound_code(ctx context.Context, field graphql.CollectedField, obj *model.NotFound) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_NotFound_code(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Code, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.ErrorCode) graphql.Marshaler {
-			return ec.marshalNErrorCode2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐErrorCode(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNErrorCode2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐErrorCode(ctx, field.Selections, obj.Code)
 }
 func (ec *executionContext) fieldContext_NotFound_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("NotFound", field, false, false, "ErrorCode")
 }
 
 func (ec *executionContext) _NotFound_message(ctx context.Context, field graphql.CollectedField, obj *model.NotFound) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_NotFound_message(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Message, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Message)
 }
 func (ec *executionContext) fieldContext_NotFound_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("NotFound", field, false, false, "String")
 }
 
 func (ec *executionContext) _NotFound_requestId(ctx context.Context, field graphql.CollectedField, obj *model.NotFound) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_NotFound_requestId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.RequestID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.RequestID)
 }
 func (ec *executionContext) fieldContext_NotFound_requestId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("NotFound", field, false, false, "String")
 }
 
 func (ec *executionContext) _NotFound_retryable(ctx context.Context, field graphql.CollectedField, obj *model.NotFound) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_NotFound_retryable(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Retryable, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Retryable)
 }
 func (ec *executionContext) fieldContext_NotFound_retryable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("NotFound", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _NotFound_retryAfterMs(ctx context.Context, field graphql.CollectedField, obj *model.NotFound) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_NotFound_retryAfterMs(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.RetryAfterMs, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
-			return ec.marshalOInt2ᚖint(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOInt2ᚖint(ctx, field.Selections, obj.RetryAfterMs)
 }
 func (ec *executionContext) fieldContext_NotFound_retryAfterMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("NotFound", field, false, false, "Int")
 }
 
 func (ec *executionContext) _NotFound_ref(ctx context.Context, field graphql.CollectedField, obj *model.NotFound) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_NotFound_ref(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Ref, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalORef2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalORef2ᚖstring(ctx, field.Selections, obj.Ref)
 }
 func (ec *executionContext) fieldContext_NotFound_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("NotFound", field, false, false, "Ref")
 }
 
 func (ec *executionContext) _PermissionDenied_code(ctx context.Context, field graphql.CollectedField, obj *model.PermissionDenied) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PermissionDenied_code(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Code, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.ErrorCode) graphql.Marshaler {
-			return ec.marshalNErrorCode2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐErrorCode(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNErrorCode2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐErrorCode(ctx, field.Selections, obj.Code)
 }
 func (ec *executionContext) fieldContext_PermissionDenied_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PermissionDenied", field, false, false, "ErrorCode")
 }
 
 func (ec *executionContext) _PermissionDenied_message(ctx context.Context, field graphql.CollectedField, obj *model.PermissionDenied) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PermissionDenied_message(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Message, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Message)
 }
 func (ec *executionContext) fieldContext_PermissionDenied_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PermissionDenied", field, false, false, "String")
 }
 
 func (ec *executionContext) _PermissionDenied_requestId(ctx context.Context, field graphql.CollectedField, obj *model.PermissionDenied) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PermissionDenied_requestId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.RequestID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.RequestID)
 }
 func (ec *executionContext) fieldContext_PermissionDenied_requestId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PermissionDenied", field, false, false, "String")
 }
 
 func (ec *executionContext) _PermissionDenied_retryable(ctx context.Context, field graphql.CollectedField, obj *model.PermissionDenied) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PermissionDenied_retryable(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Retryable, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Retryable)
 }
 func (ec *executionContext) fieldContext_PermissionDenied_retryable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PermissionDenied", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _PermissionDenied_retryAfterMs(ctx context.Context, field graphql.CollectedField, obj *model.PermissionDenied) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PermissionDenied_retryAfterMs(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.RetryAfterMs, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
-			return ec.marshalOInt2ᚖint(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOInt2ᚖint(ctx, field.Selections, obj.RetryAfterMs)
 }
 func (ec *executionContext) fieldContext_PermissionDenied_retryAfterMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PermissionDenied", field, false, false, "Int")
 }
 
 func (ec *executionContext) _RateLimited_code(ctx context.Context, field graphql.CollectedField, obj *model.RateLimited) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_RateLimited_code(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Code, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.ErrorCode) graphql.Marshaler {
-			return ec.marshalNErrorCode2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐErrorCode(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNErrorCode2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐErrorCode(ctx, field.Selections, obj.Code)
 }
 func (ec *executionContext) fieldContext_RateLimited_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("RateLimited", field, false, false, "ErrorCode")
 }
 
 func (ec *executionContext) _RateLimited_message(ctx context.Context, field graphql.CollectedField, obj *model.RateLimited) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_RateLimited_message(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Message, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Message)
 }
 func (ec *executionContext) fieldContext_RateLimited_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("RateLimited", field, false, false, "String")
 }
 
 func (ec *executionContext) _RateLimited_requestId(ctx context.Context, field graphql.CollectedField, obj *model.RateLimited) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_RateLimited_requestId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.RequestID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.RequestID)
 }
 func (ec *executionContext) fieldContext_RateLimited_requestId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("RateLimited", field, false, false, "String")
 }
 
 func (ec *executionContext) _RateLimited_retryable(ctx context.Context, field graphql.CollectedField, obj *model.RateLimited) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_RateLimited_retryable(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Retryable, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Retryable)
 }
 func (ec *executionContext) fieldContext_RateLimited_retryable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("RateLimited", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _RateLimited_retryAfterMs(ctx context.Context, field graphql.CollectedField, obj *model.RateLimited) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_RateLimited_retryAfterMs(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.RetryAfterMs, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
-			return ec.marshalOInt2ᚖint(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOInt2ᚖint(ctx, field.Selections, obj.RetryAfterMs)
 }
 func (ec *executionContext) fieldContext_RateLimited_retryAfterMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("RateLimited", field, false, false, "Int")
 }
 
 func (ec *executionContext) _ValidationFailed_code(ctx context.Context, field graphql.CollectedField, obj *model.ValidationFailed) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ValidationFailed_code(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Code, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.ErrorCode) graphql.Marshaler {
-			return ec.marshalNErrorCode2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐErrorCode(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNErrorCode2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐErrorCode(ctx, field.Selections, obj.Code)
 }
 func (ec *executionContext) fieldContext_ValidationFailed_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ValidationFailed", field, false, false, "ErrorCode")
 }
 
 func (ec *executionContext) _ValidationFailed_message(ctx context.Context, field graphql.CollectedField, obj *model.ValidationFailed) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ValidationFailed_message(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Message, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Message)
 }
 func (ec *executionContext) fieldContext_ValidationFailed_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ValidationFailed", field, false, false, "String")
 }
 
 func (ec *executionContext) _ValidationFailed_requestId(ctx context.Context, field graphql.CollectedField, obj *model.ValidationFailed) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ValidationFailed_requestId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.RequestID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.RequestID)
 }
 func (ec *executionContext) fieldContext_ValidationFailed_requestId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ValidationFailed", field, false, false, "String")
 }
 
 func (ec *executionContext) _ValidationFailed_retryable(ctx context.Context, field graphql.CollectedField, obj *model.ValidationFailed) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ValidationFailed_retryable(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Retryable, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Retryable)
 }
 func (ec *executionContext) fieldContext_ValidationFailed_retryable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ValidationFailed", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ValidationFailed_retryAfterMs(ctx context.Context, field graphql.CollectedField, obj *model.ValidationFailed) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ValidationFailed_retryAfterMs(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.RetryAfterMs, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
-			return ec.marshalOInt2ᚖint(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOInt2ᚖint(ctx, field.Selections, obj.RetryAfterMs)
 }
 func (ec *executionContext) fieldContext_ValidationFailed_retryAfterMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ValidationFailed", field, false, false, "Int")
@@ -1301,253 +436,77 @@ func (ec *executionContext) fieldContext_ValidationFailed_problems(_ context.Con
 }
 
 func (ec *executionContext) _ValidationProblem_path(ctx context.Context, field graphql.CollectedField, obj *model.ValidationProblem) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ValidationProblem_path(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Path, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Path)
 }
 func (ec *executionContext) fieldContext_ValidationProblem_path(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ValidationProblem", field, false, false, "String")
 }
 
 func (ec *executionContext) _ValidationProblem_constraint(ctx context.Context, field graphql.CollectedField, obj *model.ValidationProblem) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ValidationProblem_constraint(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Constraint, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Constraint)
 }
 func (ec *executionContext) fieldContext_ValidationProblem_constraint(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ValidationProblem", field, false, false, "String")
 }
 
 func (ec *executionContext) _ValidationProblem_message(ctx context.Context, field graphql.CollectedField, obj *model.ValidationProblem) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ValidationProblem_message(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Message, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Message)
 }
 func (ec *executionContext) fieldContext_ValidationProblem_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ValidationProblem", field, false, false, "String")
 }
 
 func (ec *executionContext) _ValidationProblem_valueReceived(ctx context.Context, field graphql.CollectedField, obj *model.ValidationProblem) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ValidationProblem_valueReceived(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ValueReceived, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
-			return ec.marshalOJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.ValueReceived)
 }
 func (ec *executionContext) fieldContext_ValidationProblem_valueReceived(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ValidationProblem", field, false, false, "JSON")
 }
 
 func (ec *executionContext) _ValidationProblem_suggestion(ctx context.Context, field graphql.CollectedField, obj *model.ValidationProblem) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ValidationProblem_suggestion(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Suggestion, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Suggestion)
 }
 func (ec *executionContext) fieldContext_ValidationProblem_suggestion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ValidationProblem", field, false, false, "String")
 }
 
 func (ec *executionContext) _VersionConflict_code(ctx context.Context, field graphql.CollectedField, obj *model.VersionConflict) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_VersionConflict_code(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Code, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.ErrorCode) graphql.Marshaler {
-			return ec.marshalNErrorCode2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐErrorCode(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNErrorCode2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐErrorCode(ctx, field.Selections, obj.Code)
 }
 func (ec *executionContext) fieldContext_VersionConflict_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("VersionConflict", field, false, false, "ErrorCode")
 }
 
 func (ec *executionContext) _VersionConflict_message(ctx context.Context, field graphql.CollectedField, obj *model.VersionConflict) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_VersionConflict_message(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Message, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Message)
 }
 func (ec *executionContext) fieldContext_VersionConflict_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("VersionConflict", field, false, false, "String")
 }
 
 func (ec *executionContext) _VersionConflict_requestId(ctx context.Context, field graphql.CollectedField, obj *model.VersionConflict) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_VersionConflict_requestId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.RequestID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.RequestID)
 }
 func (ec *executionContext) fieldContext_VersionConflict_requestId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("VersionConflict", field, false, false, "String")
 }
 
 func (ec *executionContext) _VersionConflict_retryable(ctx context.Context, field graphql.CollectedField, obj *model.VersionConflict) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_VersionConflict_retryable(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Retryable, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Retryable)
 }
 func (ec *executionContext) fieldContext_VersionConflict_retryable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("VersionConflict", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _VersionConflict_retryAfterMs(ctx context.Context, field graphql.CollectedField, obj *model.VersionConflict) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_VersionConflict_retryAfterMs(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.RetryAfterMs, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
-			return ec.marshalOInt2ᚖint(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOInt2ᚖint(ctx, field.Selections, obj.RetryAfterMs)
 }
 func (ec *executionContext) fieldContext_VersionConflict_retryAfterMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("VersionConflict", field, false, false, "Int")
 }
 
 func (ec *executionContext) _VersionConflict_yourBase(ctx context.Context, field graphql.CollectedField, obj *model.VersionConflict) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_VersionConflict_yourBase(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.YourBase, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.YourBase)
 }
 func (ec *executionContext) fieldContext_VersionConflict_yourBase(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("VersionConflict", field, false, false, "String")
@@ -1618,46 +577,14 @@ func (ec *executionContext) fieldContext_VersionConflict_changedBy(_ context.Con
 }
 
 func (ec *executionContext) _VersionConflict_changedAt(ctx context.Context, field graphql.CollectedField, obj *model.VersionConflict) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_VersionConflict_changedAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ChangedAt, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.ChangedAt)
 }
 func (ec *executionContext) fieldContext_VersionConflict_changedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("VersionConflict", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _VersionConflict_diffFromYourBase(ctx context.Context, field graphql.CollectedField, obj *model.VersionConflict) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_VersionConflict_diffFromYourBase(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.DiffFromYourBase, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.DiffFromYourBase)
 }
 func (ec *executionContext) fieldContext_VersionConflict_diffFromYourBase(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("VersionConflict", field, false, false, "JSON")
@@ -1789,7 +716,7 @@ func (ec *executionContext) _IdempotencyKeyReuse(ctx context.Context, sel ast.Se
 	fields := graphql.CollectFields(ec.OperationContext, sel, idempotencyKeyReuseImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -1847,7 +774,7 @@ func (ec *executionContext) _LifecycleViolation(ctx context.Context, sel ast.Sel
 	fields := graphql.CollectFields(ec.OperationContext, sel, lifecycleViolationImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -1920,7 +847,7 @@ func (ec *executionContext) _LinkTargetMissing(ctx context.Context, sel ast.Sele
 	fields := graphql.CollectFields(ec.OperationContext, sel, linkTargetMissingImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -1978,7 +905,7 @@ func (ec *executionContext) _MergeHint(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, mergeHintImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -2031,7 +958,7 @@ func (ec *executionContext) _MutabilityViolation(ctx context.Context, sel ast.Se
 	fields := graphql.CollectFields(ec.OperationContext, sel, mutabilityViolationImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -2094,7 +1021,7 @@ func (ec *executionContext) _NotFound(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, notFoundImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -2152,7 +1079,7 @@ func (ec *executionContext) _PermissionDenied(ctx context.Context, sel ast.Selec
 	fields := graphql.CollectFields(ec.OperationContext, sel, permissionDeniedImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -2205,7 +1132,7 @@ func (ec *executionContext) _RateLimited(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, rateLimitedImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -2258,7 +1185,7 @@ func (ec *executionContext) _ValidationFailed(ctx context.Context, sel ast.Selec
 	fields := graphql.CollectFields(ec.OperationContext, sel, validationFailedImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -2316,7 +1243,7 @@ func (ec *executionContext) _ValidationProblem(ctx context.Context, sel ast.Sele
 	fields := graphql.CollectFields(ec.OperationContext, sel, validationProblemImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -2369,7 +1296,7 @@ func (ec *executionContext) _VersionConflict(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, versionConflictImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -2469,7 +1396,7 @@ func (ec *executionContext) marshalNMergeHint2ᚖgithubᚗcomᚋscidexᚋsubstra
 }
 
 func (ec *executionContext) marshalNValidationProblem2ᚕᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐValidationProblemᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ValidationProblem) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNValidationProblem2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐValidationProblem(ctx, sel, v[i])

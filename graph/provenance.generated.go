@@ -8,7 +8,6 @@ import (
 	"math"
 	"strconv"
 	"sync/atomic"
-	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/scidex/substrate/graph/model"
@@ -90,23 +89,7 @@ func (ec *executionContext) fieldContext_ProducedConnection_pageInfo(_ context.C
 }
 
 func (ec *executionContext) _ProducedEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.ProducedEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ProducedEdge_cursor(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Cursor, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNCursor2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNCursor2string(ctx, field.Selections, obj.Cursor)
 }
 func (ec *executionContext) fieldContext_ProducedEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ProducedEdge", field, false, false, "Cursor")
@@ -145,161 +128,49 @@ func (ec *executionContext) fieldContext_ProducedEdge_node(_ context.Context, fi
 }
 
 func (ec *executionContext) _ProducedEdge_tool(ctx context.Context, field graphql.CollectedField, obj *model.ProducedEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ProducedEdge_tool(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Tool, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Tool)
 }
 func (ec *executionContext) fieldContext_ProducedEdge_tool(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ProducedEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _ProducedEdge_skill(ctx context.Context, field graphql.CollectedField, obj *model.ProducedEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ProducedEdge_skill(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Skill, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Skill)
 }
 func (ec *executionContext) fieldContext_ProducedEdge_skill(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ProducedEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _ProducedEdge_producedAt(ctx context.Context, field graphql.CollectedField, obj *model.ProducedEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ProducedEdge_producedAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ProducedAt, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.ProducedAt)
 }
 func (ec *executionContext) fieldContext_ProducedEdge_producedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ProducedEdge", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _ProvenanceStamp_predicate(ctx context.Context, field graphql.CollectedField, obj *model.ProvenanceStamp) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ProvenanceStamp_predicate(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Predicate, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Predicate)
 }
 func (ec *executionContext) fieldContext_ProvenanceStamp_predicate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ProvenanceStamp", field, false, false, "String")
 }
 
 func (ec *executionContext) _ProvenanceStamp_target(ctx context.Context, field graphql.CollectedField, obj *model.ProvenanceStamp) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ProvenanceStamp_target(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Target, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Target)
 }
 func (ec *executionContext) fieldContext_ProvenanceStamp_target(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ProvenanceStamp", field, false, false, "String")
 }
 
 func (ec *executionContext) _ProvenanceStamp_revision(ctx context.Context, field graphql.CollectedField, obj *model.ProvenanceStamp) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ProvenanceStamp_revision(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Revision, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision)
 }
 func (ec *executionContext) fieldContext_ProvenanceStamp_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ProvenanceStamp", field, false, false, "Int")
 }
 
 func (ec *executionContext) _ProvenanceStamp_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.ProvenanceStamp) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ProvenanceStamp_createdAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CreatedAt, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt)
 }
 func (ec *executionContext) fieldContext_ProvenanceStamp_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ProvenanceStamp", field, false, false, "DateTime")
@@ -323,7 +194,7 @@ func (ec *executionContext) _ProducedConnection(ctx context.Context, sel ast.Sel
 	fields := graphql.CollectFields(ec.OperationContext, sel, producedConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -361,7 +232,7 @@ func (ec *executionContext) _ProducedEdge(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, producedEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -414,7 +285,7 @@ func (ec *executionContext) _ProvenanceStamp(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, provenanceStampImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -493,7 +364,7 @@ func (ec *executionContext) marshalNProducedEdge2ᚖgithubᚗcomᚋscidexᚋsubs
 }
 
 func (ec *executionContext) marshalNProvenanceStamp2ᚕᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐProvenanceStampᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ProvenanceStamp) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNProvenanceStamp2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐProvenanceStamp(ctx, sel, v[i])

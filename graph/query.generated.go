@@ -497,23 +497,7 @@ func (ec *executionContext) fieldContext_ArtifactDiff_to(_ context.Context, fiel
 }
 
 func (ec *executionContext) _ArtifactDiff_patch(ctx context.Context, field graphql.CollectedField, obj *model.ArtifactDiff) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ArtifactDiff_patch(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Patch, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Patch)
 }
 func (ec *executionContext) fieldContext_ArtifactDiff_patch(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ArtifactDiff", field, false, false, "JSON")
@@ -552,46 +536,14 @@ func (ec *executionContext) fieldContext_ArtifactDiff_textDiffs(_ context.Contex
 }
 
 func (ec *executionContext) _DiffOp_op(ctx context.Context, field graphql.CollectedField, obj *model.DiffOp) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_DiffOp_op(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Op, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.DiffOpKind) graphql.Marshaler {
-			return ec.marshalNDiffOpKind2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐDiffOpKind(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNDiffOpKind2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐDiffOpKind(ctx, field.Selections, obj.Op)
 }
 func (ec *executionContext) fieldContext_DiffOp_op(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DiffOp", field, false, false, "DiffOpKind")
 }
 
 func (ec *executionContext) _DiffOp_text(ctx context.Context, field graphql.CollectedField, obj *model.DiffOp) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_DiffOp_text(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Text, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Text)
 }
 func (ec *executionContext) fieldContext_DiffOp_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DiffOp", field, false, false, "String")
@@ -1266,230 +1218,70 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 }
 
 func (ec *executionContext) _SchemaDoc_type(ctx context.Context, field graphql.CollectedField, obj *model.SchemaDoc) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SchemaDoc_type(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Type, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Type)
 }
 func (ec *executionContext) fieldContext_SchemaDoc_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SchemaDoc", field, false, false, "String")
 }
 
 func (ec *executionContext) _SchemaDoc_version(ctx context.Context, field graphql.CollectedField, obj *model.SchemaDoc) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SchemaDoc_version(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Version, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Version)
 }
 func (ec *executionContext) fieldContext_SchemaDoc_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SchemaDoc", field, false, false, "Int")
 }
 
 func (ec *executionContext) _SchemaDoc_title(ctx context.Context, field graphql.CollectedField, obj *model.SchemaDoc) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SchemaDoc_title(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Title, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Title)
 }
 func (ec *executionContext) fieldContext_SchemaDoc_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SchemaDoc", field, false, false, "String")
 }
 
 func (ec *executionContext) _SchemaDoc_description(ctx context.Context, field graphql.CollectedField, obj *model.SchemaDoc) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SchemaDoc_description(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Description, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Description)
 }
 func (ec *executionContext) fieldContext_SchemaDoc_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SchemaDoc", field, false, false, "String")
 }
 
 func (ec *executionContext) _SchemaDoc_mutability(ctx context.Context, field graphql.CollectedField, obj *model.SchemaDoc) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SchemaDoc_mutability(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Mutability, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Mutability)
 }
 func (ec *executionContext) fieldContext_SchemaDoc_mutability(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SchemaDoc", field, false, false, "String")
 }
 
 func (ec *executionContext) _SchemaDoc_lockMode(ctx context.Context, field graphql.CollectedField, obj *model.SchemaDoc) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SchemaDoc_lockMode(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.LockMode, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.LockMode)
 }
 func (ec *executionContext) fieldContext_SchemaDoc_lockMode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SchemaDoc", field, false, false, "String")
 }
 
 func (ec *executionContext) _SchemaDoc_idStrategy(ctx context.Context, field graphql.CollectedField, obj *model.SchemaDoc) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SchemaDoc_idStrategy(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IDStrategy, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.IDStrategy)
 }
 func (ec *executionContext) fieldContext_SchemaDoc_idStrategy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SchemaDoc", field, false, false, "String")
 }
 
 func (ec *executionContext) _SchemaDoc_graphqlType(ctx context.Context, field graphql.CollectedField, obj *model.SchemaDoc) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SchemaDoc_graphqlType(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.GraphqlType, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.GraphqlType)
 }
 func (ec *executionContext) fieldContext_SchemaDoc_graphqlType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SchemaDoc", field, false, false, "String")
 }
 
 func (ec *executionContext) _SchemaDoc_contentHash(ctx context.Context, field graphql.CollectedField, obj *model.SchemaDoc) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SchemaDoc_contentHash(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ContentHash, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.ContentHash)
 }
 func (ec *executionContext) fieldContext_SchemaDoc_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SchemaDoc", field, false, false, "String")
 }
 
 func (ec *executionContext) _SchemaDoc_document(ctx context.Context, field graphql.CollectedField, obj *model.SchemaDoc) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SchemaDoc_document(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Document, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, field.Selections, obj.Document)
 }
 func (ec *executionContext) fieldContext_SchemaDoc_document(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SchemaDoc", field, false, false, "JSON")
@@ -1560,115 +1352,35 @@ func (ec *executionContext) fieldContext_SearchConnection_pageInfo(_ context.Con
 }
 
 func (ec *executionContext) _SearchConnection_mode(ctx context.Context, field graphql.CollectedField, obj *model.SearchConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SearchConnection_mode(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Mode, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.SearchMode) graphql.Marshaler {
-			return ec.marshalNSearchMode2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐSearchMode(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNSearchMode2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐSearchMode(ctx, field.Selections, obj.Mode)
 }
 func (ec *executionContext) fieldContext_SearchConnection_mode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SearchConnection", field, false, false, "SearchMode")
 }
 
 func (ec *executionContext) _SearchConnection_modeUsed(ctx context.Context, field graphql.CollectedField, obj *model.SearchConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SearchConnection_modeUsed(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ModeUsed, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.SearchMode) graphql.Marshaler {
-			return ec.marshalNSearchMode2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐSearchMode(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNSearchMode2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐSearchMode(ctx, field.Selections, obj.ModeUsed)
 }
 func (ec *executionContext) fieldContext_SearchConnection_modeUsed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SearchConnection", field, false, false, "SearchMode")
 }
 
 func (ec *executionContext) _SearchConnection_fellBack(ctx context.Context, field graphql.CollectedField, obj *model.SearchConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SearchConnection_fellBack(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.FellBack, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.FellBack)
 }
 func (ec *executionContext) fieldContext_SearchConnection_fellBack(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SearchConnection", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _SearchConnection_notice(ctx context.Context, field graphql.CollectedField, obj *model.SearchConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SearchConnection_notice(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Notice, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Notice)
 }
 func (ec *executionContext) fieldContext_SearchConnection_notice(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SearchConnection", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.SearchEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SearchEdge_cursor(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Cursor, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNCursor2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNCursor2string(ctx, field.Selections, obj.Cursor)
 }
 func (ec *executionContext) fieldContext_SearchEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SearchEdge", field, false, false, "Cursor")
@@ -1739,92 +1451,28 @@ func (ec *executionContext) fieldContext_SearchHit_artifact(_ context.Context, f
 }
 
 func (ec *executionContext) _SearchHit_score(ctx context.Context, field graphql.CollectedField, obj *model.SearchHit) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SearchHit_score(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Score, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
-			return ec.marshalNFloat2float64(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNFloat2float64(ctx, field.Selections, obj.Score)
 }
 func (ec *executionContext) fieldContext_SearchHit_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SearchHit", field, false, false, "Float")
 }
 
 func (ec *executionContext) _SearchHit_highlight(ctx context.Context, field graphql.CollectedField, obj *model.SearchHit) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SearchHit_highlight(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Highlight, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Highlight)
 }
 func (ec *executionContext) fieldContext_SearchHit_highlight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SearchHit", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchHit_titleHighlight(ctx context.Context, field graphql.CollectedField, obj *model.SearchHit) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SearchHit_titleHighlight(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TitleHighlight, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.TitleHighlight)
 }
 func (ec *executionContext) fieldContext_SearchHit_titleHighlight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SearchHit", field, false, false, "String")
 }
 
 func (ec *executionContext) _TextFieldDiff_path(ctx context.Context, field graphql.CollectedField, obj *model.TextFieldDiff) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_TextFieldDiff_path(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Path, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Path)
 }
 func (ec *executionContext) fieldContext_TextFieldDiff_path(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TextFieldDiff", field, false, false, "String")
@@ -1863,23 +1511,7 @@ func (ec *executionContext) fieldContext_TextFieldDiff_ops(_ context.Context, fi
 }
 
 func (ec *executionContext) _TextFieldDiff_unified(ctx context.Context, field graphql.CollectedField, obj *model.TextFieldDiff) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_TextFieldDiff_unified(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Unified, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Unified)
 }
 func (ec *executionContext) fieldContext_TextFieldDiff_unified(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TextFieldDiff", field, false, false, "String")
@@ -1959,7 +1591,7 @@ func (ec *executionContext) _ArtifactDiff(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, artifactDiffImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -2007,7 +1639,7 @@ func (ec *executionContext) _DiffOp(ctx context.Context, sel ast.SelectionSet, o
 	fields := graphql.CollectFields(ec.OperationContext, sel, diffOpImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -2048,7 +1680,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 	})
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		innerCtx := graphql.WithRootFieldContext(ctx, &graphql.RootFieldContext{
 			Object: field.Name,
@@ -2179,7 +1811,7 @@ func (ec *executionContext) _SchemaDoc(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, schemaDocImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -2257,7 +1889,7 @@ func (ec *executionContext) _SearchConnection(ctx context.Context, sel ast.Selec
 	fields := graphql.CollectFields(ec.OperationContext, sel, searchConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -2315,7 +1947,7 @@ func (ec *executionContext) _SearchEdge(ctx context.Context, sel ast.SelectionSe
 	fields := graphql.CollectFields(ec.OperationContext, sel, searchEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -2353,7 +1985,7 @@ func (ec *executionContext) _SearchHit(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, searchHitImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -2401,7 +2033,7 @@ func (ec *executionContext) _TextFieldDiff(ctx context.Context, sel ast.Selectio
 	fields := graphql.CollectFields(ec.OperationContext, sel, textFieldDiffImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -2461,7 +2093,7 @@ func (ec *executionContext) marshalNArtifactOrderField2githubᚗcomᚋscidexᚋs
 }
 
 func (ec *executionContext) marshalNDiffOp2ᚕᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐDiffOpᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.DiffOp) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNDiffOp2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐDiffOp(ctx, sel, v[i])
@@ -2505,7 +2137,7 @@ func (ec *executionContext) marshalNOrderDirection2githubᚗcomᚋscidexᚋsubst
 }
 
 func (ec *executionContext) marshalNSchemaDoc2ᚕᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐSchemaDocᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.SchemaDoc) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNSchemaDoc2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐSchemaDoc(ctx, sel, v[i])
@@ -2537,7 +2169,7 @@ func (ec *executionContext) marshalNSearchConnection2ᚖgithubᚗcomᚋscidexᚋ
 }
 
 func (ec *executionContext) marshalNSearchEdge2ᚕᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐSearchEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.SearchEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNSearchEdge2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐSearchEdge(ctx, sel, v[i])
@@ -2579,7 +2211,7 @@ func (ec *executionContext) marshalNSearchMode2githubᚗcomᚋscidexᚋsubstrate
 }
 
 func (ec *executionContext) marshalNTextFieldDiff2ᚕᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐTextFieldDiffᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.TextFieldDiff) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNTextFieldDiff2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐTextFieldDiff(ctx, sel, v[i])

@@ -25,138 +25,42 @@ import (
 // region    **************************** field.gotpl *****************************
 
 func (ec *executionContext) _ToolUsage_calls(ctx context.Context, field graphql.CollectedField, obj *model.ToolUsage) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ToolUsage_calls(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Calls, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Calls)
 }
 func (ec *executionContext) fieldContext_ToolUsage_calls(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolUsage", field, false, false, "Int")
 }
 
 func (ec *executionContext) _ToolUsage_succeeded(ctx context.Context, field graphql.CollectedField, obj *model.ToolUsage) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ToolUsage_succeeded(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Succeeded, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Succeeded)
 }
 func (ec *executionContext) fieldContext_ToolUsage_succeeded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolUsage", field, false, false, "Int")
 }
 
 func (ec *executionContext) _ToolUsage_failed(ctx context.Context, field graphql.CollectedField, obj *model.ToolUsage) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ToolUsage_failed(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Failed, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Failed)
 }
 func (ec *executionContext) fieldContext_ToolUsage_failed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolUsage", field, false, false, "Int")
 }
 
 func (ec *executionContext) _ToolUsage_reliability(ctx context.Context, field graphql.CollectedField, obj *model.ToolUsage) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ToolUsage_reliability(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Reliability, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
-			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.Reliability)
 }
 func (ec *executionContext) fieldContext_ToolUsage_reliability(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolUsage", field, false, false, "Float")
 }
 
 func (ec *executionContext) _ToolUsage_p50DurationMs(ctx context.Context, field graphql.CollectedField, obj *model.ToolUsage) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ToolUsage_p50DurationMs(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.P50DurationMs, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
-			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.P50DurationMs)
 }
 func (ec *executionContext) fieldContext_ToolUsage_p50DurationMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolUsage", field, false, false, "Float")
 }
 
 func (ec *executionContext) _ToolUsage_meanCostUsd(ctx context.Context, field graphql.CollectedField, obj *model.ToolUsage) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ToolUsage_meanCostUsd(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.MeanCostUsd, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
-			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.MeanCostUsd)
 }
 func (ec *executionContext) fieldContext_ToolUsage_meanCostUsd(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolUsage", field, false, false, "Float")
@@ -541,7 +445,7 @@ func (ec *executionContext) _ToolUsage(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, toolUsageImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":

@@ -100,7 +100,7 @@ func (d *Dispatcher) runThenRecord(ctx context.Context, t *tool, rec *record) (*
 		if err != nil {
 			return nil, err
 		}
-		d.afterFinish(t, rec)
+		d.afterFinish(ctx, t, rec)
 		return res.Artifact, nil
 	}
 	var res *store.WriteResult
