@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -11,6 +12,7 @@ import (
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/ref"
 	"github.com/scidex/substrate/internal/request"
+	"github.com/scidex/substrate/internal/schema"
 	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/runtimes"
 )
@@ -132,7 +134,10 @@ func (d *Dispatcher) complete(ctx context.Context, a *store.Artifact, s packetSt
 	if err != nil {
 		return nil, err
 	}
-	var res *store.WriteResult
+	var (
+		res  *store.WriteResult
+		call *record
+	)
 	err = d.store.InTx(ctx, func(ctx context.Context, tx *store.Tx) error {
 		var err error
 		res, err = tx.Store().ServerUpdate(ctx, "completeWorkPacket", store.UpdateParams{Ref: a.Unpinned().String(), BaseContentHash: a.ContentHash,
@@ -140,10 +145,22 @@ func (d *Dispatcher) complete(ctx context.Context, a *store.Artifact, s packetSt
 		if err != nil {
 			return err
 		}
-		return d.finishWaiting(ctx, tx.Store(), res.Artifact, s, in)
+		call, err = d.finishWaiting(ctx, tx.Store(), res.Artifact, s, in)
+		return err
 	})
 	if err != nil {
 		return nil, err
+	}
+	if call != nil && call.Status == StatusSucceeded {
+		// The agent's results came from the skill the packet asked for,
+		// through the skill_call tool: stamped as the completing agent's.
+		var p struct {
+			Skill string `json:"skill_name"`
+		}
+		_ = json.Unmarshal(a.Content, &p)
+		for _, r := range in.ResultRefs {
+			d.store.StampProvenance(ctx, r, schema.ProducedBy{Skill: p.Skill, Tool: call.ToolName})
+		}
 	}
 	return res.Artifact, nil
 }
@@ -153,10 +170,10 @@ func (d *Dispatcher) complete(ctx context.Context, a *store.Artifact, s packetSt
 // before the call that wrote it has recorded that it waits). A call that
 // ended meanwhile (cancelled) keeps its record; the packet still says what
 // was done.
-func (d *Dispatcher) finishWaiting(ctx context.Context, s *store.Store, packet *store.Artifact, ps packetState, in CompleteInput) error {
+func (d *Dispatcher) finishWaiting(ctx context.Context, s *store.Store, packet *store.Artifact, ps packetState, in CompleteInput) (*record, error) {
 	call, rec, err := d.waitingCall(ctx, s, ps.ToolCall)
 	if err != nil || call == nil || (rec.Status != StatusQueued && rec.Status != StatusRunning) {
-		return err
+		return nil, err
 	}
 	end := time.Now()
 	start := call.CreatedAt
@@ -165,7 +182,7 @@ func (d *Dispatcher) finishWaiting(ctx context.Context, s *store.Store, packet *
 	}
 	t, err := d.load(ctx, rec.ToolName, rec.ToolVersion)
 	if _, ok := problem.As(err); err != nil && !ok {
-		return err
+		return nil, err
 	}
 	cost := 0.0
 	if t != nil {
@@ -198,13 +215,13 @@ func (d *Dispatcher) finishWaiting(ctx context.Context, s *store.Store, packet *
 	res, err := s.ServerUpdate(ctx, "completeWorkPacket", store.UpdateParams{Ref: call.Unpinned().String(), BaseContentHash: call.ContentHash,
 		Content: mustJSON(rec)}, store.ServerOpts{Event: ev})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if rec.CostUSD == nil || *rec.CostUSD <= 0 {
-		return nil
+		return rec, nil
 	}
 	// The debit is the caller's, who asked for the work, not the agent's.
-	return s.ServerEvent(ctx, "completeWorkPacket", store.EventParams{Type: EventDebited, Ref: res.Artifact.Ref().String(),
+	return rec, s.ServerEvent(ctx, "completeWorkPacket", store.EventParams{Type: EventDebited, Ref: res.Artifact.Ref().String(),
 		Audience: []string{call.CreatedBy},
 		Payload:  map[string]any{"actor": call.CreatedBy, "amount_usd": *rec.CostUSD, "tool": rec.ToolName, "tool_call": call.Unpinned().String()}})
 }

@@ -258,6 +258,15 @@ func TestSkillCallLifecycle(t *testing.T) {
 		t.Fatalf("the caller's debit: %+v", ev)
 	}
 
+	// The agent's result is stamped as produced through the skill_call tool.
+	var stamped int
+	if err := e.Pool.QueryRow(t.Context(), `SELECT count(*) FROM provenance_edges pe JOIN artifacts a ON a.pk = pe.source_pk
+		WHERE a.type || ':' || a.id = split_part($1, '@', 1) AND pe.predicate = 'produced_by_tool'`, res).Scan(&stamped); err != nil {
+		t.Fatal(err)
+	}
+	if stamped != 1 {
+		t.Fatalf("%d produced_by_tool stamps on the result", stamped)
+	}
 	if r := complete(t, e, winTok, done); r.Typename != "LifecycleViolation" {
 		t.Fatalf("completed twice: %+v", r)
 	}
