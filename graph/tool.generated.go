@@ -81,7 +81,7 @@ func (ec *executionContext) unmarshalInputCancelToolCallInput(ctx context.Contex
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"id"}
+	fieldsInOrder := [...]string{"id", "idempotencyKey"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -95,6 +95,13 @@ func (ec *executionContext) unmarshalInputCancelToolCallInput(ctx context.Contex
 				return it, err
 			}
 			it.ID = data
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = data
 		}
 	}
 	return it, nil
@@ -323,6 +330,13 @@ func (ec *executionContext) _CancelToolCallResult(ctx context.Context, sel ast.S
 			return graphql.Null
 		}
 		return ec._LifecycleViolation(ctx, sel, obj)
+	case model.IdempotencyKeyReuse:
+		return ec._IdempotencyKeyReuse(ctx, sel, &obj)
+	case *model.IdempotencyKeyReuse:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._IdempotencyKeyReuse(ctx, sel, obj)
 	default:
 		if typedObj, ok := obj.(graphql.Marshaler); ok {
 			return typedObj

@@ -51,7 +51,7 @@ func (r *mutationResolver) CancelToolCall(ctx context.Context, input model.Cance
 	if _, err := toolCallRef(input.ID); err != nil {
 		return result[model.CancelToolCallResult](ctx, r.Resolver, err)
 	}
-	call, err := d.Cancel(ctx, input.ID)
+	call, err := d.Cancel(ctx, input.ID, deref(input.IdempotencyKey))
 	if err != nil {
 		return result[model.CancelToolCallResult](ctx, r.Resolver, err)
 	}

@@ -18,7 +18,8 @@ func packetModel(a any) *model.AgentWorkPacket {
 }
 
 func completeInput(in model.CompleteWorkPacketInput) dispatch.CompleteInput {
-	out := dispatch.CompleteInput{Ref: in.Ref, Status: strings.ToLower(string(in.Status)), ResultRefs: in.ResultRefs, Summary: in.Summary}
+	out := dispatch.CompleteInput{Ref: in.Ref, Status: strings.ToLower(string(in.Status)), ResultRefs: in.ResultRefs, Summary: in.Summary,
+		IdempotencyKey: deref(in.IdempotencyKey)}
 	if s := in.Spent; s != nil {
 		out.Spent = &dispatch.Spent{USD: s.Usd, Tokens: s.Tokens, Steps: s.Steps}
 	}

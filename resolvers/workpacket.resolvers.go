@@ -22,7 +22,7 @@ func (r *mutationResolver) ClaimWorkPacket(ctx context.Context, input model.Clai
 	if err != nil {
 		return nil, err
 	}
-	a, err := d.Claim(ctx, dispatch.ClaimInput{Ref: deref(input.Ref), LeaseSeconds: input.LeaseSeconds})
+	a, err := d.Claim(ctx, dispatch.ClaimInput{Ref: deref(input.Ref), LeaseSeconds: input.LeaseSeconds, IdempotencyKey: deref(input.IdempotencyKey)})
 	if err != nil {
 		return result[model.ClaimWorkPacketResult](ctx, r.Resolver, err)
 	}
@@ -34,7 +34,7 @@ func (r *mutationResolver) ReportWorkPacketProgress(ctx context.Context, input m
 	if err != nil {
 		return nil, err
 	}
-	a, err := d.Progress(ctx, dispatch.ProgressInput{Ref: input.Ref, Fraction: input.Fraction, Message: deref(input.Message)})
+	a, err := d.Progress(ctx, dispatch.ProgressInput{Ref: input.Ref, Fraction: input.Fraction, Message: deref(input.Message), IdempotencyKey: deref(input.IdempotencyKey)})
 	if err != nil {
 		return result[model.ReportWorkPacketProgressResult](ctx, r.Resolver, err)
 	}

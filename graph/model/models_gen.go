@@ -187,6 +187,8 @@ type BatchResult struct {
 type CancelToolCallInput struct {
 	// The tool call's id.
 	ID string `json:"id"`
+	// Sending the same key again returns the first answer without writing (24 h).
+	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
 }
 
 type CiteInput struct {
@@ -206,6 +208,8 @@ type ClaimWorkPacketInput struct {
 	Ref *string `json:"ref,omitempty"`
 	// How long the claim holds, in seconds: 1 to 86400, default 600.
 	LeaseSeconds *int `json:"leaseSeconds,omitempty"`
+	// Sending the same key again returns the first answer without writing (24 h).
+	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
 }
 
 type CompleteWorkPacketInput struct {
@@ -217,6 +221,8 @@ type CompleteWorkPacketInput struct {
 	Summary *string `json:"summary,omitempty"`
 	// What the work cost.
 	Spent *WorkPacketSpentInput `json:"spent,omitempty"`
+	// Sending the same key again returns the first answer without writing (24 h).
+	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
 }
 
 type CreateArtifactInput struct {
@@ -272,6 +278,14 @@ func (IdempotencyKeyReuse) IsProblem() {}
 func (IdempotencyKeyReuse) IsInvokeToolResult() {}
 
 func (IdempotencyKeyReuse) IsRegisterToolResult() {}
+
+func (IdempotencyKeyReuse) IsCancelToolCallResult() {}
+
+func (IdempotencyKeyReuse) IsClaimWorkPacketResult() {}
+
+func (IdempotencyKeyReuse) IsReportWorkPacketProgressResult() {}
+
+func (IdempotencyKeyReuse) IsCompleteWorkPacketResult() {}
 
 type InvokeToolInput struct {
 	// The tool's name, e.g. checksum.sha256.
@@ -563,6 +577,8 @@ type ReportWorkPacketProgressInput struct {
 	Fraction *float64 `json:"fraction,omitempty"`
 	// What you are doing now.
 	Message *string `json:"message,omitempty"`
+	// Sending the same key again returns the first answer without writing (24 h).
+	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
 }
 
 // A version of a type's schema document.

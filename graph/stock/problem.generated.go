@@ -1783,7 +1783,7 @@ func (ec *executionContext) _Problem(ctx context.Context, sel ast.SelectionSet, 
 
 // region    **************************** object.gotpl ****************************
 
-var idempotencyKeyReuseImplementors = []string{"IdempotencyKeyReuse", "SendMessageResult", "AckMessageResult", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem", "InvokeToolResult", "RegisterToolResult"}
+var idempotencyKeyReuseImplementors = []string{"IdempotencyKeyReuse", "SendMessageResult", "AckMessageResult", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem", "InvokeToolResult", "RegisterToolResult", "CancelToolCallResult", "ClaimWorkPacketResult", "ReportWorkPacketProgressResult", "CompleteWorkPacketResult"}
 
 func (ec *executionContext) _IdempotencyKeyReuse(ctx context.Context, sel ast.SelectionSet, obj *model.IdempotencyKeyReuse) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, idempotencyKeyReuseImplementors)

@@ -36,7 +36,7 @@ func (ec *executionContext) unmarshalInputClaimWorkPacketInput(ctx context.Conte
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"ref", "leaseSeconds"}
+	fieldsInOrder := [...]string{"ref", "leaseSeconds", "idempotencyKey"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -57,6 +57,13 @@ func (ec *executionContext) unmarshalInputClaimWorkPacketInput(ctx context.Conte
 				return it, err
 			}
 			it.LeaseSeconds = data
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = data
 		}
 	}
 	return it, nil
@@ -85,7 +92,7 @@ func (ec *executionContext) unmarshalInputCompleteWorkPacketInput(ctx context.Co
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"ref", "status", "resultRefs", "summary", "spent"}
+	fieldsInOrder := [...]string{"ref", "status", "resultRefs", "summary", "spent", "idempotencyKey"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -127,6 +134,13 @@ func (ec *executionContext) unmarshalInputCompleteWorkPacketInput(ctx context.Co
 				return it, err
 			}
 			it.Spent = data
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = data
 		}
 	}
 	return it, nil
@@ -155,7 +169,7 @@ func (ec *executionContext) unmarshalInputReportWorkPacketProgressInput(ctx cont
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"ref", "fraction", "message"}
+	fieldsInOrder := [...]string{"ref", "fraction", "message", "idempotencyKey"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -183,6 +197,13 @@ func (ec *executionContext) unmarshalInputReportWorkPacketProgressInput(ctx cont
 				return it, err
 			}
 			it.Message = data
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = data
 		}
 	}
 	return it, nil
@@ -306,6 +327,13 @@ func (ec *executionContext) _ClaimWorkPacketResult(ctx context.Context, sel ast.
 			return graphql.Null
 		}
 		return ec._LifecycleViolation(ctx, sel, obj)
+	case model.IdempotencyKeyReuse:
+		return ec._IdempotencyKeyReuse(ctx, sel, &obj)
+	case *model.IdempotencyKeyReuse:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._IdempotencyKeyReuse(ctx, sel, obj)
 	default:
 		if typedObj, ok := obj.(graphql.Marshaler); ok {
 			return typedObj
@@ -361,6 +389,13 @@ func (ec *executionContext) _CompleteWorkPacketResult(ctx context.Context, sel a
 			return graphql.Null
 		}
 		return ec._LifecycleViolation(ctx, sel, obj)
+	case model.IdempotencyKeyReuse:
+		return ec._IdempotencyKeyReuse(ctx, sel, &obj)
+	case *model.IdempotencyKeyReuse:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._IdempotencyKeyReuse(ctx, sel, obj)
 	default:
 		if typedObj, ok := obj.(graphql.Marshaler); ok {
 			return typedObj
@@ -416,6 +451,13 @@ func (ec *executionContext) _ReportWorkPacketProgressResult(ctx context.Context,
 			return graphql.Null
 		}
 		return ec._LifecycleViolation(ctx, sel, obj)
+	case model.IdempotencyKeyReuse:
+		return ec._IdempotencyKeyReuse(ctx, sel, &obj)
+	case *model.IdempotencyKeyReuse:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._IdempotencyKeyReuse(ctx, sel, obj)
 	default:
 		if typedObj, ok := obj.(graphql.Marshaler); ok {
 			return typedObj

@@ -213,10 +213,16 @@ func (d *Dispatcher) recover(ctx context.Context, call *store.Artifact, rec *rec
 // Cancel runs cancelToolCall: a queued or running call becomes cancelled
 // (its job is cancelled, a sandbox running it is killed); a finished call is
 // a LIFECYCLE_VIOLATION. Only the caller who made it and admins may cancel it.
-func (d *Dispatcher) Cancel(ctx context.Context, id string) (*store.Artifact, error) {
+func (d *Dispatcher) Cancel(ctx context.Context, id, idempotencyKey string) (*store.Artifact, error) {
 	rc := request.From(ctx)
 	if rc == nil || rc.Anonymous || !rc.Actor.Has(auth.PermContributor) {
 		return nil, problem.New(problem.PermissionDenied, "cancelling a tool call needs the contributor permission")
+	}
+	first, ctx, err := d.replayed(ctx, "cancelToolCall", idempotencyKey, struct {
+		ID string `json:"id"`
+	}{id})
+	if first != nil || err != nil {
+		return first, err
 	}
 	for attempt := 0; ; attempt++ {
 		call, err := d.store.Get(ctx, ref.Ref{Type: CallType, ID: id})
@@ -244,8 +250,9 @@ func (d *Dispatcher) Cancel(ctx context.Context, id string) (*store.Artifact, er
 			start = t
 		}
 		rec.finished(start, now, nil, 0)
-		res, err := d.store.ServerUpdate(request.With(ctx, later(rc)), "cancelToolCall", store.UpdateParams{Ref: call.Unpinned().String(),
-			BaseContentHash: call.ContentHash, Content: mustJSON(&rec)}, store.ServerOpts{Event: EventCancelled})
+		p, opts := keyed(ctx, store.UpdateParams{Ref: call.Unpinned().String(), BaseContentHash: call.ContentHash, Content: mustJSON(&rec)},
+			store.ServerOpts{Event: EventCancelled})
+		res, err := d.store.ServerUpdate(request.With(ctx, later(rc)), "cancelToolCall", p, opts)
 		if p, ok := problem.As(err); ok && p.Code == problem.VersionConflict && attempt < 3 {
 			continue // it moved (started, progressed); look again
 		}

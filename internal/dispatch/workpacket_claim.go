@@ -20,6 +20,8 @@ type ClaimInput struct {
 	Ref string
 	// LeaseSeconds is how long the claim holds (nil: DefaultLease).
 	LeaseSeconds *int
+	// IdempotencyKey makes a repeated claim answer as the first did.
+	IdempotencyKey string `json:"-"`
 }
 
 // claimCandidates is how many claimable packets one look at the pool tries
@@ -34,6 +36,10 @@ func (d *Dispatcher) Claim(ctx context.Context, in ClaimInput) (*store.Artifact,
 	rc := request.From(ctx)
 	if err := mayWork(rc, "claiming a work packet"); err != nil {
 		return nil, err
+	}
+	first, ctx, err := d.replayed(ctx, "claimWorkPacket", in.IdempotencyKey, in)
+	if first != nil || err != nil {
+		return first, err
 	}
 	lease := DefaultLease
 	if in.LeaseSeconds != nil {
@@ -114,8 +120,9 @@ func (d *Dispatcher) claim(ctx context.Context, a *store.Artifact, base string, 
 	if err != nil {
 		return nil, err
 	}
-	res, err := d.store.ServerUpdate(ctx, "claimWorkPacket", store.UpdateParams{Ref: a.Unpinned().String(), BaseContentHash: base,
-		Content: content}, store.ServerOpts{Event: EventPacketClaimed})
+	p, opts := keyed(ctx, store.UpdateParams{Ref: a.Unpinned().String(), BaseContentHash: base, Content: content},
+		store.ServerOpts{Event: EventPacketClaimed})
+	res, err := d.store.ServerUpdate(ctx, "claimWorkPacket", p, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -182,9 +189,10 @@ func (d *Dispatcher) waitingCall(ctx context.Context, s *store.Store, callRef st
 
 // ProgressInput is reportWorkPacketProgress's input.
 type ProgressInput struct {
-	Ref      string
-	Fraction *float64
-	Message  string
+	Ref            string
+	Fraction       *float64
+	Message        string
+	IdempotencyKey string `json:"-"`
 }
 
 // Progress runs reportWorkPacketProgress: only the claimant, on a live
@@ -195,6 +203,10 @@ func (d *Dispatcher) Progress(ctx context.Context, in ProgressInput) (*store.Art
 	rc := request.From(ctx)
 	if err := mayWork(rc, "reporting progress on a work packet"); err != nil {
 		return nil, err
+	}
+	first, ctx, err := d.replayed(ctx, "claimWorkPacket", in.IdempotencyKey, in) // progress is written as a claim renewal
+	if first != nil || err != nil {
+		return first, err
 	}
 	if in.Fraction != nil && !(*in.Fraction >= 0 && *in.Fraction <= 1) {
 		return nil, problem.Invalid(problem.Field("input.fraction", "range", "a fraction of the work is between 0 and 1", *in.Fraction))
@@ -232,8 +244,9 @@ func (d *Dispatcher) Progress(ctx context.Context, in ProgressInput) (*store.Art
 	var res *store.WriteResult
 	err = d.store.InTx(ctx, func(ctx context.Context, tx *store.Tx) error {
 		var err error
-		res, err = tx.Store().ServerUpdate(ctx, "claimWorkPacket", store.UpdateParams{Ref: a.Unpinned().String(), BaseContentHash: a.ContentHash,
-			Content: content}, store.ServerOpts{Event: EventPacketProgress})
+		p, opts := keyed(ctx, store.UpdateParams{Ref: a.Unpinned().String(), BaseContentHash: a.ContentHash, Content: content},
+			store.ServerOpts{Event: EventPacketProgress})
+		res, err = tx.Store().ServerUpdate(ctx, "claimWorkPacket", p, opts)
 		if err != nil {
 			return err
 		}

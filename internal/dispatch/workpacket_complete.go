@@ -25,6 +25,8 @@ type CompleteInput struct {
 	ResultRefs []string
 	Summary    *string
 	Spent      *Spent
+	// IdempotencyKey makes a repeated completion answer as the first did.
+	IdempotencyKey string `json:"-"`
 }
 
 // Spent is what a packet's work cost, as the agent reports it.
@@ -43,6 +45,10 @@ func (d *Dispatcher) Complete(ctx context.Context, in CompleteInput) (*store.Art
 	rc := request.From(ctx)
 	if err := mayWork(rc, "completing a work packet"); err != nil {
 		return nil, err
+	}
+	first, ctx, err := d.replayed(ctx, "completeWorkPacket", in.IdempotencyKey, in)
+	if first != nil || err != nil {
+		return first, err
 	}
 	r, err := packetRef(in.Ref, "input.ref")
 	if err != nil {
@@ -140,12 +146,13 @@ func (d *Dispatcher) complete(ctx context.Context, a *store.Artifact, s packetSt
 	)
 	err = d.store.InTx(ctx, func(ctx context.Context, tx *store.Tx) error {
 		var err error
-		res, err = tx.Store().ServerUpdate(ctx, "completeWorkPacket", store.UpdateParams{Ref: a.Unpinned().String(), BaseContentHash: a.ContentHash,
-			Content: content}, store.ServerOpts{Event: EventPacketCompleted})
+		p, opts := keyed(ctx, store.UpdateParams{Ref: a.Unpinned().String(), BaseContentHash: a.ContentHash, Content: content},
+			store.ServerOpts{Event: EventPacketCompleted})
+		res, err = tx.Store().ServerUpdate(ctx, "completeWorkPacket", p, opts)
 		if err != nil {
 			return err
 		}
-		call, err = d.finishWaiting(ctx, tx.Store(), res.Artifact, s, in)
+		call, err = d.finishWaiting(unkeyed(ctx), tx.Store(), res.Artifact, s, in)
 		return err
 	})
 	if err != nil {

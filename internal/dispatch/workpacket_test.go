@@ -454,3 +454,53 @@ func waitPacket(t *testing.T, e *apitest.Env, id string) string {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// Every mutation around a call takes an idempotency key: the same key again
+// answers as the first request did, without writing; with other input it is
+// IdempotencyKeyReuse.
+func TestWorkPacketMutationsAreIdempotent(t *testing.T) {
+	e := packetEnv(t, &clock{})
+	invokeSkill := func(t *testing.T, e *apitest.Env) call {
+		return invoke(t, e, alice(t), "review.skeptic", map[string]any{"query": "TREM2"})
+	}
+	c := invokeSkill(t, e)
+	tok := apitest.Contributor(t, "agent-k")
+	const claimQ = `mutation($r: Ref, $k: String) { claimWorkPacket(input: {ref: $r, idempotencyKey: $k}) { __typename ... on AgentWorkPacket { contentHash status } } }`
+	type claimed struct {
+		ClaimWorkPacket struct {
+			Typename    string `json:"__typename"`
+			ContentHash string
+			Status      string
+		}
+	}
+	var a, b claimed
+	e.OK(t, tok, claimQ, map[string]any{"r": *c.ResultRef, "k": "claim-1"}, &a)
+	e.OK(t, tok, claimQ, map[string]any{"r": *c.ResultRef, "k": "claim-1"}, &b)
+	if a.ClaimWorkPacket.Status != "CLAIMED" || a != b {
+		t.Fatalf("replayed claim: %+v vs %+v", a, b)
+	}
+	res := result(t, e, tok)
+	done := map[string]any{"ref": *c.ResultRef, "status": "DONE", "resultRefs": []string{res}, "idempotencyKey": "done-1"}
+	first := complete(t, e, tok, done)
+	again := complete(t, e, tok, done)
+	if first.Typename != "AgentWorkPacket" || again.Typename != "AgentWorkPacket" || first.Status != "DONE" || again.Status != "DONE" {
+		t.Fatalf("replayed completion: %+v then %+v", first, again)
+	}
+	done["summary"] = "something else"
+	if r := complete(t, e, tok, done); r.Typename != "IdempotencyKeyReuse" {
+		t.Fatalf("the key with other input: %+v", r)
+	}
+	const cancelQ = `mutation($id: ID!, $k: String) { cancelToolCall(input: {id: $id, idempotencyKey: $k}) { __typename ... on ToolCall { status } } }`
+	var x, y struct {
+		CancelToolCall struct {
+			Typename string `json:"__typename"`
+			Status   string
+		}
+	}
+	c2 := invokeSkill(t, e)
+	e.OK(t, alice(t), cancelQ, map[string]any{"id": c2.ArtifactID, "k": "cancel-1"}, &x)
+	e.OK(t, alice(t), cancelQ, map[string]any{"id": c2.ArtifactID, "k": "cancel-1"}, &y)
+	if x.CancelToolCall.Status != "CANCELLED" || x != y {
+		t.Fatalf("replayed cancel: %+v then %+v", x, y)
+	}
+}

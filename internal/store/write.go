@@ -13,7 +13,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/scidex/substrate/internal/auth"
-	"github.com/scidex/substrate/internal/canon"
 	"github.com/scidex/substrate/internal/dbsqlc"
 	"github.com/scidex/substrate/internal/event"
 	"github.com/scidex/substrate/internal/problem"
@@ -102,15 +101,9 @@ func write[R any](ctx context.Context, s *Store, op writeOp, fn func(ctx context
 		if len(op.IdempotencyKey) > 200 {
 			return result, false, problem.Invalid(problem.Field("input.idempotencyKey", "maxLength", "an idempotency key is at most 200 characters", nil))
 		}
-		in, err := json.Marshal(struct {
-			Op    string `json:"op"`
-			Input any    `json:"input"`
-		}{op.Operation, op.Input})
-		if err != nil {
-			return result, false, fmt.Errorf("%s: encode request for idempotency: %w", op.Operation, err)
-		}
-		if reqHash, err = canon.HashJSON(in); err != nil {
-			return result, false, fmt.Errorf("%s: hash request: %w", op.Operation, err)
+		var err error
+		if reqHash, err = requestHash(op.Operation, op.Input); err != nil {
+			return result, false, err
 		}
 	}
 	if op.SingleStatement && s.tx == nil {
