@@ -296,7 +296,7 @@ func horizonAcross(t *testing.T, e *env, commit func()) uint64 {
 	deadline := time.Now().Add(time.Minute)
 	for {
 		var waiting bool
-		if err := e.pool.QueryRow(ctx, "SELECT wait_event_type = 'Lock' FROM pg_stat_activity WHERE pid = $1", pid).Scan(&waiting); err != nil {
+		if err := e.pool.QueryRow(ctx, "SELECT coalesce(wait_event_type = 'Lock', false) FROM pg_stat_activity WHERE pid = $1", pid).Scan(&waiting); err != nil {
 			t.Fatal(err)
 		}
 		if waiting {
