@@ -6,6 +6,7 @@
 //	scidex token     mint a development token for an actor
 //	scidex tool      register a tool from its bundle: scidex tool register tools/<name>/
 //	scidex worker    work queued tool calls only (no HTTP)
+//	scidex skills    check-references: the skills' references gate (CI runs it)
 //
 // Every flag also reads an environment variable; `scidex <command> -h` lists them.
 package main
@@ -43,6 +44,8 @@ func run(args []string) int {
 		err = toolCmd(ctx, args[1:])
 	case "worker":
 		err = workerCmd(ctx, args[1:])
+	case "skills":
+		err = skillsCmd(args[1:])
 	default:
 		fmt.Fprintf(os.Stderr, "scidex: unknown command %q\n\n", args[0])
 		usage()
@@ -71,6 +74,7 @@ Usage:
   scidex token     print a development token: scidex token --sub alice --kind human --permissions contributor
   scidex tool      register a tool: SCIDEX_TOKEN=… scidex tool register tools/<name>/ (--runtime, --config for external tools)
   scidex worker    work queued tool calls, with no HTTP listener (any number, on the server's database)
+  scidex skills    check-references: fail when a preview or available skill depends on a to_verify reference
 
 Run "scidex <command> -h" for a command's flags; every flag also reads an environment variable.
 `)

@@ -1,0 +1,48 @@
+package skills
+
+import (
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"sort"
+)
+
+// refdata holds the dataset files the references file names (copies of
+// ../shared/data, unchanged): the check hashes each against its entry.
+//
+//go:embed refdata/*.csv
+var refdata embed.FS
+
+// CheckFiles hashes every reference that names a file against its sha256.
+func CheckFiles(refs map[string]Reference) []string {
+	ids := make([]string, 0, len(refs))
+	for id := range refs {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	var problems []string
+	for _, id := range ids {
+		r := refs[id]
+		if r.File == "" {
+			continue
+		}
+		b, err := refdata.ReadFile("refdata/" + r.File)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s: its file %s is not in skills/refdata", id, r.File))
+			continue
+		}
+		sum := sha256.Sum256(b)
+		if got := hex.EncodeToString(sum[:]); r.SHA256 == nil || got != *r.SHA256 {
+			problems = append(problems, fmt.Sprintf("%s: %s has sha256 %s, references.json says %v", id, r.File, got, deref(r.SHA256)))
+		}
+	}
+	return problems
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "none"
+	}
+	return *s
+}
