@@ -28,6 +28,7 @@ type MutationResolver interface {
 	Batch(ctx context.Context, input model.BatchInput) (*model.BatchResult, error)
 	SendMessage(ctx context.Context, input model.SendMessageInput) (model.SendMessageResult, error)
 	AckMessage(ctx context.Context, input model.AckMessageInput) (model.AckMessageResult, error)
+	RunSkill(ctx context.Context, input model.RunSkillInput) (model.RunSkillResult, error)
 	InvokeTool(ctx context.Context, input model.InvokeToolInput) (model.InvokeToolResult, error)
 	RegisterTool(ctx context.Context, input model.RegisterToolInput) (model.RegisterToolResult, error)
 	CancelToolCall(ctx context.Context, input model.CancelToolCallInput) (model.CancelToolCallResult, error)
@@ -214,6 +215,20 @@ func (ec *executionContext) field_Mutation_reportWorkPacketProgress_args(ctx con
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.ReportWorkPacketProgressInput, error) {
 			return ec.unmarshalNReportWorkPacketProgressInput2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐReportWorkPacketProgressInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_runSkill_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.RunSkillInput, error) {
+			return ec.unmarshalNRunSkillInput2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐRunSkillInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -746,6 +761,50 @@ func (ec *executionContext) fieldContext_Mutation_ackMessage(ctx context.Context
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_ackMessage_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_runSkill(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_runSkill(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RunSkill(ctx, fc.Args["input"].(model.RunSkillInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.RunSkillResult) graphql.Marshaler {
+			return ec.marshalNRunSkillResult2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐRunSkillResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_runSkill(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type RunSkillResult does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_runSkill_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -2446,6 +2505,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "ackMessage":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_ackMessage(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "runSkill":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_runSkill(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++

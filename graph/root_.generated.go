@@ -369,6 +369,7 @@ type ComplexityRoot struct {
 		Spec           func(childComplexity int) int
 		SpecFormat     func(childComplexity int) int
 		SupersededBy   func(childComplexity int) int
+		Svg            func(childComplexity int) int
 		Title          func(childComplexity int) int
 		Type           func(childComplexity int) int
 		UpdatedAt      func(childComplexity int) int
@@ -683,6 +684,7 @@ type ComplexityRoot struct {
 		InvokeTool               func(childComplexity int, input model.InvokeToolInput) int
 		RegisterTool             func(childComplexity int, input model.RegisterToolInput) int
 		ReportWorkPacketProgress func(childComplexity int, input model.ReportWorkPacketProgressInput) int
+		RunSkill                 func(childComplexity int, input model.RunSkillInput) int
 		SendMessage              func(childComplexity int, input model.SendMessageInput) int
 		SupersedeArtifact        func(childComplexity int, input model.SupersedeArtifactInput) int
 		UpdateArtifact           func(childComplexity int, input model.UpdateArtifactInput) int
@@ -803,6 +805,8 @@ type ComplexityRoot struct {
 		Schema      func(childComplexity int, typeArg string, version *int) int
 		Schemas     func(childComplexity int) int
 		Search      func(childComplexity int, query string, types []string, mode *model.SearchMode, filter model.JSON, first *int, after *string) int
+		Skill       func(childComplexity int, name string) int
+		Skills      func(childComplexity int, servedStatus *string, first *int, after *string) int
 		Tool        func(childComplexity int, name string, version *string) int
 		ToolCall    func(childComplexity int, id string) int
 		Tools       func(childComplexity int, query *string, runtime *string, lifecycleState *string, first *int, after *string) int
@@ -942,9 +946,11 @@ type ComplexityRoot struct {
 		Dependencies      func(childComplexity int) int
 		Disclaimers       func(childComplexity int) int
 		Domain            func(childComplexity int) int
+		Example           func(childComplexity int) int
 		History           func(childComplexity int, first *int, after *string) int
 		ID                func(childComplexity int) int
 		Inputs            func(childComplexity int) int
+		IntendedStatus    func(childComplexity int) int
 		IsLatest          func(childComplexity int) int
 		LifecycleState    func(childComplexity int) int
 		Limitations       func(childComplexity int) int
@@ -956,6 +962,7 @@ type ComplexityRoot struct {
 		Ref               func(childComplexity int) int
 		References        func(childComplexity int) int
 		Revision          func(childComplexity int) int
+		ServedStatus      func(childComplexity int) int
 		Signals           func(childComplexity int, kinds []string) int
 		Summary           func(childComplexity int) int
 		SupersededBy      func(childComplexity int) int
@@ -1002,6 +1009,11 @@ type ComplexityRoot struct {
 		UpdatedAt         func(childComplexity int) int
 		UpdatedBy         func(childComplexity int) int
 		Warnings          func(childComplexity int) int
+	}
+
+	SkillRun struct {
+		SkillResult func(childComplexity int) int
+		ToolCall    func(childComplexity int) int
 	}
 
 	Subscription struct {
@@ -2930,6 +2942,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Figure.SupersededBy(childComplexity), true
+	case "Figure.svg":
+		if e.ComplexityRoot.Figure.Svg == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Figure.Svg(childComplexity), true
 	case "Figure.title":
 		if e.ComplexityRoot.Figure.Title == nil {
 			break
@@ -4735,6 +4753,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ReportWorkPacketProgress(childComplexity, args["input"].(model.ReportWorkPacketProgressInput)), true
+	case "Mutation.runSkill":
+		if e.ComplexityRoot.Mutation.RunSkill == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_runSkill_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RunSkill(childComplexity, args["input"].(model.RunSkillInput)), true
 	case "Mutation.sendMessage":
 		if e.ComplexityRoot.Mutation.SendMessage == nil {
 			break
@@ -5344,6 +5373,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Search(childComplexity, args["query"].(string), args["types"].([]string), args["mode"].(*model.SearchMode), args["filter"].(model.JSON), args["first"].(*int), args["after"].(*string)), true
+	case "Query.skill":
+		if e.ComplexityRoot.Query.Skill == nil {
+			break
+		}
+
+		args, err := ec.field_Query_skill_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Skill(childComplexity, args["name"].(string)), true
+	case "Query.skills":
+		if e.ComplexityRoot.Query.Skills == nil {
+			break
+		}
+
+		args, err := ec.field_Query_skills_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Skills(childComplexity, args["servedStatus"].(*string), args["first"].(*int), args["after"].(*string)), true
 	case "Query.tool":
 		if e.ComplexityRoot.Query.Tool == nil {
 			break
@@ -6073,6 +6124,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Skill.Domain(childComplexity), true
+	case "Skill.example":
+		if e.ComplexityRoot.Skill.Example == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Skill.Example(childComplexity), true
 	case "Skill.history":
 		if e.ComplexityRoot.Skill.History == nil {
 			break
@@ -6096,6 +6153,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Skill.Inputs(childComplexity), true
+	case "Skill.intendedStatus":
+		if e.ComplexityRoot.Skill.IntendedStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Skill.IntendedStatus(childComplexity), true
 	case "Skill.isLatest":
 		if e.ComplexityRoot.Skill.IsLatest == nil {
 			break
@@ -6167,6 +6230,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Skill.Revision(childComplexity), true
+	case "Skill.servedStatus":
+		if e.ComplexityRoot.Skill.ServedStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Skill.ServedStatus(childComplexity), true
 	case "Skill.signals":
 		if e.ComplexityRoot.Skill.Signals == nil {
 			break
@@ -6451,6 +6520,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SkillResult.Warnings(childComplexity), true
+
+	case "SkillRun.skillResult":
+		if e.ComplexityRoot.SkillRun.SkillResult == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SkillRun.SkillResult(childComplexity), true
+	case "SkillRun.toolCall":
+		if e.ComplexityRoot.SkillRun.ToolCall == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SkillRun.ToolCall(childComplexity), true
 
 	case "Subscription.artifactEvents":
 		if e.ComplexityRoot.Subscription.ArtifactEvents == nil {
@@ -7528,6 +7610,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("InvokeToolInput", ec.unmarshalInputInvokeToolInput),
 			graphql.NewInputUnmarshaler("RegisterToolInput", ec.unmarshalInputRegisterToolInput),
 			graphql.NewInputUnmarshaler("ReportWorkPacketProgressInput", ec.unmarshalInputReportWorkPacketProgressInput),
+			graphql.NewInputUnmarshaler("RunSkillInput", ec.unmarshalInputRunSkillInput),
 			graphql.NewInputUnmarshaler("SendMessageInput", ec.unmarshalInputSendMessageInput),
 			graphql.NewInputUnmarshaler("SupersedeArtifactInput", ec.unmarshalInputSupersedeArtifactInput),
 			graphql.NewInputUnmarshaler("ToolFileInput", ec.unmarshalInputToolFileInput),
@@ -7626,7 +7709,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "artifact.graphqls" "artifact_types.graphqls" "event.graphqls" "mailbox.graphqls" "mutation.graphqls" "problem.graphqls" "provenance.graphqls" "query.graphqls" "scalars.graphqls" "subscription.graphqls" "tool.graphqls" "workpacket.graphqls"
+//go:embed "artifact.graphqls" "artifact_types.graphqls" "event.graphqls" "mailbox.graphqls" "mutation.graphqls" "problem.graphqls" "provenance.graphqls" "query.graphqls" "scalars.graphqls" "skill.graphqls" "subscription.graphqls" "tool.graphqls" "workpacket.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -7647,6 +7730,7 @@ var sources = []*ast.Source{
 	{Name: "provenance.graphqls", Input: sourceData("provenance.graphqls"), BuiltIn: false},
 	{Name: "query.graphqls", Input: sourceData("query.graphqls"), BuiltIn: false},
 	{Name: "scalars.graphqls", Input: sourceData("scalars.graphqls"), BuiltIn: false},
+	{Name: "skill.graphqls", Input: sourceData("skill.graphqls"), BuiltIn: false},
 	{Name: "subscription.graphqls", Input: sourceData("subscription.graphqls"), BuiltIn: false},
 	{Name: "tool.graphqls", Input: sourceData("tool.graphqls"), BuiltIn: false},
 	{Name: "workpacket.graphqls", Input: sourceData("workpacket.graphqls"), BuiltIn: false},
@@ -8049,6 +8133,158 @@ func (ec *executionContext) childFields_SignalSummary(ctx context.Context, field
 		return ec.fieldContext_SignalSummary_brierScore(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SignalSummary", field.Name)
+}
+
+func (ec *executionContext) childFields_Skill(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Skill_id(ctx, field)
+	case "ref":
+		return ec.fieldContext_Skill_ref(ctx, field)
+	case "type":
+		return ec.fieldContext_Skill_type(ctx, field)
+	case "artifactId":
+		return ec.fieldContext_Skill_artifactId(ctx, field)
+	case "title":
+		return ec.fieldContext_Skill_title(ctx, field)
+	case "content":
+		return ec.fieldContext_Skill_content(ctx, field)
+	case "contentHash":
+		return ec.fieldContext_Skill_contentHash(ctx, field)
+	case "revision":
+		return ec.fieldContext_Skill_revision(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Skill_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Skill_updatedAt(ctx, field)
+	case "createdBy":
+		return ec.fieldContext_Skill_createdBy(ctx, field)
+	case "updatedBy":
+		return ec.fieldContext_Skill_updatedBy(ctx, field)
+	case "isLatest":
+		return ec.fieldContext_Skill_isLatest(ctx, field)
+	case "supersededBy":
+		return ec.fieldContext_Skill_supersededBy(ctx, field)
+	case "lifecycleState":
+		return ec.fieldContext_Skill_lifecycleState(ctx, field)
+	case "qualityScore":
+		return ec.fieldContext_Skill_qualityScore(ctx, field)
+	case "provenance":
+		return ec.fieldContext_Skill_provenance(ctx, field)
+	case "links":
+		return ec.fieldContext_Skill_links(ctx, field)
+	case "signals":
+		return ec.fieldContext_Skill_signals(ctx, field)
+	case "history":
+		return ec.fieldContext_Skill_history(ctx, field)
+	case "comments":
+		return ec.fieldContext_Skill_comments(ctx, field)
+	case "checkLogicVersion":
+		return ec.fieldContext_Skill_checkLogicVersion(ctx, field)
+	case "dependencies":
+		return ec.fieldContext_Skill_dependencies(ctx, field)
+	case "disclaimers":
+		return ec.fieldContext_Skill_disclaimers(ctx, field)
+	case "domain":
+		return ec.fieldContext_Skill_domain(ctx, field)
+	case "example":
+		return ec.fieldContext_Skill_example(ctx, field)
+	case "inputs":
+		return ec.fieldContext_Skill_inputs(ctx, field)
+	case "intendedStatus":
+		return ec.fieldContext_Skill_intendedStatus(ctx, field)
+	case "limitations":
+		return ec.fieldContext_Skill_limitations(ctx, field)
+	case "name":
+		return ec.fieldContext_Skill_name(ctx, field)
+	case "outputs":
+		return ec.fieldContext_Skill_outputs(ctx, field)
+	case "references":
+		return ec.fieldContext_Skill_references(ctx, field)
+	case "servedStatus":
+		return ec.fieldContext_Skill_servedStatus(ctx, field)
+	case "summary":
+		return ec.fieldContext_Skill_summary(ctx, field)
+	case "toolName":
+		return ec.fieldContext_Skill_toolName(ctx, field)
+	case "version":
+		return ec.fieldContext_Skill_version(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Skill", field.Name)
+}
+
+func (ec *executionContext) childFields_SkillResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_SkillResult_id(ctx, field)
+	case "ref":
+		return ec.fieldContext_SkillResult_ref(ctx, field)
+	case "type":
+		return ec.fieldContext_SkillResult_type(ctx, field)
+	case "artifactId":
+		return ec.fieldContext_SkillResult_artifactId(ctx, field)
+	case "title":
+		return ec.fieldContext_SkillResult_title(ctx, field)
+	case "content":
+		return ec.fieldContext_SkillResult_content(ctx, field)
+	case "contentHash":
+		return ec.fieldContext_SkillResult_contentHash(ctx, field)
+	case "revision":
+		return ec.fieldContext_SkillResult_revision(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_SkillResult_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_SkillResult_updatedAt(ctx, field)
+	case "createdBy":
+		return ec.fieldContext_SkillResult_createdBy(ctx, field)
+	case "updatedBy":
+		return ec.fieldContext_SkillResult_updatedBy(ctx, field)
+	case "isLatest":
+		return ec.fieldContext_SkillResult_isLatest(ctx, field)
+	case "supersededBy":
+		return ec.fieldContext_SkillResult_supersededBy(ctx, field)
+	case "lifecycleState":
+		return ec.fieldContext_SkillResult_lifecycleState(ctx, field)
+	case "qualityScore":
+		return ec.fieldContext_SkillResult_qualityScore(ctx, field)
+	case "provenance":
+		return ec.fieldContext_SkillResult_provenance(ctx, field)
+	case "links":
+		return ec.fieldContext_SkillResult_links(ctx, field)
+	case "signals":
+		return ec.fieldContext_SkillResult_signals(ctx, field)
+	case "history":
+		return ec.fieldContext_SkillResult_history(ctx, field)
+	case "comments":
+		return ec.fieldContext_SkillResult_comments(ctx, field)
+	case "calculationRoute":
+		return ec.fieldContext_SkillResult_calculationRoute(ctx, field)
+	case "checkLogicVersion":
+		return ec.fieldContext_SkillResult_checkLogicVersion(ctx, field)
+	case "disclaimers":
+		return ec.fieldContext_SkillResult_disclaimers(ctx, field)
+	case "inputs":
+		return ec.fieldContext_SkillResult_inputs(ctx, field)
+	case "inputsHash":
+		return ec.fieldContext_SkillResult_inputsHash(ctx, field)
+	case "outputs":
+		return ec.fieldContext_SkillResult_outputs(ctx, field)
+	case "referencesUsed":
+		return ec.fieldContext_SkillResult_referencesUsed(ctx, field)
+	case "skill":
+		return ec.fieldContext_SkillResult_skill(ctx, field)
+	case "skillName":
+		return ec.fieldContext_SkillResult_skillName(ctx, field)
+	case "skillVersion":
+		return ec.fieldContext_SkillResult_skillVersion(ctx, field)
+	case "toolCall":
+		return ec.fieldContext_SkillResult_toolCall(ctx, field)
+	case "units":
+		return ec.fieldContext_SkillResult_units(ctx, field)
+	case "warnings":
+		return ec.fieldContext_SkillResult_warnings(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SkillResult", field.Name)
 }
 
 func (ec *executionContext) childFields_TextFieldDiff(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

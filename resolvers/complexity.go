@@ -49,6 +49,9 @@ func Complexity() graph.ComplexityRoot {
 	c.Query.Search = func(child int, _ string, _ []string, _ *model.SearchMode, _ model.JSON, first *int, after *string) int {
 		return pageCost(child, first, after)
 	}
+	c.Query.Skills = func(child int, _ *string, first *int, after *string) int {
+		return pageCost(child, first, after)
+	}
 	c.Query.Tools = func(child int, _, _, _ *string, first *int, after *string) int {
 		return pageCost(child, first, after)
 	}

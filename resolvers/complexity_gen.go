@@ -133,6 +133,7 @@ func setArtifactComplexity(c *graph.ComplexityRoot) {
 	c.Skill.Comments = pageCost
 	c.Skill.Dependencies = jsonCost
 	c.Skill.Disclaimers = unpagedListCost
+	c.Skill.Example = jsonCost
 	c.Skill.References = jsonCost
 	c.SkillResult.Content = jsonCost
 	c.SkillResult.Provenance = unpagedListCost

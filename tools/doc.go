@@ -8,8 +8,12 @@
 package tools
 
 import (
+	"context"
+
+	"github.com/scidex/substrate/internal/app"
 	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/runtimes/inprocess"
+	"github.com/scidex/substrate/skills"
 	"github.com/scidex/substrate/tools/checksum"
 	"github.com/scidex/substrate/tools/compare"
 	gaterun "github.com/scidex/substrate/tools/gate_run"
@@ -19,9 +23,19 @@ import (
 // gives them. st is the store the tools that write artifacts write through,
 // as the caller.
 func InProcess(st *store.Store) map[string]inprocess.Func {
-	return map[string]inprocess.Func{
+	funcs := map[string]inprocess.Func{
 		checksum.Function: checksum.Run,
 		gaterun.Function:  gaterun.New(st),
 		compare.Function:  compare.New(st),
 	}
+	for name, f := range skills.Funcs(skills.Deps{Store: st}) {
+		funcs[name] = f
+	}
+	return funcs
+}
+
+// InstallSkills is the start hook that registers the skills' tools and skill
+// artifacts (app.Config.OnStart).
+func InstallSkills(ctx context.Context, a *app.App) error {
+	return skills.Install(ctx, a.Dispatch, a.Store, skills.Catalog(skills.Deps{Store: a.Store}))
 }

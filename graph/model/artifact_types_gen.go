@@ -412,6 +412,11 @@ func (a *Figure) SpecFormat() (*string, error) {
 	return a.str("spec_format")
 }
 
+// Svg reads content.svg.
+func (a *Figure) Svg() (*string, error) {
+	return a.str("svg")
+}
+
 // Url reads content.url.
 func (a *Figure) Url() (*string, error) {
 	return a.str("url")
@@ -847,9 +852,19 @@ func (a *Skill) Domain() (*string, error) {
 	return a.str("domain")
 }
 
+// Example reads content.example.
+func (a *Skill) Example() (JSON, error) {
+	return a.json("example")
+}
+
 // Inputs reads content.inputs.
 func (a *Skill) Inputs() (*string, error) {
 	return a.str("inputs")
+}
+
+// IntendedStatus reads content.intended_status.
+func (a *Skill) IntendedStatus() (*string, error) {
+	return a.str("intended_status")
 }
 
 // Limitations reads content.limitations.
@@ -870,6 +885,11 @@ func (a *Skill) Outputs() (*string, error) {
 // References reads content.references.
 func (a *Skill) References() (JSON, error) {
 	return a.json("references")
+}
+
+// ServedStatus reads content.served_status.
+func (a *Skill) ServedStatus() (*string, error) {
+	return a.str("served_status")
 }
 
 // Summary reads content.summary.

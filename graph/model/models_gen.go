@@ -77,6 +77,10 @@ type ReportWorkPacketProgressResult interface {
 	IsReportWorkPacketProgressResult()
 }
 
+type RunSkillResult interface {
+	IsRunSkillResult()
+}
+
 type SendMessageResult interface {
 	IsSendMessageResult()
 }
@@ -275,6 +279,8 @@ func (IdempotencyKeyReuse) IsWriteResult() {}
 
 func (IdempotencyKeyReuse) IsProblem() {}
 
+func (IdempotencyKeyReuse) IsRunSkillResult() {}
+
 func (IdempotencyKeyReuse) IsInvokeToolResult() {}
 
 func (IdempotencyKeyReuse) IsRegisterToolResult() {}
@@ -428,6 +434,8 @@ func (NotFound) IsWriteResult() {}
 
 func (NotFound) IsProblem() {}
 
+func (NotFound) IsRunSkillResult() {}
+
 func (NotFound) IsInvokeToolResult() {}
 
 func (NotFound) IsCancelToolCallResult() {}
@@ -475,6 +483,8 @@ func (PermissionDenied) IsCiteResult() {}
 func (PermissionDenied) IsWriteResult() {}
 
 func (PermissionDenied) IsProblem() {}
+
+func (PermissionDenied) IsRunSkillResult() {}
 
 func (PermissionDenied) IsInvokeToolResult() {}
 
@@ -559,6 +569,8 @@ func (RateLimited) IsWriteResult() {}
 
 func (RateLimited) IsProblem() {}
 
+func (RateLimited) IsRunSkillResult() {}
+
 func (RateLimited) IsInvokeToolResult() {}
 
 func (RateLimited) IsRegisterToolResult() {}
@@ -578,6 +590,14 @@ type ReportWorkPacketProgressInput struct {
 	// What you are doing now.
 	Message *string `json:"message,omitempty"`
 	// Sending the same key again returns the first answer without writing (24 h).
+	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
+}
+
+type RunSkillInput struct {
+	Name   string `json:"name"`
+	Inputs JSON   `json:"inputs"`
+	// Store a SkillResult for a successful run (default true).
+	StoreResult    *bool   `json:"storeResult,omitempty"`
 	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
 }
 
@@ -651,6 +671,15 @@ type SignalAggregate struct {
 	QuadraticTotal *float64 `json:"quadraticTotal,omitempty"`
 	Unit           *string  `json:"unit,omitempty"`
 }
+
+// A skill's run: the call as the ledger records it and the result stored for it.
+type SkillRun struct {
+	ToolCall *ToolCall `json:"toolCall"`
+	// Null when storeResult was false or the call did not succeed.
+	SkillResult *SkillResult `json:"skillResult,omitempty"`
+}
+
+func (SkillRun) IsRunSkillResult() {}
 
 // Live events. Every write emits `<type>.<verb>` events (hypothesis.created, hypothesis.updated,
 // artifact.superseded, link.created, signal.created, message.created, message.acked…) in the same
@@ -742,6 +771,8 @@ func (ValidationFailed) IsCiteResult() {}
 func (ValidationFailed) IsWriteResult() {}
 
 func (ValidationFailed) IsProblem() {}
+
+func (ValidationFailed) IsRunSkillResult() {}
 
 func (ValidationFailed) IsInvokeToolResult() {}
 

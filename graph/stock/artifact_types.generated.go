@@ -8347,6 +8347,29 @@ func (ec *executionContext) fieldContext_Figure_specFormat(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Figure", field, true, false, "String")
 }
 
+func (ec *executionContext) _Figure_svg(ctx context.Context, field graphql.CollectedField, obj *model.Figure) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Figure_svg(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Svg()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Figure_svg(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Figure", field, true, false, "String")
+}
+
 func (ec *executionContext) _Figure_url(ctx context.Context, field graphql.CollectedField, obj *model.Figure) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16820,6 +16843,29 @@ func (ec *executionContext) fieldContext_Skill_domain(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Skill", field, true, false, "String")
 }
 
+func (ec *executionContext) _Skill_example(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Skill_example(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Example()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Skill_example(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Skill", field, true, false, "JSON")
+}
+
 func (ec *executionContext) _Skill_inputs(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16840,6 +16886,29 @@ func (ec *executionContext) _Skill_inputs(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Skill_inputs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Skill", field, true, false, "String")
+}
+
+func (ec *executionContext) _Skill_intendedStatus(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Skill_intendedStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IntendedStatus()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Skill_intendedStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Skill", field, true, false, "String")
 }
 
@@ -16933,6 +17002,29 @@ func (ec *executionContext) _Skill_references(ctx context.Context, field graphql
 }
 func (ec *executionContext) fieldContext_Skill_references(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Skill", field, true, false, "JSON")
+}
+
+func (ec *executionContext) _Skill_servedStatus(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Skill_servedStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ServedStatus()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Skill_servedStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Skill", field, true, false, "String")
 }
 
 func (ec *executionContext) _Skill_summary(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
@@ -22181,6 +22273,11 @@ func (ec *executionContext) _Figure(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "svg":
+			out.Values[i] = ec._Figure_svg(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "url":
 			out.Values[i] = ec._Figure_url(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -24138,8 +24235,18 @@ func (ec *executionContext) _Skill(ctx context.Context, sel ast.SelectionSet, ob
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "example":
+			out.Values[i] = ec._Skill_example(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "inputs":
 			out.Values[i] = ec._Skill_inputs(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "intendedStatus":
+			out.Values[i] = ec._Skill_intendedStatus(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -24160,6 +24267,11 @@ func (ec *executionContext) _Skill(ctx context.Context, sel ast.SelectionSet, ob
 			}
 		case "references":
 			out.Values[i] = ec._Skill_references(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "servedStatus":
+			out.Values[i] = ec._Skill_servedStatus(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -25080,6 +25192,14 @@ func (ec *executionContext) marshalNAckStatus2githubᚗcomᚋscidexᚋsubstrate�
 	return v
 }
 
+func (ec *executionContext) marshalNToolCall2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐToolCall(ctx context.Context, sel ast.SelectionSet, v *model.ToolCall) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ToolCall!")
+		return graphql.Null
+	}
+	return ec._ToolCall(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOAckStatus2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐAckStatus(ctx context.Context, v any) (*model.AckStatus, error) {
 	if v == nil {
 		return nil, nil
@@ -25110,6 +25230,20 @@ func (ec *executionContext) marshalOAgentWorkPacketStatus2ᚖgithubᚗcomᚋscid
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalOSkill2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐSkill(ctx context.Context, sel ast.SelectionSet, v *model.Skill) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Skill(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOSkillResult2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐSkillResult(ctx context.Context, sel ast.SelectionSet, v *model.SkillResult) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._SkillResult(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOTool2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐTool(ctx context.Context, sel ast.SelectionSet, v *model.Tool) graphql.Marshaler {

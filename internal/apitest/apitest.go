@@ -65,7 +65,8 @@ func New(t testing.TB, opts ...Opts) *Env {
 		t.Fatal(err)
 	}
 	cfg := app.Config{Pool: pool, Logger: log, Server: server.Opts{Verifier: v, Introspection: true},
-		Queue: queue.Opts{Workers: 4},
+		Queue:   queue.Opts{Workers: 4},
+		OnStart: []func(context.Context, *app.App) error{tools.InstallSkills},
 		Runtimes: func(st *store.Store) (*runtimes.Registry, error) {
 			return runtimes.NewRegistry(inprocess.New(tools.InProcess(st)), skillcall.New(st))
 		}}

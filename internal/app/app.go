@@ -75,6 +75,10 @@ type Config struct {
 	// NoQueue leaves the dispatcher without a queue: asynchronous calls are
 	// refused.
 	NoQueue bool
+	// OnStart runs once the hub listens, before Start returns: what must be
+	// in the database before the first request (the skills' tools and skill
+	// artifacts). A failure stops the start.
+	OnStart []func(ctx context.Context, a *App) error
 }
 
 // App is the substrate wired together.
@@ -193,6 +197,12 @@ func (a *App) Start(ctx context.Context) error {
 	defer timer.Stop()
 	select {
 	case <-a.Hub.Ready():
+		for _, f := range a.cfg.OnStart {
+			if err := f(ctx, a); err != nil {
+				_ = a.Stop()
+				return err
+			}
+		}
 		return nil
 	case err := <-hubErr:
 		// The hub failed, or stopped because other background work failed

@@ -56,7 +56,7 @@ func (s *Server) withRequest(next http.Handler) http.Handler {
 		}
 		token := auth.TokenFromRequest(r)
 		if token != "" {
-			if r.Header.Get("Authorization") == "" && !sameOrigin(r) {
+			if r.Header.Get("Authorization") == "" && !sameOrigin(r) && !figureNavigation(r) {
 				// A cookie rides along on cross-site requests; only a same-origin page may use it.
 				writeError(w, http.StatusForbidden, problem.Unauthenticated, rid, "the scidex_jwt cookie is only accepted from this server's own origin")
 				return
@@ -105,6 +105,14 @@ func introspectionOnly(op *graphql.OperationContext) bool {
 
 // sameOrigin reports whether a browser request comes from a page of this server
 // (or from no page at all, as with curl).
+// figureNavigation is a person opening a figure's URL in the browser's
+// address bar (Sec-Fetch-Site: none): a read that changes nothing, so the
+// session cookie may come with it.
+func figureNavigation(r *http.Request) bool {
+	return r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/artifacts/") && strings.HasSuffix(r.URL.Path, "/figure.svg") &&
+		r.Header.Get("Sec-Fetch-Site") == "none"
+}
+
 func sameOrigin(r *http.Request) bool {
 	origin := r.Header.Get("Origin")
 	if origin == "" {

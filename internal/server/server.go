@@ -147,6 +147,7 @@ func New(opts Opts) *Server {
 	s.gql = s.graphQL()
 	s.mux.Handle("/graphql", s.withRequest(wsconn.Middleware(s.gql)))
 	graphiql.Mount(s.mux, "/graphiql", graphiql.Options{Endpoint: "/graphql"})
+	s.mux.Handle("GET /artifacts/{ref}/figure.svg", s.withRequest(http.HandlerFunc(s.figureSVG)))
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /readyz", s.readyz)
 	s.mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {

@@ -1,0 +1,169 @@
+package skills
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/scidex/substrate/internal/dispatch"
+	"github.com/scidex/substrate/internal/problem"
+	"github.com/scidex/substrate/internal/ref"
+	"github.com/scidex/substrate/internal/store"
+)
+
+// RunInput is runSkill's input.
+type RunInput struct {
+	Name           string
+	Inputs         json.RawMessage
+	StoreResult    bool
+	IdempotencyKey string
+}
+
+// RunResult is what runSkill answers: the call, and the skill_result stored
+// for it (nil when not asked for, or when the call failed).
+type RunResult struct {
+	Call   *store.Artifact
+	Result *store.Artifact
+}
+
+// Output is what every skill's output carries besides its own figures, by
+// convention of this package's wrappers: the skill_result is made from it.
+type Output struct {
+	Units             map[string]string `json:"units"`
+	CalculationRoute  string            `json:"calculation_route"`
+	ReferencesUsed    []map[string]any  `json:"references_used"`
+	Warnings          []string          `json:"warnings"`
+	Disclaimers       []string          `json:"disclaimers"`
+	CheckLogicVersion string            `json:"check_logic_version"`
+	Figure            string            `json:"figure"`
+}
+
+// Run is runSkill: sugar over invokeTool for a workbench. It runs the
+// skill's tool with inputs as its args and, when asked, stores a
+// skill_result linked to its tool_call (produced_by_tool) and its skill
+// (produced_by_skill), and to the figure the skill drew (illustrates).
+func Run(ctx context.Context, d *dispatch.Dispatcher, st *store.Store, in RunInput) (*RunResult, error) {
+	if !nameOK(in.Name) {
+		return nil, problem.Invalid(problem.Field("input.name", "pattern", "a skill name is lower-case dotted segments, e.g. pk.nca", in.Name))
+	}
+	skill, err := st.Get(ctx, ref.Ref{Type: "skill", ID: in.Name})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, problem.New(problem.NotFound, "no skill named %q; list them with the skills query", in.Name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var doc struct {
+		ToolName string `json:"tool_name"`
+		Version  string `json:"version"`
+	}
+	_ = json.Unmarshal(skill.Content, &doc)
+	call, err := d.Invoke(ctx, dispatch.InvokeInput{Name: doc.ToolName, Args: in.Inputs, IdempotencyKey: in.IdempotencyKey})
+	if err != nil {
+		return nil, renameArgs(err)
+	}
+	out := &RunResult{Call: call}
+	var rec struct {
+		Status      string          `json:"status"`
+		Result      json.RawMessage `json:"result"`
+		InputsHash  string          `json:"inputs_hash"`
+		ToolVersion string          `json:"tool_version"`
+	}
+	_ = json.Unmarshal(call.Content, &rec)
+	if !in.StoreResult || rec.Status != dispatch.StatusSucceeded {
+		return out, nil
+	}
+	var o Output
+	_ = json.Unmarshal(rec.Result, &o)
+	content, _ := json.Marshal(map[string]any{
+		"skill": skill.Ref().String(), "skill_name": in.Name, "skill_version": doc.Version, "tool_call": call.Ref().String(),
+		"inputs": json.RawMessage(in.Inputs), "outputs": rec.Result, "units": nonNilMap(o.Units), "calculation_route": o.CalculationRoute,
+		"references_used": nonNilSlice(o.ReferencesUsed), "warnings": nonNilStrings(o.Warnings), "disclaimers": nonNilStrings(o.Disclaimers),
+		"check_logic_version": o.CheckLogicVersion, "inputs_hash": rec.InputsHash,
+		"produced_by": map[string]any{"skill": in.Name, "tool": doc.ToolName},
+	})
+	key := ""
+	if in.IdempotencyKey != "" {
+		key = in.IdempotencyKey + "/skill_result"
+	}
+	res, err := st.CreateArtifact(ctx, store.CreateParams{Type: "skill_result", Title: fmt.Sprintf("%s %s result", in.Name, doc.Version),
+		Content: content, IdempotencyKey: key})
+	if err != nil {
+		return nil, fmt.Errorf("runSkill: store the skill_result: %w", err)
+	}
+	out.Result = res.Artifact
+	if res.Replay {
+		return out, nil
+	}
+	links := []store.LinkParams{
+		{From: res.Ref, Predicate: "produced_by_tool", To: call.Ref().String()},
+		{From: res.Ref, Predicate: "produced_by_skill", To: skill.Ref().String()},
+	}
+	if o.Figure != "" {
+		links = append(links, store.LinkParams{From: o.Figure, Predicate: "illustrates", To: res.Ref})
+	}
+	for _, l := range links {
+		if _, err := st.AddLink(ctx, l); err != nil {
+			return nil, fmt.Errorf("runSkill: link the skill_result: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// renameArgs makes invokeTool's problems about args speak of runSkill's
+// inputs.
+func renameArgs(err error) error {
+	p, ok := problem.As(err)
+	if !ok || p.Code != problem.ValidationFailed {
+		return err
+	}
+	c := *p
+	c.Details = make([]problem.Detail, len(p.Details))
+	for i, d := range p.Details {
+		if strings.HasPrefix(d.Path, "input.args") {
+			d.Path = "input.inputs" + strings.TrimPrefix(d.Path, "input.args")
+		}
+		c.Details[i] = d
+	}
+	return &c
+}
+
+func nameOK(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, seg := range strings.Split(s, ".") {
+		if seg == "" || seg[0] < 'a' || seg[0] > 'z' {
+			return false
+		}
+		for _, r := range seg {
+			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func nonNilMap(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}
+
+func nonNilSlice(s []map[string]any) []map[string]any {
+	if s == nil {
+		return []map[string]any{}
+	}
+	return s
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
