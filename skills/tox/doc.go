@@ -14,9 +14,10 @@
 //
 //  1. Per study, the human equivalent dose (HED, mg/kg) by the route the
 //     caller names ([RouteDivideBy], [RouteKmRatio], [RouteBodyWeight]).
-//     There is no default route: the three disagree by a few percent (rat
-//     10 mg/kg gives 1.613 by divide-by and 1.622 by km ratio), so the
-//     caller picks and the output names it.
+//     There is no default route: the three disagree (rat 10 mg/kg gives
+//     1.613 by divide-by and 1.622 by km ratio; the body-weight formula at a
+//     reference weight is up to 17% off the km ratio), so the caller picks
+//     and the output names it.
 //  2. The study the MRSD rests on: the lowest HED (the most sensitive
 //     species), unless the caller forces a species among the studies.
 //  3. MRSD = HED / safety factor (10 unless given; below 10 needs a reason

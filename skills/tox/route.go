@@ -6,9 +6,13 @@ import (
 )
 
 // The routes from an animal NOAEL (mg/kg) to a human equivalent dose (HED,
-// mg/kg). They are three roundings of the same body-surface-area scaling and
-// disagree by a few percent (rat 10 mg/kg: 1.613 by divide_by, 1.622 by
-// km_ratio), so there is no default and every result names its route.
+// mg/kg). They are three approximations of the same body-surface-area
+// scaling and they disagree: divide_by and km_ratio by up to 4% (rat
+// 10 mg/kg: 1.613 by divide_by, 1.622 by km_ratio; mini_pig 3.9%), and
+// body_weight at a species' reference weight by up to 17% from km_ratio
+// (hamster 0.83×, squirrel monkey 1.16×, because the table's km values are
+// not exactly W^0.33-consistent). So there is no default and every result
+// names its route.
 const (
 	// RouteDivideBy: HED = NOAEL / divide_by, the factor in Table 1's last
 	// column (FDA 2005, Table 1).
