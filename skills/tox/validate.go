@@ -1,0 +1,123 @@
+package tox
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// validate returns every problem with in, checked against t. Checks that
+// depend on another field (a weight range needs a known species and route)
+// run only when that field is valid, so one mistake is reported once.
+func validate(t *table, in Input) Problems {
+	var ps Problems
+	add := func(path, code, format string, args ...any) {
+		ps = append(ps, Problem{Path: path, Code: code, Message: fmt.Sprintf(format, args...)})
+	}
+	allowed := strings.Join(append(t.animalSpecies(), SpeciesOther), ", ")
+
+	routeOK := false
+	switch {
+	case in.Route == "":
+		add("inputs.route", CodeRequired, "a route is required: one of %s", strings.Join(Routes(), ", "))
+	case !knownRoute(in.Route):
+		add("inputs.route", CodeUnknownRoute, "route %q is not known: use one of %s", in.Route, strings.Join(Routes(), ", "))
+	default:
+		routeOK = true
+	}
+
+	human, _ := t.row(HumanAdult)
+	humanKg := human.RefBodyWeightKg
+	switch w := in.HumanWeightKg; {
+	case math.IsNaN(w) || math.IsInf(w, 0):
+		add("inputs.human_weight_kg", CodeNotFinite, "human weight %v kg is not a finite number", w)
+	case w < 0:
+		add("inputs.human_weight_kg", CodeNotPositive, "human weight %g kg must be positive (or omitted for %g kg)", w, humanKg)
+	case w > 0:
+		if routeOK && usesTableFactors(in.Route) && !inWeightRange(w, humanKg) {
+			lo, hi := WeightRange(humanKg)
+			add("inputs.human_weight_kg", CodeHumanWeightOutsideTable,
+				"human weight %g kg is outside %.3g–%.3g kg, where route %s's factors (for a %g kg adult) stay within %g%% of the body-weight formula: use route %s",
+				w, lo, hi, in.Route, humanKg, WeightTolerance*100, RouteBodyWeight)
+		}
+	}
+
+	switch n := len(in.Studies); {
+	case n == 0:
+		add("inputs.studies", CodeRequired, "at least one study is required")
+	case n > MaxStudies:
+		add("inputs.studies", CodeTooManyStudies, "%d studies, at most %d are accepted", n, MaxStudies)
+		return ps
+	}
+	for i, s := range in.Studies {
+		p := fmt.Sprintf("inputs.studies[%d]", i)
+		row, inTable := t.row(s.Species)
+		speciesOK := false
+		switch {
+		case s.Species == "":
+			add(p+".species", CodeRequired, "a species is required: one of %s", allowed)
+		case s.Species == SpeciesOther:
+			speciesOK = true
+			if routeOK && usesTableFactors(in.Route) {
+				add(p+".species", CodeRouteNeedsTableSpecies,
+					"species %q has no Table 1 factor for route %s: use route %s with the animals' body weight", s.Species, in.Route, RouteBodyWeight)
+			}
+		case !inTable || strings.HasPrefix(s.Species, "human_"):
+			add(p+".species", CodeUnknownSpecies, "species %q is not known: use one of %s", s.Species, allowed)
+		default:
+			speciesOK = true
+		}
+
+		switch {
+		case s.NOAEL == nil:
+			add(p+".noael", CodeRequired, "the NOAEL (mg/kg) is required")
+		case math.IsNaN(*s.NOAEL) || math.IsInf(*s.NOAEL, 0):
+			add(p+".noael", CodeNotFinite, "NOAEL %v mg/kg is not a finite number", *s.NOAEL)
+		case *s.NOAEL <= 0:
+			add(p+".noael", CodeNotPositive, "NOAEL %g mg/kg must be positive", *s.NOAEL)
+		}
+
+		switch w := s.BodyWeightKg; {
+		case w == nil:
+			if in.Route == RouteBodyWeight {
+				add(p+".body_weight_kg", CodeBodyWeightRequired, "route %s needs the animals' body weight (kg)", RouteBodyWeight)
+			}
+		case math.IsNaN(*w) || math.IsInf(*w, 0):
+			add(p+".body_weight_kg", CodeNotFinite, "body weight %v kg is not a finite number", *w)
+		case *w <= 0:
+			add(p+".body_weight_kg", CodeNotPositive, "body weight %g kg must be positive", *w)
+		case routeOK && speciesOK && inTable && usesTableFactors(in.Route) && !inWeightRange(*w, row.RefBodyWeightKg):
+			lo, hi := WeightRange(row.RefBodyWeightKg)
+			add(p+".body_weight_kg", CodeBodyWeightOutsideTable,
+				"%s at %g kg is outside %.3g–%.3g kg, where Table 1's factor (reference %g kg) stays within %g%% of the body-weight formula: use route %s",
+				s.Species, *w, lo, hi, row.RefBodyWeightKg, WeightTolerance*100, RouteBodyWeight)
+		}
+	}
+
+	if in.Species != "" {
+		found := false
+		for _, s := range in.Studies {
+			found = found || s.Species == in.Species
+		}
+		if !found {
+			var have []string
+			for _, s := range in.Studies {
+				have = append(have, s.Species)
+			}
+			add("inputs.species", CodeSpeciesNotInStudies, "species %q is not among the studies (%s)", in.Species, strings.Join(have, ", "))
+		}
+	}
+
+	if sf := in.SafetyFactor; sf != nil {
+		switch {
+		case math.IsNaN(*sf) || math.IsInf(*sf, 0):
+			add("inputs.safety_factor", CodeNotFinite, "safety factor %v is not a finite number", *sf)
+		case *sf < 1:
+			add("inputs.safety_factor", CodeSafetyFactorBelowOne, "safety factor %g is below 1, which would raise the dose above the HED", *sf)
+		case *sf < DefaultSafetyFactor && strings.TrimSpace(in.SafetyFactorReason) == "":
+			add("inputs.safety_factor_reason", CodeSafetyFactorReasonRequired,
+				"safety factor %g is below the default %g: state the reason in safety_factor_reason", *sf, DefaultSafetyFactor)
+		}
+	}
+	return ps
+}
