@@ -13,7 +13,9 @@ func TestCatalog(t *testing.T) {
 	register(t, e, admin(t), manifest(t, "compare")) // a draft
 	type conn struct {
 		Tools struct {
-			Edges []struct{ Node struct{ Name, LifecycleState string } }
+			Edges []struct {
+				Node struct{ Name, LifecycleState string }
+			}
 		}
 	}
 	names := func(q string, vars map[string]any) []string {
