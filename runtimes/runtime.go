@@ -25,12 +25,24 @@ type Runtime interface {
 	Run(ctx context.Context, c *Call) (*Result, error)
 }
 
+// ArgsChecker is implemented by a runtime that can check a call's arguments
+// beyond the tool's input_schema before anything runs or is recorded (an
+// in_process skill refusing a dose without a unit, naming the field): the
+// dispatcher refuses the call with these problems and writes nothing.
+type ArgsChecker interface {
+	CheckArgs(t *Tool, args json.RawMessage) []Problem
+}
+
 // Problem is one thing wrong with a tool for a runtime, at a JSON pointer-ish
 // path of its manifest (runtime_config.function, resource_caps.vram_gb).
 type Problem struct {
 	Path       string
 	Constraint string
 	Message    string
+	// Value is the JSON received at Path and Suggestion a valid replacement,
+	// when the runtime knows them (an argument check).
+	Value      json.RawMessage
+	Suggestion string
 }
 
 // Tool is what a runtime is told of the tool it runs: the fields of the tool

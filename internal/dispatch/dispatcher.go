@@ -193,6 +193,15 @@ func (d *Dispatcher) checkArgs(t *tool, args json.RawMessage) error {
 	if ps := schema.ValidateJSON(s, "input.args", args); len(ps) > 0 {
 		return problem.Invalid(ps...)
 	}
+	if c, ok := t.rt.(runtimes.ArgsChecker); ok {
+		if ps := c.CheckArgs(runtimeTool(t.art, t.m, nil), args); len(ps) > 0 {
+			ds := make([]problem.Detail, len(ps))
+			for i, p := range ps {
+				ds[i] = problem.Detail{Path: "input.args." + p.Path, Constraint: p.Constraint, Message: p.Message, Value: p.Value, Suggestion: p.Suggestion}
+			}
+			return problem.Invalid(ds...)
+		}
+	}
 	return nil
 }
 

@@ -31,15 +31,41 @@ const Name = "in_process"
 // its message (which the caller will read: no secrets in it).
 type Func func(ctx context.Context, args json.RawMessage, progress func(runtimes.Progress)) (json.RawMessage, error)
 
+// ArgsCheck checks a function's arguments before the call is recorded, for
+// what JSON Schema cannot say (a quantity's unit); each problem's path is
+// relative to the arguments ("dose.unit").
+type ArgsCheck func(args json.RawMessage) []runtimes.Problem
+
 // Runtime runs registered functions.
 type Runtime struct {
-	funcs map[string]Func
-	max   int64
+	funcs  map[string]Func
+	checks map[string]ArgsCheck
+	max    int64
 }
 
 // New returns the runtime for funcs, the build's registry by function name.
 func New(funcs map[string]Func) *Runtime {
-	return &Runtime{funcs: funcs, max: runtimes.MaxOutputBytes}
+	return &Runtime{funcs: funcs, checks: map[string]ArgsCheck{}, max: runtimes.MaxOutputBytes}
+}
+
+// WithChecks adds argument checks by function name (see ArgsCheck).
+func (r *Runtime) WithChecks(checks map[string]ArgsCheck) *Runtime {
+	for k, v := range checks {
+		r.checks[k] = v
+	}
+	return r
+}
+
+// CheckArgs implements runtimes.ArgsChecker.
+func (r *Runtime) CheckArgs(t *runtimes.Tool, args json.RawMessage) []runtimes.Problem {
+	var c config
+	if json.Unmarshal(orEmpty(t.Config), &c) != nil {
+		return nil // Check refuses the tool itself
+	}
+	if check, ok := r.checks[c.Function]; ok {
+		return check(args)
+	}
+	return nil
 }
 
 // Name implements runtimes.Runtime.
