@@ -28,6 +28,9 @@ type Skill struct {
 	Doc json.RawMessage
 	// Run is the function, with the store it writes figures through bound.
 	Run inprocess.Func
+	// Check refuses bad arguments before the call is recorded (units,
+	// vocabularies, the procedure's own validation), naming each field.
+	Check inprocess.ArgsCheck
 }
 
 // Catalog is this build's skills; deps gives the ones that write artifacts
@@ -42,6 +45,18 @@ func Funcs(deps Deps) map[string]inprocess.Func {
 	out := map[string]inprocess.Func{}
 	for _, s := range Catalog(deps) {
 		out[s.Name] = s.Run
+	}
+	return out
+}
+
+// Checks are the catalog's argument checks, by function name
+// (inprocess.Runtime.WithChecks).
+func Checks(deps Deps) map[string]inprocess.ArgsCheck {
+	out := map[string]inprocess.ArgsCheck{}
+	for _, s := range Catalog(deps) {
+		if s.Check != nil {
+			out[s.Name] = s.Check
+		}
 	}
 	return out
 }

@@ -34,6 +34,12 @@ func InProcess(st *store.Store) map[string]inprocess.Func {
 	return funcs
 }
 
+// Runtime is the in_process runtime of this build: every function of
+// InProcess, with the skills' argument checks.
+func Runtime(st *store.Store) *inprocess.Runtime {
+	return inprocess.New(InProcess(st)).WithChecks(skills.Checks(skills.Deps{Store: st}))
+}
+
 // InstallSkills is the start hook that registers the skills' tools and skill
 // artifacts (app.Config.OnStart).
 func InstallSkills(ctx context.Context, a *app.App) error {

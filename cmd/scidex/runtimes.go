@@ -16,7 +16,6 @@ import (
 	"github.com/scidex/substrate/internal/queue"
 	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/runtimes"
-	"github.com/scidex/substrate/runtimes/inprocess"
 	"github.com/scidex/substrate/runtimes/mcpserver"
 	"github.com/scidex/substrate/runtimes/skillcall"
 	"github.com/scidex/substrate/tools"
@@ -78,7 +77,7 @@ func (t toolFlags) dispatchOpts() (dispatch.Opts, error) {
 // through it).
 func (t toolFlags) runtimes(log *slog.Logger, dataDir string) func(*store.Store) (*runtimes.Registry, error) {
 	return func(st *store.Store) (*runtimes.Registry, error) {
-		rs := []runtimes.Runtime{inprocess.New(tools.InProcess(st)), skillcall.New(st)}
+		rs := []runtimes.Runtime{tools.Runtime(st), skillcall.New(st)}
 		secretStore, err := secrets.Load(secrets.Options{File: *t.secretsFile})
 		if err != nil {
 			return nil, err

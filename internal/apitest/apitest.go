@@ -26,7 +26,6 @@ import (
 	"github.com/scidex/substrate/internal/server"
 	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/runtimes"
-	"github.com/scidex/substrate/runtimes/inprocess"
 	"github.com/scidex/substrate/runtimes/skillcall"
 	"github.com/scidex/substrate/tools"
 )
@@ -68,7 +67,7 @@ func New(t testing.TB, opts ...Opts) *Env {
 		Queue:   queue.Opts{Workers: 4},
 		OnStart: []func(context.Context, *app.App) error{tools.InstallSkills},
 		Runtimes: func(st *store.Store) (*runtimes.Registry, error) {
-			return runtimes.NewRegistry(inprocess.New(tools.InProcess(st)), skillcall.New(st))
+			return runtimes.NewRegistry(tools.Runtime(st), skillcall.New(st))
 		}}
 	for _, o := range opts {
 		if o.App != nil {

@@ -12,7 +12,6 @@ import (
 	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/runtimes"
 	"github.com/scidex/substrate/runtimes/bwrap"
-	"github.com/scidex/substrate/runtimes/inprocess"
 	"github.com/scidex/substrate/tools"
 )
 
@@ -33,7 +32,7 @@ func bwrapEnv(t *testing.T) *apitest.Env {
 			if err != nil {
 				return nil, err
 			}
-			return runtimes.NewRegistry(inprocess.New(tools.InProcess(st)), box)
+			return runtimes.NewRegistry(tools.Runtime(st), box)
 		}
 	})
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/runtimes"
 	"github.com/scidex/substrate/runtimes/inprocess"
+	"github.com/scidex/substrate/skills"
 	"github.com/scidex/substrate/tools"
 )
 
@@ -26,7 +27,7 @@ func env(t *testing.T, extra map[string]inprocess.Func, adjust ...func(*app.Conf
 			for k, v := range extra {
 				funcs[k] = v
 			}
-			return runtimes.NewRegistry(inprocess.New(funcs))
+			return runtimes.NewRegistry(inprocess.New(funcs).WithChecks(skills.Checks(skills.Deps{Store: st})))
 		}
 		for _, a := range adjust {
 			a(c)

