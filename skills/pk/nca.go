@@ -1,0 +1,218 @@
+package pk
+
+import (
+	"fmt"
+	"math"
+)
+
+// NCA analyses one profile. It validates everything first and returns a
+// *ValidationError, computing nothing, when any rule is broken.
+//
+// The steps, each stated in the result's Imputations and Warnings:
+//  1. BLQ values are set to zero or excluded by p.BLQRule (see [BLQRules]).
+//  2. The integration starts at t = 0. A sample at t = 0 is used as observed
+//     (theophylline subjects 1, 7 and 10 have a non-zero one), except a zero
+//     for an IV bolus, which is a pre-dose sample and is replaced as if
+//     missing. With no sample at t = 0: extravascular assumes C(0) = 0; IV
+//     bolus back-extrapolates C0 = C1·(C1/C2)^(t1/(t2−t1)) from the first two
+//     positive samples when C1 > C2, or else takes C0 = C1.
+//  3. Cmax/Tmax, Clast/Tlast from the observed samples; AUC and AUMC by the
+//     chosen method (see segment).
+//  4. λz by the best-fit rule over the positive samples after Tmax (see
+//     bestFit), or the last o.LambdaZPoints of them; then the extrapolated
+//     parameters.
+func NCA(p Profile, o Options) (*Result, error) {
+	if err := validate(p, o, "").err(); err != nil {
+		return nil, err
+	}
+	return compute(p, o, "")
+}
+
+// NCAMany analyses several profiles with the same options. Problems' paths
+// are prefixed "profiles[i]."; subjects must be distinct. Nothing is computed
+// unless every profile is valid.
+func NCAMany(ps []Profile, o Options) ([]*Result, error) {
+	var all problems
+	if len(ps) == 0 {
+		all.add("profiles", CodeNoProfiles, nil, "is empty: expected at least one profile")
+	}
+	seen := map[string]int{}
+	for i, p := range ps {
+		prefix := fmt.Sprintf("profiles[%d].", i)
+		all = append(all, validate(p, o, prefix)...)
+		if j, dup := seen[p.Subject]; dup {
+			all.add(prefix+"subject", CodeDuplicateSubject, p.Subject, "is %q, the same as profiles[%d]: expected distinct subjects", p.Subject, j)
+		}
+		seen[p.Subject] = i
+	}
+	if err := all.err(); err != nil {
+		return nil, err
+	}
+	// Data-dependent checks (no quantifiable value, too many λz points) run
+	// for every profile before any result is returned.
+	out := make([]*Result, len(ps))
+	for i, p := range ps {
+		r, err := compute(p, o, fmt.Sprintf("profiles[%d].", i))
+		if err != nil {
+			if ve, ok := err.(*ValidationError); ok {
+				all = append(all, ve.Problems...)
+				continue
+			}
+			return nil, err
+		}
+		out[i] = r
+	}
+	if err := all.err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// compute runs the analysis of a validated profile; it still refuses inputs
+// whose problem shows only once BLQ values are handled.
+func compute(p Profile, o Options, prefix string) (*Result, error) {
+	r := &Result{Subject: p.Subject, Route: p.Route, Method: o.AUCMethod, BLQRule: p.BLQRule, Dose: p.Dose}
+	r.CLName, r.VzName = "CL/F", "Vz/F"
+	if p.Route == RouteIVBolus {
+		r.CLName, r.VzName = "CL", "Vz"
+	}
+	pts, zeroed, excluded := applyBLQ(p)
+	if zeroed > 0 {
+		r.note(NoteBLQZeroed, "%d value(s) below LLOQ %v mg/L set to 0 by rule %s", zeroed, *p.LLOQ, p.BLQRule)
+	}
+	if excluded > 0 {
+		r.note(NoteBLQExcluded, "%d value(s) below LLOQ %v mg/L excluded by rule %s", excluded, *p.LLOQ, p.BLQRule)
+	}
+
+	if !anyPositive(pts) {
+		var ps problems
+		ps.add(prefix+"conc", CodeNoQuantifiable, nil, "has no positive quantifiable concentration: nothing to analyse")
+		return nil, ps.err()
+	}
+	pts = r.startAtZero(p.Route, pts)
+	r.C0 = pts[0].c
+
+	// Cmax/Tmax (first occurrence) and Clast/Tlast over the observed samples:
+	// an imputed C0 is never Cmax.
+	imax, ilast := -1, -1
+	for i, q := range pts {
+		if q.observed && (imax < 0 || q.c > pts[imax].c) {
+			imax = i
+		}
+		if q.c > 0 {
+			ilast = i
+		}
+	}
+	r.Cmax, r.Tmax = pts[imax].c, pts[imax].t
+	r.Clast, r.Tlast = pts[ilast].c, pts[ilast].t
+
+	r.AUClast, r.AUMClast = areas(o.AUCMethod, pts, ilast)
+	r.AUCall, _ = areas(o.AUCMethod, pts, len(pts)-1)
+	if r.AUClast > 0 {
+		r.MRTlast = ptr(r.AUMClast / r.AUClast)
+	}
+
+	el := eligible(pts, imax, ilast)
+	var tm Terminal
+	ok := false
+	if o.LambdaZPoints != nil {
+		n := *o.LambdaZPoints
+		if n > len(el) {
+			var ps problems
+			ps.add(prefix+"lambdaZPoints", CodeLambdaZPointsRange, n,
+				"is %d but only %d positive samples follow Tmax: expected 3..%d", n, len(el), len(el))
+			return nil, ps.err()
+		}
+		tm, ok = fit(el[len(el)-n:])
+		tm.Selection = "fixed_points"
+	} else {
+		tm, ok = bestFit(el)
+	}
+	if !ok {
+		r.warn(WarnLambdaZNotEstimable, "λz not estimable: %d positive sample(s) after Tmax, need 3 with a declining log-linear fit; AUCinf, t½, CL and Vz not computed", len(el))
+		return r, nil
+	}
+	r.Terminal = &tm
+	r.extrapolate(tm)
+	return r, nil
+}
+
+// startAtZero puts the concentration at t = 0 in front of the series when the
+// series does not start with a usable one (see NCA, step 2).
+func (r *Result) startAtZero(route string, pts []point) []point {
+	if pts[0].t == 0 && (route == RouteExtravascular || pts[0].c > 0) {
+		r.note(NoteC0Observed, "integration starts at t = 0 with the observed concentration %v mg/L", pts[0].c)
+		return pts
+	}
+	if route == RouteExtravascular {
+		r.note(NoteC0AssumedZero, "no sample at t = 0: C(0) = 0 assumed (extravascular dose)")
+		return append([]point{{t: 0, c: 0}}, pts...)
+	}
+	if pts[0].t == 0 { // an IV bolus's zero at t = 0 is a pre-dose sample
+		pts = pts[1:]
+	}
+	var pos []point
+	for _, q := range pts {
+		if q.c > 0 {
+			pos = append(pos, q)
+		}
+	}
+	// Validation and the quantifiable check guarantee one positive sample.
+	c0 := pos[0].c
+	if len(pos) >= 2 && pos[1].c < pos[0].c {
+		t1, c1, t2, c2 := pos[0].t, pos[0].c, pos[1].t, pos[1].c
+		c0 = c1 * math.Pow(c1/c2, t1/(t2-t1))
+		r.note(NoteC0BackExtrapolated, "no usable sample at t = 0: C0 = %.6g mg/L back-extrapolated log-linearly from t = %v and %v h (IV bolus)", c0, t1, t2)
+	} else {
+		r.note(NoteC0FirstObserved, "no usable sample at t = 0 and the first two samples do not decline: C0 = first positive concentration %v mg/L (IV bolus)", c0)
+	}
+	return append([]point{{t: 0, c: c0}}, pts...)
+}
+
+func anyPositive(pts []point) bool {
+	for _, q := range pts {
+		if q.c > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// extrapolate fills the parameters that need λz. Formulas: Gabrielsson &
+// Weiner, Pharmacokinetic and Pharmacodynamic Data Analysis, 5th ed. (2016),
+// ch. 2 (non-compartmental analysis); the same as WinNonlin's NCA output and
+// PKNCA (aucinf.obs, aucinf.pred, aumcinf, mrt, cl, vz).
+func (r *Result) extrapolate(tm Terminal) {
+	lz := tm.LambdaZ
+	cpred := math.Exp(tm.Intercept - lz*r.Tlast)
+	r.ClastPred = ptr(cpred)
+	for _, v := range []struct {
+		clast                       float64
+		auc, pct, aumc, mrt, cl, vz **float64
+	}{
+		{r.Clast, &r.AUCinfObs, &r.AUCPctExtrapObs, &r.AUMCinfObs, &r.MRTinfObs, &r.CLObs, &r.VzObs},
+		{cpred, &r.AUCinfPred, &r.AUCPctExtrapPred, &r.AUMCinfPred, &r.MRTinfPred, &r.CLPred, &r.VzPred},
+	} {
+		auc := r.AUClast + v.clast/lz
+		aumc := r.AUMClast + v.clast*r.Tlast/lz + v.clast/(lz*lz)
+		*v.auc = ptr(auc)
+		*v.pct = ptr(100 * (auc - r.AUClast) / auc)
+		*v.aumc = ptr(aumc)
+		*v.mrt = ptr(aumc / auc)
+		*v.cl = ptr(r.Dose / auc)
+		*v.vz = ptr(r.Dose / (lz * auc))
+	}
+	if *r.AUCPctExtrapObs > ExtrapolationLimitPct {
+		r.warn(WarnExtrapolatedOver20, "%.1f%% of AUCinf (observed) is extrapolated beyond Tlast, more than %.0f%%", *r.AUCPctExtrapObs, ExtrapolationLimitPct)
+	}
+}
+
+func (r *Result) note(code, format string, args ...any) {
+	r.Imputations = append(r.Imputations, Note{Code: code, Message: fmt.Sprintf(format, args...)})
+}
+
+func (r *Result) warn(code, format string, args ...any) {
+	r.Warnings = append(r.Warnings, Note{Code: code, Message: fmt.Sprintf(format, args...)})
+}
+
+func ptr(v float64) *float64 { return &v }
