@@ -4979,6 +4979,29 @@ func (ec *executionContext) fieldContext_Dataset_species(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("Dataset", field, true, false, "String")
 }
 
+func (ec *executionContext) _Dataset_tableCsv(ctx context.Context, field graphql.CollectedField, obj *model.Dataset) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dataset_tableCsv(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TableCsv()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Dataset_tableCsv(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Dataset", field, true, false, "String")
+}
+
 func (ec *executionContext) _Dataset_url(ctx context.Context, field graphql.CollectedField, obj *model.Dataset) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15333,6 +15356,29 @@ func (ec *executionContext) fieldContext_ToolCall_runtime(_ context.Context, fie
 	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "String")
 }
 
+func (ec *executionContext) _ToolCall_skillRun(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ToolCall_skillRun(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SkillRun()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ToolCall_skillRun(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "JSON")
+}
+
 func (ec *executionContext) _ToolCall_startedAt(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16772,6 +16818,11 @@ func (ec *executionContext) _Dataset(ctx context.Context, sel ast.SelectionSet, 
 			}
 		case "species":
 			out.Values[i] = ec._Dataset_species(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "tableCsv":
+			out.Values[i] = ec._Dataset_tableCsv(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -20030,6 +20081,11 @@ func (ec *executionContext) _ToolCall(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "runtime":
 			out.Values[i] = ec._ToolCall_runtime(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "skillRun":
+			out.Values[i] = ec._ToolCall_skillRun(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

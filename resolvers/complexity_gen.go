@@ -169,6 +169,7 @@ func setArtifactComplexity(c *graph.ComplexityRoot) {
 	c.ToolCall.OutputViolations = jsonCost
 	c.ToolCall.Progress = jsonCost
 	c.ToolCall.Result = jsonCost
+	c.ToolCall.SkillRun = jsonCost
 	c.WikiPage.Content = jsonCost
 	c.WikiPage.Provenance = unpagedListCost
 	c.WikiPage.Links = linksCost

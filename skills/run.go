@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"github.com/scidex/substrate/internal/dispatch"
@@ -60,42 +61,82 @@ func Run(ctx context.Context, d *dispatch.Dispatcher, st *store.Store, in RunInp
 		Version  string `json:"version"`
 	}
 	_ = json.Unmarshal(skill.Content, &doc)
-	call, err := d.Invoke(ctx, dispatch.InvokeInput{Name: doc.ToolName, Args: in.Inputs, IdempotencyKey: in.IdempotencyKey})
+	call, err := d.Invoke(ctx, dispatch.InvokeInput{Name: doc.ToolName, Args: in.Inputs, IdempotencyKey: in.IdempotencyKey,
+		SkillRun: &dispatch.SkillRun{Skill: in.Name, StoreResult: in.StoreResult}})
 	if err != nil {
 		return nil, renameArgs(err)
 	}
 	out := &RunResult{Call: call}
+	if !in.StoreResult {
+		return out, nil
+	}
+	res, err := storeResult(ctx, st, skill, call, in.IdempotencyKey)
+	if err != nil {
+		return nil, err
+	}
+	out.Result = res
+	return out, nil
+}
+
+// StoreQueued is the dispatcher's OnFinish hook: a queued call runSkill made
+// with storeResult gets its skill_result when it finishes, on whichever
+// worker ran it, as the caller.
+func StoreQueued(ctx context.Context, st *store.Store, log *slog.Logger, call *store.Artifact) {
+	{
+		var rec struct {
+			SkillRun *dispatch.SkillRun `json:"skill_run"`
+		}
+		if json.Unmarshal(call.Content, &rec) != nil || rec.SkillRun == nil || !rec.SkillRun.StoreResult {
+			return
+		}
+		skill, err := st.Get(ctx, ref.Ref{Type: "skill", ID: rec.SkillRun.Skill})
+		if err == nil {
+			_, err = storeResult(ctx, st, skill, call, "")
+		}
+		if err != nil {
+			log.Warn("runSkill: store the skill_result of a queued call", "call", call.ID, "err", err)
+		}
+	}
+}
+
+// storeResult stores the skill_result of a succeeded call (nil otherwise).
+func storeResult(ctx context.Context, st *store.Store, skill, call *store.Artifact, idempotencyKey string) (*store.Artifact, error) {
+	var doc struct {
+		ToolName string `json:"tool_name"`
+		Version  string `json:"version"`
+		Name     string `json:"name"`
+	}
+	_ = json.Unmarshal(skill.Content, &doc)
 	var rec struct {
-		Status      string          `json:"status"`
-		Result      json.RawMessage `json:"result"`
-		InputsHash  string          `json:"inputs_hash"`
-		ToolVersion string          `json:"tool_version"`
+		Status     string          `json:"status"`
+		Result     json.RawMessage `json:"result"`
+		InputsHash string          `json:"inputs_hash"`
+		Args       json.RawMessage `json:"args"`
 	}
 	_ = json.Unmarshal(call.Content, &rec)
-	if !in.StoreResult || rec.Status != dispatch.StatusSucceeded {
-		return out, nil
+	if rec.Status != dispatch.StatusSucceeded {
+		return nil, nil
 	}
 	var o Output
 	_ = json.Unmarshal(rec.Result, &o)
 	content, _ := json.Marshal(map[string]any{
-		"skill": skill.Ref().String(), "skill_name": in.Name, "skill_version": doc.Version, "tool_call": call.Ref().String(),
-		"inputs": json.RawMessage(in.Inputs), "outputs": rec.Result, "units": nonNilMap(o.Units), "calculation_route": o.CalculationRoute,
+		"skill": skill.Ref().String(), "skill_name": doc.Name, "skill_version": doc.Version, "tool_call": call.Ref().String(),
+		"inputs": rec.Args, "outputs": rec.Result, "units": nonNilMap(o.Units), "calculation_route": o.CalculationRoute,
 		"references_used": nonNilSlice(o.ReferencesUsed), "warnings": nonNilStrings(o.Warnings), "disclaimers": nonNilStrings(o.Disclaimers),
 		"check_logic_version": o.CheckLogicVersion, "inputs_hash": rec.InputsHash,
-		"produced_by": map[string]any{"skill": in.Name, "tool": doc.ToolName},
+		"produced_by": map[string]any{"skill": doc.Name, "tool": doc.ToolName},
 	})
 	key := ""
-	if in.IdempotencyKey != "" {
-		key = in.IdempotencyKey + "/skill_result"
+	if idempotencyKey != "" {
+		key = idempotencyKey + "/skill_result"
 	}
-	res, err := st.CreateArtifact(ctx, store.CreateParams{Type: "skill_result", Title: fmt.Sprintf("%s %s result", in.Name, doc.Version),
+	res, err := st.CreateArtifact(ctx, store.CreateParams{Type: "skill_result", Title: fmt.Sprintf("%s %s result", doc.Name, doc.Version),
 		Content: content, IdempotencyKey: key})
 	if err != nil {
 		return nil, fmt.Errorf("runSkill: store the skill_result: %w", err)
 	}
-	out.Result = res.Artifact
 	if res.Replay {
-		return out, nil
+		return res.Artifact, nil
 	}
 	links := []store.LinkParams{
 		{From: res.Ref, Predicate: "produced_by_tool", To: call.Ref().String()},
@@ -109,7 +150,7 @@ func Run(ctx context.Context, d *dispatch.Dispatcher, st *store.Store, in RunInp
 			return nil, fmt.Errorf("runSkill: link the skill_result: %w", err)
 		}
 	}
-	return out, nil
+	return res.Artifact, nil
 }
 
 // renameArgs makes invokeTool's problems about args speak of runSkill's

@@ -18,6 +18,7 @@ import (
 	"github.com/scidex/substrate/runtimes"
 	"github.com/scidex/substrate/runtimes/mcpserver"
 	"github.com/scidex/substrate/runtimes/skillcall"
+	"github.com/scidex/substrate/skills"
 	"github.com/scidex/substrate/tools"
 )
 
@@ -69,7 +70,7 @@ func (t toolFlags) dispatchOpts() (dispatch.Opts, error) {
 	if err != nil {
 		return dispatch.Opts{}, err
 	}
-	return dispatch.Opts{Limits: limits, Cache: *t.cache}, nil
+	return dispatch.Opts{Limits: limits, Cache: *t.cache, OnFinish: skills.StoreQueued}, nil
 }
 
 // runtimes returns the composition of this build's runtime registry: one

@@ -253,6 +253,11 @@ func (a *Dataset) Species() (*string, error) {
 	return a.str("species")
 }
 
+// TableCsv reads content.table_csv.
+func (a *Dataset) TableCsv() (*string, error) {
+	return a.str("table_csv")
+}
+
 // Url reads content.url.
 func (a *Dataset) Url() (*string, error) {
 	return a.str("url")
@@ -1159,6 +1164,11 @@ func (a *ToolCall) ResultRef() (*string, error) {
 // Runtime reads content.runtime.
 func (a *ToolCall) Runtime() (*string, error) {
 	return a.str("runtime")
+}
+
+// SkillRun reads content.skill_run.
+func (a *ToolCall) SkillRun() (JSON, error) {
+	return a.json("skill_run")
 }
 
 // StartedAt reads content.started_at.

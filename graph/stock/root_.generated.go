@@ -242,6 +242,7 @@ type ComplexityRoot struct {
 		Source         func(childComplexity int) int
 		Species        func(childComplexity int) int
 		SupersededBy   func(childComplexity int) int
+		TableCsv       func(childComplexity int) int
 		Title          func(childComplexity int) int
 		Type           func(childComplexity int) int
 		UpdatedAt      func(childComplexity int) int
@@ -1106,6 +1107,7 @@ type ComplexityRoot struct {
 		Revision          func(childComplexity int) int
 		Runtime           func(childComplexity int) int
 		Signals           func(childComplexity int, kinds []string) int
+		SkillRun          func(childComplexity int) int
 		StartedAt         func(childComplexity int) int
 		Status            func(childComplexity int) int
 		SupersededBy      func(childComplexity int) int
@@ -2222,6 +2224,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Dataset.SupersededBy(childComplexity), true
+	case "Dataset.tableCsv":
+		if e.ComplexityRoot.Dataset.TableCsv == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Dataset.TableCsv(childComplexity), true
 	case "Dataset.title":
 		if e.ComplexityRoot.Dataset.Title == nil {
 			break
@@ -7072,6 +7080,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ToolCall.Signals(childComplexity, args["kinds"].([]string)), true
+	case "ToolCall.skillRun":
+		if e.ComplexityRoot.ToolCall.SkillRun == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ToolCall.SkillRun(childComplexity), true
 	case "ToolCall.startedAt":
 		if e.ComplexityRoot.ToolCall.StartedAt == nil {
 			break
@@ -8465,6 +8479,8 @@ func (ec *executionContext) childFields_ToolCall(ctx context.Context, field grap
 		return ec.fieldContext_ToolCall_resultRef(ctx, field)
 	case "runtime":
 		return ec.fieldContext_ToolCall_runtime(ctx, field)
+	case "skillRun":
+		return ec.fieldContext_ToolCall_skillRun(ctx, field)
 	case "startedAt":
 		return ec.fieldContext_ToolCall_startedAt(ctx, field)
 	case "status":

@@ -21,12 +21,14 @@ import (
 	"github.com/scidex/substrate/internal/app"
 	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/dbtest"
+	"github.com/scidex/substrate/internal/dispatch"
 	"github.com/scidex/substrate/internal/event"
 	"github.com/scidex/substrate/internal/queue"
 	"github.com/scidex/substrate/internal/server"
 	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/runtimes"
 	"github.com/scidex/substrate/runtimes/skillcall"
+	"github.com/scidex/substrate/skills"
 	"github.com/scidex/substrate/tools"
 )
 
@@ -65,6 +67,7 @@ func New(t testing.TB, opts ...Opts) *Env {
 	}
 	cfg := app.Config{Pool: pool, Logger: log, Server: server.Opts{Verifier: v, Introspection: true},
 		Queue:   queue.Opts{Workers: 4},
+		Tools:   dispatch.Opts{OnFinish: skills.StoreQueued},
 		OnStart: []func(context.Context, *app.App) error{tools.InstallSkills},
 		Runtimes: func(st *store.Store) (*runtimes.Registry, error) {
 			return runtimes.NewRegistry(tools.Runtime(st), skillcall.New(st))

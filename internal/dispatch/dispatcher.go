@@ -38,6 +38,10 @@ type Opts struct {
 	// SyncLimit is the longest wall time a tool may declare and still run
 	// synchronously; a longer one is queued (default 2 minutes).
 	SyncLimit time.Duration
+	// OnFinish is told of every call that finished (succeeded, failed,
+	// cancelled), after its record is committed, wherever it ran: runSkill
+	// stores a queued skill call's skill_result from it.
+	OnFinish func(ctx context.Context, st *store.Store, log *slog.Logger, call *store.Artifact)
 }
 
 // Dispatcher runs tool calls.
@@ -70,6 +74,15 @@ type InvokeInput struct {
 	Args           json.RawMessage `json:"args"`
 	Async          bool            `json:"async,omitempty"`
 	IdempotencyKey string          `json:"-"`
+	// SkillRun marks a call runSkill makes; it is recorded on the call.
+	SkillRun *SkillRun `json:"-"`
+}
+
+// SkillRun is what a call made by runSkill records of it: the skill, and
+// whether a skill_result is stored when the call succeeds.
+type SkillRun struct {
+	Skill       string `json:"skill"`
+	StoreResult bool   `json:"store_result"`
 }
 
 var nameRE = regexp.MustCompile(`^[a-z][a-z0-9_-]*(\.[a-z][a-z0-9_-]*)*$`)

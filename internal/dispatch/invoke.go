@@ -42,7 +42,7 @@ func (d *Dispatcher) Invoke(ctx context.Context, in InvokeInput) (*store.Artifac
 		return nil, err
 	}
 	rec := &record{Tool: t.art.Ref().String(), ToolName: t.m.Name, ToolVersion: t.m.Version, Args: in.Args,
-		InputsHash: hash, OutputViolations: []violation{}, Runtime: t.m.Runtime}
+		InputsHash: hash, OutputViolations: []violation{}, Runtime: t.m.Runtime, SkillRun: in.SkillRun}
 	// The idempotency key stands for the call asked for, not the record.
 	req := struct {
 		Name    string          `json:"name"`
@@ -206,6 +206,9 @@ func (d *Dispatcher) finish(ctx context.Context, t *tool, call *store.Artifact, 
 		return nil, fmt.Errorf("finish tool call %s: %w", call.ID, err)
 	}
 	d.afterFinish(ctx, t, rec)
+	if d.opts.OnFinish != nil && rec.Async {
+		d.opts.OnFinish(ctx, d.store, d.log, res.Artifact)
+	}
 	return res.Artifact, nil
 }
 

@@ -49,6 +49,7 @@ type record struct {
 	Async             bool            `json:"async,omitempty"`
 	Attempt           int             `json:"attempt,omitempty"`
 	Worker            string          `json:"worker,omitempty"`
+	SkillRun          *SkillRun       `json:"skill_run,omitempty"`
 	Cached            bool            `json:"cached,omitempty"`
 	Progress          *progress       `json:"progress,omitempty"`
 	QueuedAt          string          `json:"queued_at,omitempty"`

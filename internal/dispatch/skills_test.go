@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 )
 
 const runSkillQ = `mutation($n: String!, $in: JSON!, $store: Boolean) { runSkill(input: {name: $n, inputs: $in, storeResult: $store}) {
@@ -75,5 +76,49 @@ func TestSkillsInstalledAndRun(t *testing.T) {
 	}
 	if nf := runSkill(t, alice(t), "no.such.skill", map[string]any{}, e); nf.RunSkill.Typename != "NotFound" {
 		t.Fatalf("unknown skill: %+v", nf.RunSkill)
+	}
+}
+
+// data.check_conformance is long-running: runSkill queues it, a worker runs
+// it with progress events, and its skill_result is stored when it finishes.
+func TestConformanceSkillQueued(t *testing.T) {
+	e := env(t, nil)
+	var sk struct {
+		Skill struct{ Example map[string]any }
+	}
+	e.OK(t, alice(t), `{ skill(name: "data.check_conformance") { example } }`, nil, &sk)
+	r := runSkill(t, alice(t), "data.check_conformance", sk.Skill.Example["inputs"], e)
+	if r.RunSkill.Typename != "SkillRun" || (r.RunSkill.ToolCall.Status != "QUEUED" && r.RunSkill.ToolCall.Status != "RUNNING") || r.RunSkill.SkillResult != nil {
+		t.Fatalf("a queued skill run: %+v", r.RunSkill)
+	}
+	id := r.RunSkill.ToolCall.ArtifactID
+	waitStatus(t, e, alice(t), id, "SUCCEEDED")
+	var out struct {
+		ToolCall struct {
+			Result struct {
+				Conforms bool
+				Report   struct {
+					TotalViolations int `json:"total_violations"`
+				}
+			}
+		}
+	}
+	e.OK(t, alice(t), `query($id: ID!) { toolCall(id: $id) { result } }`, map[string]any{"id": id}, &out)
+	if out.ToolCall.Result.Conforms || out.ToolCall.Result.Report.TotalViolations != 2 {
+		t.Fatalf("report: %+v", out.ToolCall.Result)
+	}
+	if got := strings.Join(eventTypes(t, e, alice(t), id), ","); !strings.Contains(got, "tool_call.progress") {
+		t.Fatalf("no progress events: %s", got)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for count(t, e, "type = 'skill_result' AND content->>'tool_call' LIKE 'tool_call:"+id+"@%'") != 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("no skill_result was stored for the queued call")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	bad := runSkill(t, alice(t), "data.check_conformance", map[string]any{"csv": "a\n1\n", "spec": map[string]any{"columns": []any{map[string]any{"name": "a", "type": "decimal"}}}}, e)
+	if bad.RunSkill.Typename != "ValidationFailed" || bad.RunSkill.Problems[0].Path != "input.inputs.spec.columns[0].type" {
+		t.Fatalf("a bad spec: %+v", bad.RunSkill)
 	}
 }

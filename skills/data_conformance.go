@@ -1,0 +1,164 @@
+package skills
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/scidex/substrate/internal/ref"
+	"github.com/scidex/substrate/internal/store"
+	"github.com/scidex/substrate/runtimes"
+	"github.com/scidex/substrate/skills/data"
+)
+
+// conformanceArgs are data.check_conformance's arguments: the table, inline
+// or as a dataset artifact (its table_csv and its columns' units), and the
+// column specification.
+type conformanceArgs struct {
+	Dataset       string            `json:"dataset,omitempty"`
+	CSV           string            `json:"csv,omitempty"`
+	Spec          data.Spec         `json:"spec"`
+	DeclaredUnits map[string]string `json:"declared_units,omitempty"`
+	MaxViolations int               `json:"max_violations,omitempty"`
+}
+
+// conformanceViolationsCap keeps a report within what a tool_call holds.
+const conformanceViolationsCap = 1000
+
+// conformance is data.check_conformance, a long-running skill: its declared
+// wall time puts every call on the job queue, and it reports progress.
+func conformance(deps Deps) Skill {
+	const name = "data.check_conformance"
+	check := func(args json.RawMessage) []runtimes.Problem {
+		var a conformanceArgs
+		if ps := decodeStrict(args, &a); ps != nil {
+			return ps
+		}
+		switch {
+		case a.Dataset == "" && a.CSV == "":
+			return []runtimes.Problem{problemOf("dataset", "required", "give the table: a dataset ref, or csv with the text")}
+		case a.Dataset != "" && a.CSV != "":
+			return []runtimes.Problem{problemOf("csv", "source_conflict", "give a dataset ref or csv, not both")}
+		case a.MaxViolations > conformanceViolationsCap:
+			return []runtimes.Problem{problemOf("max_violations", "out_of_range", fmt.Sprintf("at most %d violations are listed (all are counted)", conformanceViolationsCap))}
+		}
+		if a.Dataset != "" {
+			if r, err := ref.Parse(a.Dataset); err != nil || r.Type != "dataset" {
+				return []runtimes.Problem{problemOf("dataset", "ref", "a dataset ref is dataset:<id>")}
+			}
+		}
+		// The spec alone: an empty table checks it without reading anything.
+		_, err := data.CheckConformance(context.Background(), data.Input{CSV: "x\n", Spec: a.Spec, MaxViolations: 1}, nil)
+		var ie *data.InputError
+		if errors.As(err, &ie) {
+			out := []runtimes.Problem{}
+			for _, p := range ie.Problems {
+				out = append(out, problemOf(p.Path, p.Code, p.Message))
+			}
+			return out
+		}
+		return nil
+	}
+	run := func(ctx context.Context, args json.RawMessage, progress func(runtimes.Progress)) (json.RawMessage, error) {
+		var a conformanceArgs
+		if err := json.Unmarshal(args, &a); err != nil {
+			return nil, refused(err)
+		}
+		in := data.Input{CSV: a.CSV, Spec: a.Spec, DeclaredUnits: a.DeclaredUnits, MaxViolations: a.MaxViolations}
+		if in.MaxViolations == 0 {
+			in.MaxViolations = conformanceViolationsCap
+		}
+		source := "inline csv"
+		if a.Dataset != "" {
+			csv, units, pinned, err := datasetTable(ctx, deps.Store, a.Dataset)
+			if err != nil {
+				return nil, err
+			}
+			in.CSV, source = csv, pinned
+			if in.DeclaredUnits == nil {
+				in.DeclaredUnits = units
+			}
+		}
+		r, err := data.CheckConformance(ctx, in, func(f float64, msg string) {
+			p := runtimes.Progress{Message: msg}
+			if f >= 0 {
+				p.Fraction = &f
+			}
+			progress(p)
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, refused(err)
+		}
+		return json.Marshal(map[string]any{"report": r, "conforms": r.Conforms, "source": source,
+			"calculation_route":   "every row of the table against the column specification (types, units, ranges, required, allowed values, unique keys), logic " + data.LogicVersion,
+			"check_logic_version": data.LogicVersion, "units": map[string]string{}, "warnings": []string{}, "disclaimers": []string{}, "references_used": []map[string]any{}})
+	}
+	example := map[string]any{"csv": "subject,time_h,conc\n1,0,0.74\n1,0.25,2.84\n1,0.25,x\n",
+		"spec": map[string]any{"columns": []any{
+			map[string]any{"name": "subject", "type": "integer", "required": true},
+			map[string]any{"name": "time_h", "type": "number", "unit": "h", "min": 0},
+			map[string]any{"name": "conc", "type": "number", "unit": "mg/L", "min": 0}},
+			"unique_keys": []any{[]any{"subject", "time_h"}}},
+		"declared_units": map[string]any{"time_h": "h", "conc": "mg/L"}}
+	return Skill{
+		Name: name, Version: "1.0.0", CheckLogicVersion: data.LogicVersion, Intended: Designed,
+		Run: run, Check: check,
+		Tool: mustManifest(map[string]any{
+			"name": name, "version": "1.0.0", "runtime": "in_process", "runtime_config": map[string]any{"function": name},
+			"summary":      "Checks a dataset's table against a column specification (names, types, units, ranges, required, allowed values, unique keys) and reports every violation with its row and column. Long-running: it runs on the job queue and reports progress.",
+			"input_schema": map[string]any{"type": "object", "required": []any{"spec"}},
+			"output_schema": map[string]any{"type": "object", "required": []any{"report", "conforms"}, "properties": map[string]any{
+				"conforms": map[string]any{"type": "boolean"}, "report": map[string]any{"type": "object"}}},
+			// Longer than the synchronous limit: every call is queued.
+			"resource_caps": map[string]any{"wall_time_min": 15}, "deterministic": true, "idempotent": true, "retries": 1,
+			"render_hints": map[string]any{"primary_view": "table", "columns": []any{"row", "line", "column", "code", "message"}},
+			"examples":     []any{map[string]any{"description": "A duplicate key and a value that is not a number.", "args": example}},
+		}),
+		Doc: mustManifest(map[string]any{
+			"title":       "Dataset conformance check",
+			"summary":     "Checks every row of a table against its declared column specification and reports each violation with its row, line and column.",
+			"domain":      "data_quality",
+			"inputs":      "dataset (a dataset ref whose table_csv and columns[].unit are read) or csv; spec {columns [{name, type string|integer|number|boolean|date, unit, required, min, max, allowed}], unique_keys, allow_extra_columns}; declared_units; max_violations (≤ 1000 listed, all counted).",
+			"outputs":     "report {conforms, rows, violations [{row, line, column, code, value, message}], total_violations, violation_counts, truncated}.",
+			"limitations": "Reads tables kept inline in the dataset artifact (up to about 900 kB).",
+			"example":     map[string]any{"description": "Runs as written with runSkill; queued, so the call returns QUEUED and finishes on a worker.", "inputs": example},
+		}),
+	}
+}
+
+// datasetTable reads a dataset artifact's inline table and its columns' units.
+func datasetTable(ctx context.Context, st *store.Store, s string) (csv string, units map[string]string, pinned string, err error) {
+	r, err := ref.Parse(s)
+	if err != nil {
+		return "", nil, "", refused(err)
+	}
+	a, err := st.Get(ctx, r)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", nil, "", runtimes.Errorf("not_found", false, "no dataset %s (or you may not read it)", s)
+	}
+	if err != nil {
+		return "", nil, "", err
+	}
+	var c struct {
+		TableCSV string `json:"table_csv"`
+		Columns  []struct {
+			Name string `json:"name"`
+			Unit string `json:"unit"`
+		} `json:"columns"`
+	}
+	_ = json.Unmarshal(a.Content, &c)
+	if c.TableCSV == "" {
+		return "", nil, "", runtimes.Errorf("no_table", false, "dataset %s keeps no table inline (content.table_csv)", a.Unpinned())
+	}
+	units = map[string]string{}
+	for _, col := range c.Columns {
+		if col.Unit != "" {
+			units[col.Name] = col.Unit
+		}
+	}
+	return c.TableCSV, units, a.Ref().String(), nil
+}
