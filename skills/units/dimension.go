@@ -26,6 +26,8 @@ const (
 	DosePerArea                   Dimension = "dose_per_area"                    // mg/m2 (dose per body surface area)
 	MassRate                      Dimension = "mass_rate"                        // mg/h (infusion rate)
 	VolumeRate                    Dimension = "volume_rate"                      // L/h (clearance, flow)
+	VolumePerBodyMass             Dimension = "volume_per_body_mass"             // L/kg (volume of distribution per kg)
+	VolumeRatePerBodyMass         Dimension = "volume_rate_per_body_mass"        // L/h/kg (clearance per kg)
 	ConcentrationTime             Dimension = "concentration_time"               // h.mg/L (AUC)
 	MolarConcentrationTime        Dimension = "molar_concentration_time"         // h.umol/L (AUC)
 	ConcentrationTimeSquared      Dimension = "concentration_time_squared"       // h2.mg/L (AUMC)
@@ -47,6 +49,8 @@ var canonical = map[Dimension]string{
 	DosePerArea:                   "mg/m2",
 	MassRate:                      "mg/h",
 	VolumeRate:                    "L/h",
+	VolumePerBodyMass:             "L/kg",
+	VolumeRatePerBodyMass:         "L/h/kg",
 	ConcentrationTime:             "h.mg/L",
 	MolarConcentrationTime:        "h.umol/L",
 	ConcentrationTimeSquared:      "h2.mg/L",
@@ -57,7 +61,7 @@ var canonical = map[Dimension]string{
 var dimensions = []Dimension{
 	Mass, Amount, Volume, Time, Area, Fraction, InverseTime,
 	Concentration, MolarConcentration, DosePerBodyMass, DosePerArea,
-	MassRate, VolumeRate, ConcentrationTime, MolarConcentrationTime,
+	MassRate, VolumeRate, VolumePerBodyMass, VolumeRatePerBodyMass, ConcentrationTime, MolarConcentrationTime,
 	ConcentrationTimeSquared, MolarConcentrationTimeSquared,
 }
 

@@ -18,8 +18,10 @@
 // surface area (cm2, m2), fraction (1, %), inverse time (1/h, /h, ...), and
 // their quotients and products: concentration (ng/mL, mg/L, ...), molar
 // concentration (nmol/L, ...), dose per body mass (mg/kg), dose per area
-// (mg/m2), mass rate (mg/h), volume rate (L/h, mL/min), and the AUC and AUMC
-// units (h.mg/L, mg.h/L, h2.ng/mL, ...). See [Dimension] for each dimension's
+// (mg/m2), mass rate (mg/h), volume rate (L/h, mL/min), volume and volume
+// rate per body mass (L/kg, mL/min/kg), and the AUC and AUMC units (h.mg/L,
+// mg.h/L, h2.ng/mL, ...); [AUCUnit] and its siblings derive an output's unit
+// from its inputs'. See [Dimension] for each dimension's
 // canonical unit, the one skills compute in.
 //
 // Spelling is UCUM's case-sensitive form, and only that. mg is not MG; µg and

@@ -196,10 +196,6 @@ func parseNumber(path string, raw json.RawMessage) (float64, *big.Rat, *Problem)
 	if a := math.Abs(f); a > maxMagnitude || (a < minMagnitude && (a != 0 || nonZeroMantissa(lit))) {
 		return 0, nil, newProblem(path, CodeOutOfRange, raw, "%s is outside the accepted magnitudes, 0 or 1e-200 to 1e200", lit)
 	}
-	if f == 0 {
-		// Not SetString: "0e999999999" would make it compute 10^999999999.
-		return f, new(big.Rat), nil
-	}
 	x, ok := new(big.Rat).SetString(lit)
 	if !ok {
 		return 0, nil, newProblem(path, CodeNotAQuantity, raw, "%s is not a number", lit)

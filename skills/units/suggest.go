@@ -21,6 +21,8 @@ var examples = map[Dimension][]string{
 	DosePerArea:                   {"mg/m2", "ug/m2"},
 	MassRate:                      {"mg/h", "mg/min", "ug/min", "mg/d"},
 	VolumeRate:                    {"L/h", "mL/min", "mL/h"},
+	VolumePerBodyMass:             {"L/kg", "mL/kg"},
+	VolumeRatePerBodyMass:         {"L/h/kg", "mL/min/kg", "mL/h/kg"},
 	ConcentrationTime:             {"h.mg/L", "h.ng/mL", "h.ug/mL", "min.ug/mL"},
 	MolarConcentrationTime:        {"h.umol/L", "h.nmol/L"},
 	ConcentrationTimeSquared:      {"h2.mg/L", "h2.ng/mL"},

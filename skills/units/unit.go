@@ -134,8 +134,10 @@ func (table builder) quotients(dim Dimension, num, den []atom) {
 	for _, n := range num {
 		for _, d := range den {
 			pref := n.sym + "/" + d.sym
-			for _, ds := range d.spellings() {
-				table.add(n.sym+"/"+ds, pref, dim, quo(n.f, d.f))
+			for _, ns := range n.spellings() {
+				for _, ds := range d.spellings() {
+					table.add(ns+"/"+ds, pref, dim, quo(n.f, d.f))
+				}
 			}
 		}
 	}
@@ -187,6 +189,19 @@ func buildTable() (map[string]Unit, map[Dimension][]Unit) {
 	table.quotients(DosePerArea, massAtoms[:5], areaAtoms)
 	table.quotients(MassRate, massAtoms, timeAtoms)
 	table.quotients(VolumeRate, volumeAtoms, timeAtoms)
+	kg := []atom{{"kg", "", r(1, 1)}}
+	table.quotients(VolumePerBodyMass, volumeAtoms, kg)
+	// UCUM divides left to right, so mL/min/kg and mL/kg/min are both
+	// mL/(min.kg); the time first is preferred.
+	for _, v := range volumeAtoms {
+		for _, t := range timeAtoms {
+			pref := v.sym + "/" + t.sym + "/kg"
+			for _, vs := range v.spellings() {
+				table.add(vs+"/"+t.sym+"/kg", pref, VolumeRatePerBodyMass, quo(v.f, t.f))
+				table.add(vs+"/kg/"+t.sym, pref, VolumeRatePerBodyMass, quo(v.f, t.f))
+			}
+		}
+	}
 	table.products(ConcentrationTime, 1, massAtoms, volumeAtoms)
 	table.products(MolarConcentrationTime, 1, amountAtoms, volumeAtoms)
 	table.products(ConcentrationTimeSquared, 2, massAtoms, volumeAtoms)

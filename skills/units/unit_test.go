@@ -55,6 +55,9 @@ func TestGoldenFactors(t *testing.T) {
 		{"h2.mg/L", "min2.mg/L", "3600"},
 		{"d2.ng/mL", "h2.ng/mL", "576"}, // 24^2
 		{"mg.h2/L", "h2.mg/L", "1"},
+		{"L/kg", "mL/kg", "1000"},
+		{"L/h/kg", "mL/min/kg", "50/3"},
+		{"mL/kg/min", "L/h/kg", "3/50"},
 	} {
 		want, _ := new(big.Rat).SetString(c.want)
 		got, err := MustNew(1, c.from).To(c.to)
@@ -152,7 +155,7 @@ func TestSpellings(t *testing.T) {
 			t.Errorf("Lookup(%q) found a unit; the whitelist is UCUM case-sensitive", s)
 		}
 	}
-	for _, pair := range [][2]string{{"l", "L"}, {"ml", "mL"}, {"dl", "dL"}, {"ul", "uL"}, {"mg/dl", "mg/dL"}, {"mg.h/L", "h.mg/L"}, {"ng.h/ml", "h.ng/mL"}, {"/h", "1/h"}, {"mg.h2/l", "h2.mg/L"}} {
+	for _, pair := range [][2]string{{"l", "L"}, {"ml", "mL"}, {"dl", "dL"}, {"ul", "uL"}, {"mg/dl", "mg/dL"}, {"mg.h/L", "h.mg/L"}, {"ng.h/ml", "h.ng/mL"}, {"/h", "1/h"}, {"mg.h2/l", "h2.mg/L"}, {"ml/min", "mL/min"}, {"l/h", "L/h"}, {"ml/kg", "mL/kg"}, {"ml/kg/min", "mL/min/kg"}, {"L/kg/h", "L/h/kg"}} {
 		a, okA := Lookup(pair[0])
 		b, okB := Lookup(pair[1])
 		if !okA || !okB || !a.Equivalent(b) || a.Preferred() != pair[1] || b.Preferred() != pair[1] {
@@ -199,6 +202,10 @@ func TestTableInvariants(t *testing.T) {
 		p, ok := Lookup(u.preferred)
 		if !ok || !p.Equivalent(u) {
 			t.Errorf("%s: preferred %q", s, u.preferred)
+		}
+		// UCUM's two liters: every L spelling has its l twin.
+		if l, ok := Lookup(strings.ReplaceAll(s, "L", "l")); !ok || !l.Equivalent(u) {
+			t.Errorf("%s has no spelling with l", s)
 		}
 		if strings.ContainsAny(s, " *^µμ") {
 			t.Errorf("%s is not UCUM", s)
