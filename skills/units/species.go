@@ -1,0 +1,149 @@
+package units
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/csv"
+	"fmt"
+	"math/big"
+	"strconv"
+)
+
+// fda2005Table1 is ../shared/data/fda2005_table1.csv, copied unchanged: FDA
+// CDER (July 2005), "Estimating the Maximum Safe Starting Dose in Initial
+// Clinical Trials for Therapeutics in Adult Healthy Volunteers", Table 1, as
+// gathered from the secondary sources each row names.
+//
+//go:embed fda2005_table1.csv
+var fda2005Table1 []byte
+
+// FDA2005Table1SHA256 is the sha256 of the embedded table (LF line endings).
+// A test checks it, so the table cannot change without this constant, and the
+// references file can carry the same value.
+const FDA2005Table1SHA256 = "1bb0d6925e90d8a61c7e3efdc805d392a42101c9a3c7c31258dc0ac12885167f"
+
+// Status is a reference fact's standing, carried unchanged from the data:
+// verified against its sources, or still to verify. A skill released as
+// preview or available may rely only on verified facts.
+type Status string
+
+// The two statuses.
+const (
+	Verified Status = "verified"
+	ToVerify Status = "to_verify"
+)
+
+// SpeciesInfo is one row of FDA 2005 Table 1.
+type SpeciesInfo struct {
+	// Name is the identifier inputs use: "rat", "guinea_pig", "human_adult".
+	Name string
+	// RefBodyWeight is the table's reference body weight, in kg.
+	RefBodyWeight Quantity
+	// BSA is the table's body surface area at that weight, in m2.
+	BSA Quantity
+	// Km is the factor, in kg/m2, that turns a dose in mg/kg into mg/m2
+	// (dose in mg/m2 = Km x dose in mg/kg); 37 for the 60 kg adult human.
+	Km float64
+	// DivideBy is the table's factor to divide an animal dose in mg/kg by to
+	// get the human equivalent dose in mg/kg; 0 for the human rows, which
+	// have none (see HasDivideBy).
+	DivideBy float64
+	// Status is the row's status in the data: verified or to_verify.
+	Status Status
+	// Sources names where the row's numbers were checked.
+	Sources string
+}
+
+// HasDivideBy reports whether the row gives a divide-by factor.
+func (s SpeciesInfo) HasDivideBy() bool { return s.DivideBy > 0 }
+
+var species = mustSpecies(fda2005Table1)
+
+// mustSpecies parses the embedded table; it panics on a malformed table,
+// which a test would catch before any build ships.
+func mustSpecies(data []byte) []SpeciesInfo {
+	rows, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+	if err != nil {
+		panic("units: fda2005_table1.csv: " + err.Error())
+	}
+	want := []string{"species", "ref_body_weight_kg", "bsa_m2", "km", "divide_by", "status", "sources"}
+	if len(rows) < 2 || fmt.Sprint(rows[0]) != fmt.Sprint(want) {
+		panic(fmt.Sprintf("units: fda2005_table1.csv: header %v, want %v", rows[0], want))
+	}
+	out := make([]SpeciesInfo, 0, len(rows)-1)
+	for i, row := range rows[1:] {
+		fail := func(what string) {
+			panic(fmt.Sprintf("units: fda2005_table1.csv row %d (%s): bad %s", i+2, row[0], what))
+		}
+		s := SpeciesInfo{Name: row[0], Status: Status(row[5]), Sources: row[6]}
+		var ok bool
+		if s.RefBodyWeight, ok = exactQuantity(row[1], "kg"); !ok {
+			fail("ref_body_weight_kg")
+		}
+		if s.BSA, ok = exactQuantity(row[2], "m2"); !ok {
+			fail("bsa_m2")
+		}
+		if s.Km, err = strconv.ParseFloat(row[3], 64); err != nil || s.Km <= 0 {
+			fail("km")
+		}
+		if row[4] != "" {
+			if s.DivideBy, err = strconv.ParseFloat(row[4], 64); err != nil || s.DivideBy <= 0 {
+				fail("divide_by")
+			}
+		}
+		if s.Status != Verified && s.Status != ToVerify {
+			fail("status")
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// exactQuantity reads a positive decimal from the table, keeping its exact
+// rational as ParseQuantity does.
+func exactQuantity(lit, symbol string) (Quantity, bool) {
+	x, ok := new(big.Rat).SetString(lit)
+	if !ok || x.Sign() <= 0 {
+		return Quantity{}, false
+	}
+	f, _ := x.Float64()
+	q := MustNew(f, symbol)
+	q.exact = x
+	return q, true
+}
+
+// AllSpecies lists the table's rows, in the table's order.
+func AllSpecies() []SpeciesInfo { return append([]SpeciesInfo(nil), species...) }
+
+// Species finds a species by its exact name.
+func Species(name string) (SpeciesInfo, bool) {
+	for _, s := range species {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return SpeciesInfo{}, false
+}
+
+var speciesAliases = map[string]string{
+	"human": "human_adult", "adult": "human_adult", "man": "human_adult",
+	"child": "human_child_20kg", "human_child": "human_child_20kg",
+	"mice": "mouse", "rats": "rat", "dogs": "dog", "beagle": "dog", "rabbits": "rabbit",
+	"guineapig": "guinea_pig", "minipig": "mini_pig", "micropig": "micro_pig",
+	"monkeys": "monkey", "cynomolgus": "monkey", "cynomolgus_monkey": "monkey", "cyno": "monkey",
+	"rhesus": "monkey", "rhesus_monkey": "monkey", "stumptail": "monkey", "macaque": "monkey",
+}
+
+// ParseSpecies checks the species name at path, refusing a name outside the
+// table with unknown_species (Allowed lists the names; "Rat" and "cynomolgus"
+// get a suggestion).
+func ParseSpecies(path, name string) (SpeciesInfo, *Problem) {
+	if s, ok := Species(name); ok {
+		return s, nil
+	}
+	names := make([]string, len(species))
+	for i, s := range species {
+		names[i] = s.Name
+	}
+	return SpeciesInfo{}, refuseTerm(path, CodeUnknownSpecies, "species", name, names, speciesAliases)
+}
