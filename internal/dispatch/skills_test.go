@@ -122,3 +122,53 @@ func TestConformanceSkillQueued(t *testing.T) {
 		t.Fatalf("a bad spec: %+v", bad.RunSkill)
 	}
 }
+
+// tox.fih_dose_projection through runSkill: units enforced, the route named,
+// the fixed phrases carried; bad inputs refused naming the field.
+func TestFIHSkill(t *testing.T) {
+	e := env(t, nil)
+	r := runSkill(t, alice(t), "tox.fih_dose_projection", map[string]any{"route": "km_ratio",
+		"studies": []any{map[string]any{"species": "rat", "noael": map[string]any{"value": 50000, "unit": "ug/kg"}}}}, e)
+	if r.RunSkill.Typename != "SkillRun" || r.RunSkill.ToolCall.Status != "SUCCEEDED" {
+		t.Fatalf("run: %+v", r.RunSkill)
+	}
+	var out struct {
+		HED struct {
+			Value float64
+			Unit  string
+		}
+		MRSDDose    struct{ Value float64 } `json:"mrsd_dose"`
+		Disclaimers []string
+		Route       string `json:"calculation_route"`
+	}
+	_ = json.Unmarshal(r.RunSkill.ToolCall.Result, &out)
+	if d := out.HED.Value - 50.0*6/37; d > 1e-9 || d < -1e-9 || out.HED.Unit != "mg/kg" || !strings.HasPrefix(out.Route, "km_ratio") {
+		t.Fatalf("HED %+v by %q", out.HED, out.Route)
+	}
+	if d := out.MRSDDose.Value - 50.0*6/37/10*60; d > 1e-9 || d < -1e-9 {
+		t.Fatalf("MRSD %v mg", out.MRSDDose.Value)
+	}
+	want := []string{"Projection for your decision, not a starting dose", "PAD/MABEL not computed"}
+	if len(out.Disclaimers) != 3 || out.Disclaimers[0] != want[0] || out.Disclaimers[1] != want[1] || !strings.HasPrefix(out.Disclaimers[2], "checked against ") {
+		t.Fatalf("disclaimers %q", out.Disclaimers)
+	}
+	for _, c := range []struct {
+		inputs    map[string]any
+		path, why string
+	}{
+		{map[string]any{"route": "km_ratio", "studies": []any{map[string]any{"species": "rat", "noael": 50}}}, "input.inputs.studies[0].noael", "unit_required"},
+		{map[string]any{"route": "km_ratio", "studies": []any{map[string]any{"species": "rat", "noael": map[string]any{"value": 50, "unit": "MG/KG"}}}}, "input.inputs.studies[0].noael.unit", "unknown_unit"},
+		{map[string]any{"route": "km_ratio", "studies": []any{map[string]any{"species": "rat", "noael": map[string]any{"value": 50, "unit": "h"}}}}, "input.inputs.studies[0].noael.unit", "incompatible_unit"},
+		{map[string]any{"route": "km_ratio", "studies": []any{map[string]any{"species": "unicorn", "noael": map[string]any{"value": 5, "unit": "mg/kg"}}}}, "input.inputs.studies[0].species", "unknown_species"},
+		{map[string]any{"route": "km_ratio", "safety_factor": 5, "studies": []any{map[string]any{"species": "rat", "noael": map[string]any{"value": 5, "unit": "mg/kg"}}}}, "input.inputs.safety_factor_reason", "safety_factor_reason_required"},
+	} {
+		before := count(t, e, "type = 'tool_call'")
+		bad := runSkill(t, alice(t), "tox.fih_dose_projection", c.inputs, e)
+		if bad.RunSkill.Typename != "ValidationFailed" || len(bad.RunSkill.Problems) == 0 || bad.RunSkill.Problems[0].Path != c.path || bad.RunSkill.Problems[0].Constraint != c.why {
+			t.Errorf("%s: %+v", c.why, bad.RunSkill)
+		}
+		if count(t, e, "type = 'tool_call'") != before {
+			t.Errorf("%s: a refused run was recorded", c.why)
+		}
+	}
+}
