@@ -9,7 +9,7 @@ import (
 
 const runSkillQ = `mutation($n: String!, $in: JSON!, $store: Boolean) { runSkill(input: {name: $n, inputs: $in, storeResult: $store}) {
   __typename
-  ... on SkillRun { toolCall { artifactId status result checkLogicVersion inputsHash } skillResult { ref skillName checkLogicVersion calculationRoute disclaimers outputs } }
+  ... on SkillRun { toolCall { artifactId status result error checkLogicVersion inputsHash } skillResult { ref skillName checkLogicVersion calculationRoute disclaimers outputs } }
   ... on ValidationFailed { problems { path constraint message } }
   ... on Problem { message } } }`
 
@@ -18,7 +18,7 @@ type skillRun struct {
 		Typename string `json:"__typename"`
 		ToolCall struct {
 			ArtifactID, Status, CheckLogicVersion, InputsHash string
-			Result                                            json.RawMessage
+			Result, Error                                     json.RawMessage
 		}
 		SkillResult *struct {
 			Ref, SkillName, CheckLogicVersion, CalculationRoute string
@@ -170,5 +170,82 @@ func TestFIHSkill(t *testing.T) {
 		if count(t, e, "type = 'tool_call'") != before {
 			t.Errorf("%s: a refused run was recorded", c.why)
 		}
+	}
+}
+
+// pk.nca through runSkill on theophylline subject 1 (its example, in minutes
+// and µg/mL to exercise the units layer): the figures of the hand-checked
+// calculation in skills/pk/testdata/theoph_subject1_by_hand.txt, the route
+// named, a figure artifact linked to the skill_result; a bare number is
+// refused as unit_required and unsorted times name their index.
+func TestNCASkill(t *testing.T) {
+	e := env(t, nil)
+	var sk struct{ Skill struct{ ServedStatus string } }
+	e.OK(t, alice(t), `{ skill(name: "pk.nca") { servedStatus } }`, nil, &sk)
+	if sk.Skill.ServedStatus != "preview" {
+		t.Fatalf("pk.nca depends only on verified references and is intended for preview: served %q", sk.Skill.ServedStatus)
+	}
+	minutes := []any{}
+	for _, h := range []float64{0, 0.25, 0.57, 1.12, 2.02, 3.82, 5.1, 7.03, 9.05, 12.12, 24.37} {
+		minutes = append(minutes, h*60)
+	}
+	in := map[string]any{"subject": "1", "route": "oral", "auc_method": "linear",
+		"times":          map[string]any{"values": minutes, "unit": "min"},
+		"concentrations": map[string]any{"values": []any{0.74, 2.84, 6.57, 10.5, 9.66, 8.58, 8.36, 7.47, 6.89, 5.94, 3.28}, "unit": "ug/mL"},
+		"dose":           map[string]any{"value": 0.32, "unit": "g"}}
+	r := runSkill(t, alice(t), "pk.nca", in, e)
+	if r.RunSkill.Typename != "SkillRun" || r.RunSkill.ToolCall.Status != "SUCCEEDED" || r.RunSkill.SkillResult == nil {
+		t.Fatalf("run: %+v", r.RunSkill)
+	}
+	var out struct {
+		NCA struct {
+			Cmax, AUClast float64
+			Terminal      struct {
+				LambdaZ, HalfLife float64
+				N                 int
+			}
+		}
+		Figure    string
+		FigureURL string `json:"figure_url"`
+		Route     string `json:"calculation_route"`
+	}
+	if err := json.Unmarshal(r.RunSkill.ToolCall.Result, &out); err != nil {
+		t.Fatal(err)
+	}
+	close := func(got, want float64) bool { return got-want < 1e-6*want && want-got < 1e-6*want }
+	if !close(out.NCA.Cmax, 10.5) || !close(out.NCA.AUClast, 148.92305) || !close(out.NCA.Terminal.LambdaZ, 0.04845699697) ||
+		!close(out.NCA.Terminal.HalfLife, 14.30437757) || out.NCA.Terminal.N != 3 || !strings.Contains(out.Route, "linear") {
+		t.Fatalf("nca: %+v (%s)", out.NCA, r.RunSkill.ToolCall.Result)
+	}
+	if !strings.HasPrefix(out.Figure, "figure:") || out.FigureURL != "/artifacts/"+out.Figure+"/figure.svg" {
+		t.Fatalf("figure %q at %q", out.Figure, out.FigureURL)
+	}
+	var fig struct {
+		Artifact struct {
+			Links struct {
+				Edges []struct {
+					Node struct {
+						Predicate string
+						To        struct{ Ref string }
+					}
+				}
+			}
+		}
+	}
+	e.OK(t, alice(t), `query($r: Ref!) { artifact(ref: $r) { links(predicates: ["illustrates"]) { edges { node { predicate to { ref } } } } } }`,
+		map[string]any{"r": out.Figure}, &fig)
+	if len(fig.Artifact.Links.Edges) != 1 || !strings.HasPrefix(fig.Artifact.Links.Edges[0].Node.To.Ref, strings.SplitN(r.RunSkill.SkillResult.Ref, "@", 2)[0]) {
+		t.Fatalf("the figure illustrates %+v, want the skill_result %s", fig.Artifact.Links.Edges, r.RunSkill.SkillResult.Ref)
+	}
+	bare := map[string]any{"route": "oral", "auc_method": "linear", "times": map[string]any{"values": []any{0, 2, 1, 3}, "unit": "h"},
+		"concentrations": []any{1, 2, 3, 4}, "dose": map[string]any{"value": 1, "unit": "mg"}}
+	bad := runSkill(t, alice(t), "pk.nca", bare, e)
+	if bad.RunSkill.Typename != "ValidationFailed" || bad.RunSkill.Problems[0].Path != "input.inputs.concentrations" || bad.RunSkill.Problems[0].Constraint != "unit_required" {
+		t.Fatalf("bare concentrations: %+v", bad.RunSkill)
+	}
+	bare["concentrations"] = map[string]any{"values": []any{1, 2, 3, 4}, "unit": "mg/L"}
+	bad = runSkill(t, alice(t), "pk.nca", bare, e)
+	if bad.RunSkill.Typename != "ValidationFailed" || !strings.HasPrefix(bad.RunSkill.Problems[0].Path, "input.inputs.times.values[") || bad.RunSkill.Problems[0].Constraint != "unsorted_times" {
+		t.Fatalf("unsorted times: %+v", bad.RunSkill)
 	}
 }
