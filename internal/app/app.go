@@ -46,8 +46,9 @@ import (
 // of everything else is a working default.
 type Config struct {
 	Pool *pgxpool.Pool
-	// Listen is the hub's LISTEN connection; it must reach PostgreSQL directly,
-	// never through a transaction pooler. Nil: the pool's settings.
+	// Listen is the LISTEN connection of the hub and of the job queue's
+	// workers; it must reach PostgreSQL directly, never through a
+	// transaction pooler. Nil: the pool's settings.
 	Listen *pgx.ConnConfig
 	Logger *slog.Logger
 	// Store and Server configure those components; New fills in what it wires
@@ -132,6 +133,9 @@ func New(cfg Config) (*App, error) {
 	if !cfg.NoQueue {
 		qo := cfg.Queue
 		qo.Pool, qo.Logger = cfg.Pool, cfg.Logger
+		if qo.Listen == nil {
+			qo.Listen = cfg.Listen
+		}
 		var err error
 		if q, bind, err = queue.New(qo); err != nil {
 			return nil, err

@@ -225,7 +225,13 @@ func (p *Proc) GraphQL(t testing.TB, token, query string, vars map[string]any) (
 // Command returns an exec.Cmd of the binary with a clean environment.
 func Command(t testing.TB, args ...string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(Binary(t), args...)
+	return CommandContext(context.Background(), t, args...)
+}
+
+// CommandContext is Command killed when ctx ends.
+func CommandContext(ctx context.Context, t testing.TB, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, Binary(t), args...)
 	cmd.Env = cleanEnv()
 	return cmd
 }

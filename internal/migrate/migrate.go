@@ -100,23 +100,27 @@ func New(pool *pgxpool.Pool, fsys fs.FS, log *slog.Logger) (*Migrator, error) {
 // Latest is the highest version known to this binary.
 func (m *Migrator) Latest() int { return len(m.migrations) }
 
-// WithLock runs fn while holding the migration lock on a dedicated connection, so
-// work that must follow migrations (seeding the schema registry) is serialised too.
+// WithLock runs fn while holding the migration lock, so work that must follow
+// migrations (seeding the schema registry) is serialised too. The lock is a
+// transaction-scoped advisory lock held by a transaction left open until fn
+// returns (fn's own statements run on other connections): a transaction keeps
+// its server connection even through a transaction-mode pooler such as
+// PgBouncer, where a session lock would be taken on one server connection and
+// its unlock sent to another, leaving the lock held by an idle pooled
+// connection and every later start waiting for it forever. The lock also
+// ends with the transaction when this process dies.
 func (m *Migrator) WithLock(ctx context.Context, fn func(ctx context.Context) error) error {
-	conn, err := m.pool.Acquire(ctx)
-	if err != nil {
-		return fmt.Errorf("migrate: acquire connection: %w", err)
+	if n := m.pool.Config().MaxConns; n < 2 {
+		return fmt.Errorf("migrate: the pool allows %d connection(s); migrating needs 2 (one holds the lock)", n)
 	}
-	defer conn.Release()
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", lockKey); err != nil {
+	tx, err := m.pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("migrate: begin lock transaction: %w", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // ending it is what releases the lock
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", lockKey); err != nil {
 		return fmt.Errorf("migrate: take lock: %w", err)
 	}
-	defer func() {
-		// A cancelled ctx must not leave the lock held on a pooled connection.
-		if _, err := conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", lockKey); err != nil {
-			conn.Conn().Close(context.Background())
-		}
-	}()
 	return fn(ctx)
 }
 

@@ -16,5 +16,6 @@
 // River's tables are migrated with ours (Migrate, called under the same
 // migration lock), and River listens for new jobs on its own connection:
 // like the event hub's LISTEN, it needs a direct connection to PostgreSQL,
-// not a transaction pooler.
+// not a transaction pooler (Opts.Listen; River's queries themselves work
+// through one, e.g. PgBouncer in transaction mode).
 package queue

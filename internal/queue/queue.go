@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
 	"github.com/riverqueue/river/rivertype"
@@ -57,6 +58,11 @@ type Opts struct {
 	// PollEvery is how often workers look for jobs besides being told of new
 	// ones (LISTEN). Default one second.
 	PollEvery time.Duration
+	// Listen, when set, is the direct connection River LISTENs on (for new
+	// jobs, cancellations and leadership) while its queries go through Pool:
+	// set it when Pool is a transaction pooler, which loses a LISTEN. Nil:
+	// a connection of Pool.
+	Listen *pgx.ConnConfig
 }
 
 // RiverQueue is the dispatcher's Queue on River.
@@ -66,6 +72,9 @@ type RiverQueue struct {
 	works  bool
 	pool   *pgxpool.Pool
 	w      *worker
+	// listenPool is River's direct LISTEN connection (Opts.Listen), closed
+	// when Run returns; nil without one.
+	listenPool *pgxpool.Pool
 }
 
 // args is a job's arguments.
@@ -129,11 +138,25 @@ func New(o Opts) (*RiverQueue, *Binder, error) {
 	if o.Workers > 0 {
 		cfg.Queues = map[string]river.QueueConfig{Queue: {MaxWorkers: o.Workers}}
 	}
-	client, err := river.NewClient(riverpgxv5.New(o.Pool), cfg)
+	var (
+		driver     riverdriver.Driver[pgx.Tx] = riverpgxv5.New(o.Pool)
+		listenPool *pgxpool.Pool
+	)
+	if o.Listen != nil && o.Workers > 0 { // an insert-only client never listens
+		var err error
+		if listenPool, err = newListenPool(o.Listen); err != nil {
+			return nil, nil, err
+		}
+		driver = listenDriver{Driver: riverpgxv5.New(o.Pool), listen: riverpgxv5.New(listenPool)}
+	}
+	client, err := river.NewClient(driver, cfg)
 	if err != nil {
+		if listenPool != nil {
+			listenPool.Close()
+		}
 		return nil, nil, fmt.Errorf("queue: %w", err)
 	}
-	q := &RiverQueue{client: client, log: o.Logger, works: o.Workers > 0, pool: o.Pool, w: w}
+	q := &RiverQueue{client: client, log: o.Logger, works: o.Workers > 0, pool: o.Pool, w: w, listenPool: listenPool}
 	return q, &Binder{w: w}, nil
 }
 
@@ -174,6 +197,9 @@ func (q *RiverQueue) Run(ctx context.Context, stopWait time.Duration) error {
 	if !q.works {
 		<-ctx.Done() // insert-only: nothing to start
 		return nil
+	}
+	if q.listenPool != nil {
+		defer q.listenPool.Close() // after River has stopped listening
 	}
 	q.beat(ctx) // registered before any job can name this worker
 	if err := q.client.Start(ctx); err != nil {
