@@ -34,7 +34,11 @@ func TestNCAFigureInBrowser(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var sk struct{ Skill struct{ Example struct{ Inputs map[string]any } } }
+	var sk struct {
+		Skill struct {
+			Example struct{ Inputs map[string]any }
+		}
+	}
 	if err := gql(ctx, srv.URL, tok, `{ skill(name: "pk.nca") { example } }`, nil, &sk); err != nil {
 		t.Fatal(err)
 	}
