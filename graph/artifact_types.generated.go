@@ -15310,6 +15310,29 @@ func (ec *executionContext) fieldContext_ToolCall_result(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "JSON")
 }
 
+func (ec *executionContext) _ToolCall_resultArtifactId(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ToolCall_resultArtifactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ResultArtifactId()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalORef2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ToolCall_resultArtifactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "Ref")
+}
+
 func (ec *executionContext) _ToolCall_resultRef(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20071,6 +20094,11 @@ func (ec *executionContext) _ToolCall(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "result":
 			out.Values[i] = ec._ToolCall_result(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "resultArtifactId":
+			out.Values[i] = ec._ToolCall_resultArtifactId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

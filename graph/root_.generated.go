@@ -1103,6 +1103,7 @@ type ComplexityRoot struct {
 		QueuedAt          func(childComplexity int) int
 		Ref               func(childComplexity int) int
 		Result            func(childComplexity int) int
+		ResultArtifactId  func(childComplexity int) int
 		ResultRef         func(childComplexity int) int
 		Revision          func(childComplexity int) int
 		Runtime           func(childComplexity int) int
@@ -7051,6 +7052,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ToolCall.Result(childComplexity), true
+	case "ToolCall.resultArtifactId":
+		if e.ComplexityRoot.ToolCall.ResultArtifactId == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ToolCall.ResultArtifactId(childComplexity), true
 	case "ToolCall.resultRef":
 		if e.ComplexityRoot.ToolCall.ResultRef == nil {
 			break
@@ -8475,6 +8482,8 @@ func (ec *executionContext) childFields_ToolCall(ctx context.Context, field grap
 		return ec.fieldContext_ToolCall_queuedAt(ctx, field)
 	case "result":
 		return ec.fieldContext_ToolCall_result(ctx, field)
+	case "resultArtifactId":
+		return ec.fieldContext_ToolCall_resultArtifactId(ctx, field)
 	case "resultRef":
 		return ec.fieldContext_ToolCall_resultRef(ctx, field)
 	case "runtime":

@@ -71,10 +71,15 @@ func Run(ctx context.Context, d *dispatch.Dispatcher, st *store.Store, in RunInp
 		return out, nil
 	}
 	res, err := storeResult(ctx, st, skill, call, in.IdempotencyKey)
-	if err != nil {
-		return nil, err
+	if err != nil || res == nil {
+		return out, err
 	}
 	out.Result = res
+	if updated, err := d.RecordResultArtifact(ctx, call, res.Ref().String()); err == nil {
+		out.Call = updated
+	} else {
+		return nil, err
+	}
 	return out, nil
 }
 

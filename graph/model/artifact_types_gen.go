@@ -1156,6 +1156,11 @@ func (a *ToolCall) Result() (JSON, error) {
 	return a.json("result")
 }
 
+// ResultArtifactId reads content.result_artifact_id.
+func (a *ToolCall) ResultArtifactId() (*string, error) {
+	return a.str("result_artifact_id")
+}
+
 // ResultRef reads content.result_ref.
 func (a *ToolCall) ResultRef() (*string, error) {
 	return a.str("result_ref")

@@ -175,6 +175,7 @@ func (d *Dispatcher) settle(t *tool, rec *record, out *runtimes.Result, runErr e
 	if rec.ResultRef == "" {
 		rec.ResultRef = resultRef(out.Output)
 	}
+	rec.CheckLogicVersion = logicVersion(out.Output)
 	rec.OutputViolations = d.checkOutput(t, out.Output)
 	return EventCompleted
 }
@@ -274,6 +275,38 @@ func mustJSON(v any) json.RawMessage {
 		panic(fmt.Sprintf("dispatch: encode %T: %v", v, err))
 	}
 	return b
+}
+
+// logicVersion is the check_logic_version a skill's output names: the call
+// records which version of the calculation ran.
+func logicVersion(out json.RawMessage) string {
+	var o struct {
+		V string `json:"check_logic_version"`
+	}
+	_ = json.Unmarshal(out, &o)
+	return o.V
+}
+
+// RecordResultArtifact notes on a finished call the skill_result runSkill
+// stored for it (result_artifact_id): the ledger points at the result it
+// led to.
+func (d *Dispatcher) RecordResultArtifact(ctx context.Context, call *store.Artifact, resultRef string) (*store.Artifact, error) {
+	for attempt := 0; ; attempt++ {
+		cur, rec, err := d.loadCall(ctx, call.ID)
+		if err != nil || cur == nil || rec.ResultArtifactID == resultRef {
+			return cur, err
+		}
+		rec.ResultArtifactID = resultRef
+		res, err := d.store.ServerUpdate(request.With(ctx, later(request.From(ctx))), "runSkill", store.UpdateParams{Ref: cur.Unpinned().String(),
+			BaseContentHash: cur.ContentHash, Content: mustJSON(rec)})
+		if p, ok := problem.As(err); ok && p.Code == problem.VersionConflict && attempt < 3 {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return res.Artifact, nil
+	}
 }
 
 // resultRef is the result_ref a tool's output names, when it stored its

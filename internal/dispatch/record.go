@@ -43,6 +43,7 @@ type record struct {
 	CostUSD           *float64        `json:"cost_usd,omitempty"`
 	InputsHash        string          `json:"inputs_hash"`
 	CheckLogicVersion string          `json:"check_logic_version,omitempty"`
+	ResultArtifactID  string          `json:"result_artifact_id,omitempty"`
 	OutputViolations  []violation     `json:"output_violations"`
 	JobID             string          `json:"job_id,omitempty"`
 	Runtime           string          `json:"runtime"`

@@ -9,7 +9,7 @@ import (
 
 const runSkillQ = `mutation($n: String!, $in: JSON!, $store: Boolean) { runSkill(input: {name: $n, inputs: $in, storeResult: $store}) {
   __typename
-  ... on SkillRun { toolCall { artifactId status result error checkLogicVersion inputsHash } skillResult { ref skillName checkLogicVersion calculationRoute disclaimers outputs } }
+  ... on SkillRun { toolCall { artifactId status result error checkLogicVersion inputsHash resultArtifactId } skillResult { ref skillName checkLogicVersion calculationRoute disclaimers outputs } }
   ... on ValidationFailed { problems { path constraint message } }
   ... on Problem { message } } }`
 
@@ -18,6 +18,7 @@ type skillRun struct {
 		Typename string `json:"__typename"`
 		ToolCall struct {
 			ArtifactID, Status, CheckLogicVersion, InputsHash string
+			ResultArtifactID                                  *string
 			Result, Error                                     json.RawMessage
 		}
 		SkillResult *struct {
@@ -213,6 +214,10 @@ func TestNCASkill(t *testing.T) {
 		t.Fatal(err)
 	}
 	close := func(got, want float64) bool { return got-want < 1e-6*want && want-got < 1e-6*want }
+	if tc := r.RunSkill.ToolCall; tc.CheckLogicVersion != "pk.nca/1" || !strings.HasPrefix(tc.InputsHash, "sha256:") ||
+		tc.ResultArtifactID == nil || *tc.ResultArtifactID != r.RunSkill.SkillResult.Ref {
+		t.Fatalf("the call's record of the skill run: %+v", tc)
+	}
 	if !close(out.NCA.Cmax, 10.5) || !close(out.NCA.AUClast, 148.92305) || !close(out.NCA.Terminal.LambdaZ, 0.04845699697) ||
 		!close(out.NCA.Terminal.HalfLife, 14.30437757) || out.NCA.Terminal.N != 3 || !strings.Contains(out.Route, "linear") {
 		t.Fatalf("nca: %+v (%s)", out.NCA, r.RunSkill.ToolCall.Result)
