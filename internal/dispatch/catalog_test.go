@@ -34,7 +34,8 @@ func TestCatalog(t *testing.T) {
 	if got := names(q, map[string]any{"q": "quality gate"}); len(got) != 1 || got[0] != "gate_run" {
 		t.Fatalf("search gate: %v", got)
 	}
-	if got := names(q, map[string]any{"s": "active"}); len(got) != 2 {
+	// The two activated here, and the skills' tools the server installed.
+	if got := names(q, map[string]any{"s": "active"}); len(got) != 2+4 || !contains(got, "checksum.sha256") || !contains(got, "pk.nca") {
 		t.Fatalf("active tools: %v", got)
 	}
 	if got := names(q, map[string]any{"s": "draft"}); len(got) != 1 || got[0] != "compare" {
@@ -54,4 +55,13 @@ func TestCatalog(t *testing.T) {
 	if one.Tool != nil {
 		t.Fatalf("a missing tool: %+v", one.Tool)
 	}
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
 }
