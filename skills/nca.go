@@ -1,10 +1,12 @@
 package skills
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/scidex/substrate/internal/store"
@@ -14,33 +16,66 @@ import (
 )
 
 // ncaArgs are pk.nca's arguments as a caller gives them: series and
-// quantities with their units.
+// quantities with their units, for one profile, or several in profiles.
 type ncaArgs struct {
+	ncaProfile
+	Profiles      []json.RawMessage `json:"profiles,omitempty"`
+	AUCMethod     string            `json:"auc_method"`
+	LambdaZPoints *int              `json:"lambda_z_points,omitempty"`
+	// Figure asks for each profile's figure artifact (default true).
+	Figure *bool `json:"figure,omitempty"`
+}
+
+// ncaProfile is one concentration-time profile.
+type ncaProfile struct {
 	Subject        string          `json:"subject,omitempty"`
-	Times          json.RawMessage `json:"times"`
-	Concentrations json.RawMessage `json:"concentrations"`
-	Dose           json.RawMessage `json:"dose"`
-	Route          string          `json:"route"`
-	AUCMethod      string          `json:"auc_method"`
+	Times          json.RawMessage `json:"times,omitempty"`
+	Concentrations json.RawMessage `json:"concentrations,omitempty"`
+	Dose           json.RawMessage `json:"dose,omitempty"`
+	Route          string          `json:"route,omitempty"`
 	LLOQ           json.RawMessage `json:"lloq,omitempty"`
 	BLQRule        string          `json:"blq_rule,omitempty"`
-	LambdaZPoints  *int            `json:"lambda_z_points,omitempty"`
-	// Figure asks for the profile's figure artifact (default true).
-	Figure *bool `json:"figure,omitempty"`
 }
 
 // ncaInput reads the arguments through the units layer into the
 // procedure's canonical units (h, mg/L, mg).
-func ncaInput(args json.RawMessage) (pk.Profile, pk.Options, ncaArgs, []runtimes.Problem) {
+func ncaInput(args json.RawMessage) ([]pk.Profile, pk.Options, ncaArgs, []runtimes.Problem) {
 	var a ncaArgs
 	if ps := decodeStrict(args, &a); ps != nil {
-		return pk.Profile{}, pk.Options{}, a, ps
+		return nil, pk.Options{}, a, ps
 	}
+	o := pk.Options{AUCMethod: a.AUCMethod, LambdaZPoints: a.LambdaZPoints}
+	if len(a.Profiles) == 0 {
+		p, ps := parseProfile("", a.ncaProfile)
+		return []pk.Profile{p}, o, a, unitProblems(ps)
+	}
+	var all units.Problems
+	if a.Times != nil || a.Concentrations != nil || a.Dose != nil || a.Route != "" {
+		all.Add(&units.Problem{Path: "profiles", Code: "source_conflict", Message: "give one profile's fields or profiles, not both"})
+	}
+	out := make([]pk.Profile, 0, len(a.Profiles))
+	for i, raw := range a.Profiles {
+		prefix := "profiles[" + strconv.Itoa(i) + "]."
+		var np ncaProfile
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&np); err != nil {
+			all.Add(&units.Problem{Path: strings.TrimSuffix(prefix, "."), Code: "type", Message: err.Error()})
+			continue
+		}
+		p, ps := parseProfile(prefix, np)
+		all = append(all, ps...)
+		out = append(out, p)
+	}
+	return out, o, a, unitProblems(all)
+}
+
+func parseProfile(prefix string, a ncaProfile) (pk.Profile, units.Problems) {
 	var ps units.Problems
 	p := pk.Profile{Subject: a.Subject, BLQRule: a.BLQRule}
-	times, tps := units.ParseSeries("times", a.Times, units.Time)
+	times, tps := units.ParseSeries(prefix+"times", a.Times, units.Time)
 	ps = append(ps, tps...)
-	conc, cps := units.ParseSeries("concentrations", a.Concentrations, units.Concentration)
+	conc, cps := units.ParseSeries(prefix+"concentrations", a.Concentrations, units.Concentration)
 	ps = append(ps, cps...)
 	if len(tps) == 0 {
 		p.Times, _ = times.In("h")
@@ -48,36 +83,53 @@ func ncaInput(args json.RawMessage) (pk.Profile, pk.Options, ncaArgs, []runtimes
 	if len(cps) == 0 {
 		p.Conc, _ = conc.In("mg/L")
 	}
-	if q, pr := units.ParseQuantity("dose", a.Dose, units.Mass); pr != nil {
+	if q, pr := units.ParseQuantity(prefix+"dose", a.Dose, units.Mass); pr != nil {
 		ps.Add(pr)
 	} else {
 		p.Dose, _ = q.In("mg")
 	}
 	if len(a.LLOQ) > 0 {
-		if q, pr := units.ParseQuantity("lloq", a.LLOQ, units.Concentration); pr != nil {
+		if q, pr := units.ParseQuantity(prefix+"lloq", a.LLOQ, units.Concentration); pr != nil {
 			ps.Add(pr)
 		} else {
 			v, _ := q.In("mg/L")
 			p.LLOQ = &v
 		}
 	}
-	if r, pr := units.ParseRoute("route", a.Route); pr != nil {
+	if r, pr := units.ParseRoute(prefix+"route", a.Route); pr != nil {
 		ps.Add(pr)
 	} else {
 		switch {
 		case r.Name == "iv_bolus":
 			p.Route = pk.RouteIVBolus
 		case r.Intravascular:
-			ps.Add(&units.Problem{Path: "route", Code: "unsupported_route", Message: fmt.Sprintf("pk.nca analyses a single extravascular dose or an IV bolus, not %s", r.Name)})
+			ps.Add(&units.Problem{Path: prefix + "route", Code: "unsupported_route", Message: fmt.Sprintf("pk.nca analyses a single extravascular dose or an IV bolus, not %s", r.Name)})
 		default:
 			p.Route = pk.RouteExtravascular
 		}
 	}
-	return p, pk.Options{AUCMethod: a.AUCMethod, LambdaZPoints: a.LambdaZPoints}, a, unitProblems(ps)
+	return p, ps
+}
+
+// compute runs the procedure on one profile or several.
+func ncaCompute(ps []pk.Profile, o pk.Options, many bool) ([]*pk.Result, error) {
+	if !many {
+		r, err := pk.NCA(ps[0], o)
+		if err != nil {
+			return nil, err
+		}
+		return []*pk.Result{r}, nil
+	}
+	return pk.NCAMany(ps, o)
 }
 
 // ncaPath maps a procedure's problem path to the caller's field.
 func ncaPath(p string) string {
+	if strings.HasPrefix(p, "profiles[") {
+		if i := strings.Index(p, "]."); i > 0 {
+			return p[:i+2] + ncaPath(p[i+2:])
+		}
+	}
 	for _, m := range [][2]string{{"conc", "concentrations.values"}, {"times", "times.values"}, {"aucMethod", "auc_method"},
 		{"blqRule", "blq_rule"}, {"lambdaZPoints", "lambda_z_points"}} {
 		if p == m[0] || strings.HasPrefix(p, m[0]+"[") || strings.HasPrefix(p, m[0]+".") {
@@ -104,37 +156,55 @@ func ncaProblems(err error) []runtimes.Problem {
 func nca(deps Deps) Skill {
 	const name = "pk.nca"
 	check := func(args json.RawMessage) []runtimes.Problem {
-		p, o, _, ps := ncaInput(args)
-		if len(ps) > 0 {
-			return ps
+		ps, o, a, problems := ncaInput(args)
+		if len(problems) > 0 {
+			return problems
 		}
-		_, err := pk.NCA(p, o)
+		_, err := ncaCompute(ps, o, len(a.Profiles) > 0)
 		return ncaProblems(err)
 	}
 	run := func(ctx context.Context, args json.RawMessage, _ func(runtimes.Progress)) (json.RawMessage, error) {
-		p, o, a, ps := ncaInput(args)
-		if len(ps) > 0 {
-			return nil, refused(errors.New(ps[0].Message))
+		ps, o, a, problems := ncaInput(args)
+		if len(problems) > 0 {
+			return nil, refused(errors.New(problems[0].Message))
 		}
-		r, err := pk.NCA(p, o)
+		rs, err := ncaCompute(ps, o, len(a.Profiles) > 0)
 		if err != nil {
 			return nil, refused(err)
 		}
-		warnings := make([]string, 0, len(r.Warnings))
-		for _, w := range r.Warnings {
-			warnings = append(warnings, w.Message)
+		warnings := []string{}
+		type one struct {
+			Subject   string     `json:"subject,omitempty"`
+			NCA       *pk.Result `json:"nca"`
+			Figure    string     `json:"figure,omitempty"`
+			FigureURL string     `json:"figure_url,omitempty"`
 		}
-		out := map[string]any{"nca": r, "units": pk.Units, "check_logic_version": NCALogicVersion,
-			"calculation_route": fmt.Sprintf("non-compartmental analysis, %s route, AUC by the %s trapezoidal rule, lambda_z by %s",
-				r.Route, r.Method, lambdaRule(r)),
-			"warnings": warnings, "disclaimers": []string{"Non-compartmental estimates of one profile; check the terminal phase the fit used"},
-			"references_used": []map[string]any{{"id": "theoph_dataset", "status": Verified, "note": "the golden dataset the calculation is tested against"}}}
-		if (a.Figure == nil || *a.Figure) && deps.Store != nil {
-			fig, err := ncaFigure(ctx, deps.Store, p, r)
-			if err != nil {
-				return nil, err
+		results := make([]one, len(rs))
+		var figures []string
+		for i, r := range rs {
+			for _, w := range r.Warnings {
+				warnings = append(warnings, r.Subject+": "+w.Message)
 			}
-			out["figure"], out["figure_url"] = fig, "/artifacts/"+fig+"/figure.svg"
+			results[i] = one{Subject: r.Subject, NCA: r}
+			if (a.Figure == nil || *a.Figure) && deps.Store != nil {
+				fig, err := ncaFigure(ctx, deps.Store, ps[i], r)
+				if err != nil {
+					return nil, err
+				}
+				results[i].Figure, results[i].FigureURL = fig, "/artifacts/"+fig+"/figure.svg"
+				figures = append(figures, fig)
+			}
+		}
+		out := map[string]any{"units": pk.Units, "check_logic_version": NCALogicVersion,
+			"calculation_route": fmt.Sprintf("non-compartmental analysis, %s route, AUC by the %s trapezoidal rule, lambda_z by %s",
+				rs[0].Route, rs[0].Method, lambdaRule(rs[0])),
+			"warnings": warnings, "disclaimers": []string{"Non-compartmental estimates of each profile; check the terminal phase the fit used"},
+			"references_used": []map[string]any{{"id": "theoph_dataset", "status": Verified, "note": "the golden dataset the calculation is tested against"}},
+			"figures":         nonNilStrings(figures)}
+		if len(a.Profiles) == 0 {
+			out["nca"], out["figure"], out["figure_url"] = results[0].NCA, results[0].Figure, results[0].FigureURL
+		} else {
+			out["profiles"] = results
 		}
 		return json.Marshal(out)
 	}
@@ -147,9 +217,10 @@ func nca(deps Deps) Skill {
 		Run: run, Check: check,
 		Tool: mustManifest(map[string]any{
 			"name": name, "version": "1.0.0", "runtime": "in_process", "runtime_config": map[string]any{"function": name},
-			"summary":       "Non-compartmental analysis of a concentration-time profile after a single extravascular dose or IV bolus: Cmax, Tmax, AUClast, AUCinf, lambda_z with its points, half-life, AUMC, MRT, CL(/F), Vz(/F); with a figure of the profile on linear and log scales.",
-			"input_schema":  map[string]any{"type": "object", "required": []any{"times", "concentrations", "dose", "route", "auc_method"}},
-			"output_schema": map[string]any{"type": "object", "required": []any{"nca", "units"}},
+			"summary": "Non-compartmental analysis of a concentration-time profile after a single extravascular dose or IV bolus: Cmax, Tmax, AUClast, AUCinf, lambda_z with its points, half-life, AUMC, MRT, CL(/F), Vz(/F); with a figure of the profile on linear and log scales.",
+			"input_schema": map[string]any{"type": "object", "required": []any{"auc_method"},
+				"anyOf": []any{map[string]any{"required": []any{"profiles"}}, map[string]any{"required": []any{"times", "concentrations", "dose", "route"}}}},
+			"output_schema": map[string]any{"type": "object", "required": []any{"units", "figures"}},
 			"resource_caps": map[string]any{"wall_time_min": 0.2}, "deterministic": false, "idempotent": true,
 			"render_hints": map[string]any{"primary_view": "table", "columns": []any{"cmax", "tmax", "auclast", "aucinfObs", "terminal"}},
 			"examples":     []any{map[string]any{"description": "Theophylline, subject 1 (Boeckmann, Sheiner and Beal), 320 mg orally.", "args": example}},
@@ -158,8 +229,8 @@ func nca(deps Deps) Skill {
 			"title":       "Non-compartmental analysis (NCA)",
 			"summary":     "Non-compartmental pharmacokinetic analysis of one concentration-time profile, with the terminal phase it used and a figure to look at.",
 			"domain":      "pharmacokinetics",
-			"inputs":      "times {values, unit: a time unit}, concentrations {values, unit: a mass concentration}, dose {value, unit: a mass}, route (oral, sc, im… = extravascular, or iv_bolus), auc_method linear | linear_up_log_down, lloq {value, unit} and blq_rule, lambda_z_points, figure (default true).",
-			"outputs":     "nca: every parameter in the units listed in units (h, mg/L, h.mg/L, 1/h, L/h, L); the figure's ref and URL.",
+			"inputs":      "times {values, unit: a time unit}, concentrations {values, unit: a mass concentration}, dose {value, unit: a mass}, route (oral, sc, im… = extravascular, or iv_bolus), lloq {value, unit} and blq_rule; or several profiles [{subject, times, concentrations, dose, route, …}]; auc_method linear | linear_up_log_down, lambda_z_points, figure (default true).",
+			"outputs":     "nca (or profiles [{subject, nca, figure, figure_url}]): every parameter in the units listed in units (h, mg/L, h.mg/L, 1/h, L/h, L); each figure's ref and URL.",
 			"limitations": "One profile after a single dose; no steady state, no infusion, no sparse sampling.",
 			"disclaimers": []any{"Non-compartmental estimates of one profile; check the terminal phase the fit used"},
 			"example":     map[string]any{"description": "Runs as written with runSkill.", "inputs": example},

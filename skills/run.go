@@ -39,6 +39,7 @@ type Output struct {
 	Disclaimers       []string          `json:"disclaimers"`
 	CheckLogicVersion string            `json:"check_logic_version"`
 	Figure            string            `json:"figure"`
+	Figures           []string          `json:"figures"`
 }
 
 // Run is runSkill: sugar over invokeTool for a workbench. It runs the
@@ -147,8 +148,12 @@ func storeResult(ctx context.Context, st *store.Store, skill, call *store.Artifa
 		{From: res.Ref, Predicate: "produced_by_tool", To: call.Ref().String()},
 		{From: res.Ref, Predicate: "produced_by_skill", To: skill.Ref().String()},
 	}
-	if o.Figure != "" {
-		links = append(links, store.LinkParams{From: o.Figure, Predicate: "illustrates", To: res.Ref})
+	figures := o.Figures
+	if len(figures) == 0 && o.Figure != "" {
+		figures = []string{o.Figure}
+	}
+	for _, f := range figures {
+		links = append(links, store.LinkParams{From: f, Predicate: "illustrates", To: res.Ref})
 	}
 	for _, l := range links {
 		if _, err := st.AddLink(ctx, l); err != nil {

@@ -2,6 +2,8 @@ package dispatch_test
 
 import (
 	"encoding/json"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -252,5 +254,69 @@ func TestNCASkill(t *testing.T) {
 	bad = runSkill(t, alice(t), "pk.nca", bare, e)
 	if bad.RunSkill.Typename != "ValidationFailed" || !strings.HasPrefix(bad.RunSkill.Problems[0].Path, "input.inputs.times.values[") || bad.RunSkill.Problems[0].Constraint != "unsorted_times" {
 		t.Fatalf("unsorted times: %+v", bad.RunSkill)
+	}
+}
+
+// pk.nca on several profiles at once: the twelve theophylline subjects
+// (skills/refdata/theoph.csv, dose 320 mg), each with its figure.
+func TestNCASkillManyProfiles(t *testing.T) {
+	e := env(t, nil)
+	b, err := os.ReadFile("../../skills/refdata/theoph.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bySubject := map[string][2][]any{}
+	var order []string
+	for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		f := strings.Split(line, ",")
+		if i == 0 {
+			continue
+		}
+		tm, _ := strconv.ParseFloat(f[3], 64)
+		c, _ := strconv.ParseFloat(f[4], 64)
+		s := bySubject[f[0]]
+		if s[0] == nil {
+			order = append(order, f[0])
+		}
+		bySubject[f[0]] = [2][]any{append(s[0], tm), append(s[1], c)}
+	}
+	var profiles []any
+	for _, subj := range order {
+		profiles = append(profiles, map[string]any{"subject": subj, "route": "oral", "dose": map[string]any{"value": 320, "unit": "mg"},
+			"times": map[string]any{"values": bySubject[subj][0], "unit": "h"}, "concentrations": map[string]any{"values": bySubject[subj][1], "unit": "mg/L"}})
+	}
+	r := runSkill(t, alice(t), "pk.nca", map[string]any{"auc_method": "linear", "profiles": profiles}, e)
+	if r.RunSkill.Typename != "SkillRun" || r.RunSkill.ToolCall.Status != "SUCCEEDED" {
+		t.Fatalf("run: %+v %s", r.RunSkill, r.RunSkill.ToolCall.Error)
+	}
+	var out struct {
+		Profiles []struct {
+			Subject string
+			NCA     struct{ AUClast float64 }
+			Figure  string
+		}
+		Figures []string
+	}
+	_ = json.Unmarshal(r.RunSkill.ToolCall.Result, &out)
+	if len(out.Profiles) != 12 || len(out.Figures) != 12 || out.Profiles[0].Subject != "1" ||
+		out.Profiles[0].NCA.AUClast-148.92305 > 1e-6 || 148.92305-out.Profiles[0].NCA.AUClast > 1e-6 {
+		t.Fatalf("profiles: %d, figures %d, first %+v", len(out.Profiles), len(out.Figures), out.Profiles)
+	}
+	var links struct {
+		Artifact struct {
+			Links struct {
+				Edges []struct{ Node struct{ Predicate string } }
+			}
+		}
+	}
+	e.OK(t, alice(t), `query($r: Ref!) { artifact(ref: $r) { links(direction: IN, predicates: ["illustrates"], first: 50) { edges { node { predicate } } } } }`,
+		map[string]any{"r": r.RunSkill.SkillResult.Ref}, &links)
+	if len(links.Artifact.Links.Edges) != 12 {
+		t.Fatalf("%d figures illustrate the skill_result", len(links.Artifact.Links.Edges))
+	}
+	profiles[3].(map[string]any)["dose"] = 320
+	bad := runSkill(t, alice(t), "pk.nca", map[string]any{"auc_method": "linear", "profiles": profiles}, e)
+	if bad.RunSkill.Typename != "ValidationFailed" || bad.RunSkill.Problems[0].Path != "input.inputs.profiles[3].dose" || bad.RunSkill.Problems[0].Constraint != "unit_required" {
+		t.Fatalf("a bare dose in profile 3: %+v", bad.RunSkill)
 	}
 }
