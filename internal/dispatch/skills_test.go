@@ -320,3 +320,33 @@ func TestNCASkillManyProfiles(t *testing.T) {
 		t.Fatalf("a bare dose in profile 3: %+v", bad.RunSkill)
 	}
 }
+
+// Every skill's example runs as written (point 9): what a person or an agent
+// copies from the skill artifact succeeds.
+func TestEverySkillExampleRuns(t *testing.T) {
+	e := env(t, nil)
+	var list struct {
+		Skills struct {
+			Edges []struct {
+				Node struct {
+					Name    string
+					Example struct{ Inputs map[string]any }
+				}
+			}
+		}
+	}
+	e.OK(t, alice(t), `{ skills(first: 50) { edges { node { ... on Skill { name example } } } } }`, nil, &list)
+	if len(list.Skills.Edges) != 4 {
+		t.Fatalf("%d skills installed", len(list.Skills.Edges))
+	}
+	for _, ed := range list.Skills.Edges {
+		r := runSkill(t, alice(t), ed.Node.Name, ed.Node.Example.Inputs, e)
+		if r.RunSkill.Typename != "SkillRun" {
+			t.Errorf("%s: %+v", ed.Node.Name, r.RunSkill)
+			continue
+		}
+		if s := waitStatus(t, e, alice(t), r.RunSkill.ToolCall.ArtifactID, "SUCCEEDED", "FAILED"); s != "SUCCEEDED" {
+			t.Errorf("%s's example ended %s", ed.Node.Name, s)
+		}
+	}
+}
