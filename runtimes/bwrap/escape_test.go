@@ -120,7 +120,10 @@ func TestEscapeNetworkDenied(t *testing.T) {
 func TestEscapeForkBomb(t *testing.T) {
 	rt := newRuntime(t)
 	m := marker()
-	tool := shTool("forkbomb", `bomb() { bomb | bomb & }; bomb; wait`, "bomb-"+m)
+	// The top shell stays (each bomb returns at once, its copies detached):
+	// were it to exit, its pid namespace would end with it before the copies
+	// reach the cap, and the call would end as a tool that printed nothing.
+	tool := shTool("forkbomb", `bomb() { bomb | bomb & }; bomb; sleep 30`, "bomb-"+m)
 	tool.Caps.WallTime = 3 * time.Second
 	_, err := call(t, rt, tool, `{}`)
 	e := wantError(t, err, runtimes.CodePidsLimit)
