@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
 
 	"github.com/scidex/substrate/internal/dispatch"
@@ -87,7 +86,8 @@ func Run(ctx context.Context, d *dispatch.Dispatcher, st *store.Store, in RunInp
 // StoreQueued is the dispatcher's OnFinish hook: a queued call runSkill made
 // with storeResult gets its skill_result when it finishes, on whichever
 // worker ran it, as the caller.
-func StoreQueued(ctx context.Context, st *store.Store, log *slog.Logger, call *store.Artifact) {
+func StoreQueued(ctx context.Context, d *dispatch.Dispatcher, call *store.Artifact) {
+	st, log := d.Store(), d.Logger()
 	{
 		var rec struct {
 			SkillRun *dispatch.SkillRun `json:"skill_run"`
@@ -96,8 +96,12 @@ func StoreQueued(ctx context.Context, st *store.Store, log *slog.Logger, call *s
 			return
 		}
 		skill, err := st.Get(ctx, ref.Ref{Type: "skill", ID: rec.SkillRun.Skill})
+		var res *store.Artifact
 		if err == nil {
-			_, err = storeResult(ctx, st, skill, call, "")
+			res, err = storeResult(ctx, st, skill, call, "")
+		}
+		if err == nil && res != nil {
+			_, err = d.RecordResultArtifact(ctx, call, res.Ref().String())
 		}
 		if err != nil {
 			log.Warn("runSkill: store the skill_result of a queued call", "call", call.ID, "err", err)

@@ -41,7 +41,7 @@ type Opts struct {
 	// OnFinish is told of every call that finished (succeeded, failed,
 	// cancelled), after its record is committed, wherever it ran: runSkill
 	// stores a queued skill call's skill_result from it.
-	OnFinish func(ctx context.Context, st *store.Store, log *slog.Logger, call *store.Artifact)
+	OnFinish func(ctx context.Context, d *Dispatcher, call *store.Artifact)
 }
 
 // Dispatcher runs tool calls.
@@ -93,6 +93,12 @@ type tool struct {
 	m   *Manifest
 	rt  runtimes.Runtime
 }
+
+// Store is the store the dispatcher records calls in.
+func (d *Dispatcher) Store() *store.Store { return d.store }
+
+// Logger is the dispatcher's logger.
+func (d *Dispatcher) Logger() *slog.Logger { return d.log }
 
 // Load returns the tool named name: its latest version, or the one whose
 // content.version is version. Absent is NOT_FOUND naming the tool.

@@ -208,7 +208,7 @@ func (d *Dispatcher) finish(ctx context.Context, t *tool, call *store.Artifact, 
 	}
 	d.afterFinish(ctx, t, rec)
 	if d.opts.OnFinish != nil && rec.Async {
-		d.opts.OnFinish(ctx, d.store, d.log, res.Artifact)
+		d.opts.OnFinish(ctx, d, res.Artifact)
 	}
 	return res.Artifact, nil
 }

@@ -114,11 +114,14 @@ func TestConformanceSkillQueued(t *testing.T) {
 		t.Fatalf("no progress events: %s", got)
 	}
 	deadline := time.Now().Add(30 * time.Second)
-	for count(t, e, "type = 'skill_result' AND content->>'tool_call' LIKE 'tool_call:"+id+"@%'") != 1 {
+	for count(t, e, "type = 'tool_call' AND id = '"+id+"' AND content ? 'result_artifact_id'") != 1 {
 		if time.Now().After(deadline) {
-			t.Fatal("no skill_result was stored for the queued call")
+			t.Fatal("the queued call never recorded a stored skill_result")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+	if n := count(t, e, "type = 'skill_result' AND content->>'tool_call' LIKE 'tool_call:"+id+"@%'"); n != 1 {
+		t.Fatalf("%d skill_results for the queued call", n)
 	}
 	bad := runSkill(t, alice(t), "data.check_conformance", map[string]any{"csv": "a\n1\n", "spec": map[string]any{"columns": []any{map[string]any{"name": "a", "type": "decimal"}}}}, e)
 	if bad.RunSkill.Typename != "ValidationFailed" || bad.RunSkill.Problems[0].Path != "input.inputs.spec.columns[0].type" {
