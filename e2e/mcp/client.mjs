@@ -1,0 +1,65 @@
+// The npm MCP client against the substrate: over streamable HTTP (SCIDEX_URL/mcp,
+// the bearer token per request) and over stdio (SCIDEX_BIN mcp, token from
+// SCIDEX_TOKEN). For each transport: list the tools, create an artifact, read it
+// back, update it with a stale hash (a VersionConflict as data, with the merge
+// hint), then with the suggested hash. Prints "ok <check>" lines; exits 1 on
+// the first failure.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+const { SCIDEX_URL, SCIDEX_TOKEN, SCIDEX_BIN, DATABASE_URL, SCIDEX_JWT_SECRET } = process.env;
+
+function fail(msg) {
+  console.log("FAIL " + msg);
+  process.exit(1);
+}
+
+function data(result, what) {
+  if (result.isError) fail(`${what}: isError ${JSON.stringify(result.content)}`);
+  const d = result.structuredContent;
+  if (!d) fail(`${what}: no structuredContent: ${JSON.stringify(result)}`);
+  return d.data ?? d;
+}
+
+async function exercise(name, transport) {
+  const client = new Client({ name: "scidex-e2e", version: "1.0.0" });
+  await client.connect(transport);
+  const { tools } = await client.listTools();
+  const names = tools.map((t) => t.name);
+  for (const want of ["get_artifact", "create_artifact", "update_artifact", "invoke_tool", "poll"]) {
+    if (!names.includes(want)) fail(`${name}: no tool ${want} in ${names.join(",")}`);
+  }
+  const get = tools.find((t) => t.name === "get_artifact");
+  if (!get.inputSchema?.properties?.ref || !(get.inputSchema.required || []).includes("ref")) fail(`${name}: get_artifact input schema ${JSON.stringify(get.inputSchema)}`);
+  console.log(`ok   ${name} lists ${tools.length} tools`);
+
+  const created = data(await client.callTool({ name: "create_artifact", arguments: { input: { type: "hypothesis", title: `MCP ${name} hypothesis`, content: { target_gene: "TREM2" } } } }), "create");
+  const ws = created.createArtifact;
+  if (ws.__typename !== "WriteSuccess") fail(`${name}: create ${JSON.stringify(ws)}`);
+  const ref = ws.ref.split("@")[0];
+  const got = data(await client.callTool({ name: "get_artifact", arguments: { ref } }), "get");
+  if (got.artifact?.title !== `MCP ${name} hypothesis`) fail(`${name}: get ${JSON.stringify(got)}`);
+  console.log(`ok   ${name} create and get`);
+
+  const first = data(await client.callTool({ name: "update_artifact", arguments: { input: { ref, baseContentHash: ws.contentHash, patch: [{ op: "add", path: "/confidence", value: 0.5 }] } } }), "update");
+  if (first.updateArtifact.__typename !== "WriteSuccess") fail(`${name}: update ${JSON.stringify(first)}`);
+  const stale = data(await client.callTool({ name: "update_artifact", arguments: { input: { ref, baseContentHash: ws.contentHash, patch: [{ op: "add", path: "/mechanism", value: "R47H" }] } } }), "stale update");
+  const vc = stale.updateArtifact;
+  if (vc.__typename !== "VersionConflict" || !vc.mergeHint?.suggestedBaseContentHash) fail(`${name}: stale update ${JSON.stringify(vc)}`);
+  const retry = data(await client.callTool({ name: "update_artifact", arguments: { input: { ref, baseContentHash: vc.mergeHint.suggestedBaseContentHash, patch: [{ op: "add", path: "/mechanism", value: "R47H" }] } } }), "retry");
+  if (retry.updateArtifact.__typename !== "WriteSuccess") fail(`${name}: retry ${JSON.stringify(retry)}`);
+  console.log(`ok   ${name} version conflict with merge hint, then the retry`);
+  await client.close();
+}
+
+await exercise("http", new StreamableHTTPClientTransport(new URL(SCIDEX_URL + "/mcp"), {
+  requestInit: { headers: { Authorization: `Bearer ${SCIDEX_TOKEN}` } },
+}));
+if (SCIDEX_BIN) {
+  await exercise("stdio", new StdioClientTransport({
+    command: SCIDEX_BIN, args: ["mcp"],
+    env: { ...process.env, SCIDEX_TOKEN, DATABASE_URL, SCIDEX_JWT_SECRET },
+  }));
+}
+console.log("ok   done");
