@@ -151,9 +151,9 @@ func TestBadArgumentsAreRefusedByTheSchema(t *testing.T) {
 	cs := mustConnect(t, e, apitest.Contributor(t, "ada"))
 	before := e.Counts(t)
 	for _, c := range []struct {
-		name, tool  string
-		args        map[string]any
-		path, rule  string
+		name, tool string
+		args       map[string]any
+		path, rule string
 	}{
 		{"wrong type", "get_artifact", map[string]any{"ref": 42}, "ref", "type"},
 		{"malformed ref", "get_artifact", map[string]any{"ref": "Not A Ref"}, "ref", "pattern"},

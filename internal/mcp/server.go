@@ -210,9 +210,13 @@ func (s *Server) handler(t *tool, c Caller) sdk.ToolHandler {
 	switch {
 	case t.op != nil:
 	case t.def.Name == executeName:
-		return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return s.execute(ctx, c, req, t) }
+		return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return s.execute(ctx, c, req, t)
+		}
 	case t.def.Name == schemaName:
-		return func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return s.sdl(req, t), nil }
+		return func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return s.sdl(req, t), nil
+		}
 	}
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		args := req.Params.Arguments
