@@ -195,3 +195,5 @@ func jsonUnmarshal(res *sdk.CallToolResult, v any) error {
 	}
 	return json.Unmarshal(raw, v)
 }
+
+func benchClient(token string) *http.Client { return &http.Client{Transport: bearer{token}} }
