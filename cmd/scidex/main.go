@@ -7,6 +7,7 @@
 //	scidex tool      register a tool from its bundle: scidex tool register tools/<name>/
 //	scidex worker    work queued tool calls only (no HTTP)
 //	scidex skills    check-references: the skills' references gate (CI runs it)
+//	scidex mcp       the substrate as an MCP server on stdio (token from SCIDEX_TOKEN)
 //
 // Every flag also reads an environment variable; `scidex <command> -h` lists them.
 package main
@@ -46,6 +47,8 @@ func run(args []string) int {
 		err = workerCmd(ctx, args[1:])
 	case "skills":
 		err = skillsCmd(args[1:])
+	case "mcp":
+		err = mcpCmd(ctx, args[1:])
 	default:
 		fmt.Fprintf(os.Stderr, "scidex: unknown command %q\n\n", args[0])
 		usage()
@@ -75,6 +78,7 @@ Usage:
   scidex tool      register a tool: SCIDEX_TOKEN=… scidex tool register tools/<name>/ (--runtime, --config for external tools)
   scidex worker    work queued tool calls, with no HTTP listener (any number, on the server's database)
   scidex skills    check-references: fail when a preview or available skill depends on a to_verify reference
+  scidex mcp       the substrate as an MCP server on stdio: SCIDEX_TOKEN=… scidex mcp (database as serve configures it)
 
 Run "scidex <command> -h" for a command's flags; every flag also reads an environment variable.
 `)

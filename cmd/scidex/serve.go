@@ -37,6 +37,8 @@ func serve(ctx context.Context, args []string) error {
 	maxSubs := f.integer("max-subscriptions", "SCIDEX_MAX_SUBSCRIPTIONS", server.DefaultMaxSubscriptions, "operations active at once on one websocket", atLeast(1))
 	listenURL := f.str("listen-url", "SCIDEX_LISTEN_URL", "", "direct database connection for LISTEN (the event hub's and the job queue's) when DATABASE_URL goes through a transaction pooler", connString)
 	tf := addToolFlags(f)
+	mf := addMCPFlags(f)
+	serveMCP := f.boolean("mcp", "SCIDEX_MCP", true, "serve MCP streamable HTTP on /mcp")
 	shutdownWait := f.duration("shutdown-timeout", "SCIDEX_SHUTDOWN_TIMEOUT", 15*time.Second, "how long to drain requests on SIGTERM", atLeast(time.Duration(0)))
 	if err := f.Parse(args); err != nil {
 		return err
@@ -82,6 +84,7 @@ func serve(ctx context.Context, args []string) error {
 			Verifier: verifier, AnonymousRead: *anonRead, Introspection: *introspection,
 			MaxBodyBytes: int64(*maxBody), MaxResponseBytes: int64(*maxResponse), MaxDepth: *maxDepth, MaxComplexity: *maxComplexity,
 			AllowedOrigins: splitList(*origins), MaxSubscriptions: *maxSubs,
+			MCP: mf.options(), NoMCP: !*serveMCP,
 		},
 	})
 	if err != nil {

@@ -1,5 +1,6 @@
 // Package server is the HTTP face of the substrate: GraphQL over HTTP and
-// websockets on /graphql, GraphiQL, health and readiness. It turns
+// websockets on /graphql, GraphiQL, MCP streamable HTTP on /mcp (internal/mcp,
+// which calls /graphql in process), health and readiness. It turns
 // each request into a request.Context (who, when, which request) before any
 // resolver runs, and keeps internal errors away from clients.
 package server
@@ -22,6 +23,7 @@ import (
 	"github.com/scidex/substrate/internal/dispatch"
 	"github.com/scidex/substrate/internal/event"
 	"github.com/scidex/substrate/internal/graphiql"
+	"github.com/scidex/substrate/internal/mcp"
 	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/internal/wsconn"
 	"github.com/scidex/substrate/resolvers"
@@ -75,6 +77,11 @@ type Opts struct {
 	// Extensions are added to the GraphQL handler after the server's own:
 	// tracing, field authorization. See Check for those that intercept fields.
 	Extensions []graphql.HandlerExtension
+	// MCP configures /mcp, the API as MCP tools (internal/mcp); the server
+	// fills in its Endpoint (this server's own /graphql) and Logger.
+	MCP mcp.Options
+	// NoMCP leaves /mcp unserved.
+	NoMCP bool
 }
 
 // Defaults for the limits.
@@ -91,6 +98,7 @@ type Server struct {
 	log    *slog.Logger
 	mux    *http.ServeMux
 	gql    *handler.Server
+	mcp    *mcp.Server
 	ws     *wsconn.Implementation
 	tokens tokenCache
 }
@@ -108,6 +116,11 @@ func (opts Opts) Check() error {
 			return fmt.Errorf("server: extension %s (%T) intercepts fields, but the default executor marshals plain scalar fields "+
 				"straight from their objects without field middleware (cmd/gqlgen); serve with Opts.Executor = stock.New (graph/stock), "+
 				"which runs every field through it", ext.ExtensionName(), ext)
+		}
+	}
+	if !opts.NoMCP {
+		if err := mcp.Check(opts.MCP); err != nil {
+			return fmt.Errorf("server: %w", err)
 		}
 	}
 	return nil
@@ -147,6 +160,17 @@ func New(opts Opts) *Server {
 	s.gql = s.graphQL()
 	s.mux.Handle("/graphql", s.withRequest(wsconn.Middleware(s.gql)))
 	graphiql.Mount(s.mux, "/graphiql", graphiql.Options{Endpoint: "/graphql"})
+	if !opts.NoMCP {
+		// /mcp calls /graphql in process, through this same handler.
+		mo := opts.MCP
+		mo.Endpoint, mo.Logger = s, s.log
+		m, err := mcp.New(mo)
+		if err != nil {
+			panic(err.Error()) // Check built the same tools
+		}
+		s.mcp = m
+		s.mux.Handle("/mcp", s.withRequest(m))
+	}
 	s.mux.Handle("GET /artifacts/{ref}/figure.svg", s.withRequest(http.HandlerFunc(s.figureSVG)))
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /readyz", s.readyz)
@@ -157,6 +181,10 @@ func New(opts Opts) *Server {
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// MCP is the MCP server behind /mcp, to serve on other transports (`scidex
+// mcp` runs it on stdio); nil with NoMCP.
+func (s *Server) MCP() *mcp.Server { return s.mcp }
 
 func (s *Server) graphQL() *handler.Server {
 	res := &resolvers.Resolver{Store: s.opts.Store, Logger: s.log, Hub: s.opts.Hub, Consumers: s.opts.Consumers, Dispatch: s.opts.Dispatch, CloseConn: wsconn.CloseConn}

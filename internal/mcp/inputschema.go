@@ -1,0 +1,202 @@
+package mcp
+
+import (
+	"math"
+
+	"github.com/vektah/gqlparser/v2/ast"
+)
+
+// RefPattern is the JSON Schema pattern of the Ref scalar: `<type>:<id>`,
+// optionally pinned to one version with `@sha256:<hex>`.
+const RefPattern = `^[a-z][a-z0-9_]*:[^@\s]+(@sha256:[0-9a-f]{64})?$`
+
+// inputSchema derives a tool's input JSON Schema (2020-12) from the
+// operation's variables: one property per variable, required when the
+// variable is non-null without a default. Each property carries the
+// description of the argument or input field the variable fills.
+//
+// A null is not accepted where GraphQL would take one: leaving the property
+// out means the same, and a schema without type unions is easier on agents.
+func inputSchema(schema *ast.Schema, op *ast.OperationDefinition, doc *ast.QueryDocument) map[string]any {
+	descs := variableDescriptions(op, doc)
+	props := map[string]any{}
+	required := []string{}
+	defs := map[string]any{}
+	for _, v := range op.VariableDefinitions {
+		s := typeSchema(schema, v.Type, defs, map[string]bool{})
+		if d := descs[v.Variable]; d != "" {
+			s["description"] = d
+		}
+		if v.DefaultValue != nil {
+			if dv, err := v.DefaultValue.Value(nil); err == nil {
+				s["default"] = dv
+			}
+		}
+		props[v.Variable] = s
+		if v.Type.NonNull && v.DefaultValue == nil {
+			required = append(required, v.Variable)
+		}
+	}
+	out := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		out["required"] = required
+	}
+	if len(defs) > 0 {
+		out["$defs"] = defs
+	}
+	return out
+}
+
+// typeSchema is the schema of an input type. Input objects are written out
+// in place; one that contains itself (a recursive filter, say) goes to $defs
+// the second time it is met, and is referenced from there.
+func typeSchema(schema *ast.Schema, t *ast.Type, defs map[string]any, open map[string]bool) map[string]any {
+	if t.Elem != nil {
+		return map[string]any{"type": "array", "items": typeSchema(schema, t.Elem, defs, open)}
+	}
+	def := schema.Types[t.NamedType]
+	if def == nil {
+		return map[string]any{}
+	}
+	switch def.Kind {
+	case ast.Scalar:
+		return scalarInput(def)
+	case ast.Enum:
+		return enumSchema(def)
+	case ast.InputObject:
+		if open[def.Name] {
+			if _, done := defs[def.Name]; !done {
+				defs[def.Name] = map[string]any{} // placeholder: stops the recursion
+				defs[def.Name] = inputObject(schema, def, defs, map[string]bool{def.Name: true})
+			}
+			return map[string]any{"$ref": "#/$defs/" + def.Name}
+		}
+		open[def.Name] = true
+		defer delete(open, def.Name)
+		return inputObject(schema, def, defs, open)
+	}
+	return map[string]any{}
+}
+
+func inputObject(schema *ast.Schema, def *ast.Definition, defs map[string]any, open map[string]bool) map[string]any {
+	props := map[string]any{}
+	required := []string{}
+	for _, f := range def.Fields {
+		s := typeSchema(schema, f.Type, defs, open)
+		if f.Description != "" {
+			s["description"] = f.Description
+		}
+		if f.DefaultValue != nil {
+			if dv, err := f.DefaultValue.Value(nil); err == nil {
+				s["default"] = dv
+			}
+		}
+		props[f.Name] = s
+		if f.Type.NonNull && f.DefaultValue == nil {
+			required = append(required, f.Name)
+		}
+	}
+	out := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		out["required"] = required
+	}
+	if def.Description != "" {
+		out["description"] = def.Description
+	}
+	return out
+}
+
+// scalarInput maps a scalar to the JSON values GraphQL accepts for it as a
+// variable, with our custom scalars' formats.
+func scalarInput(def *ast.Definition) map[string]any {
+	switch def.Name {
+	case "String", "ID", "Cursor":
+		return map[string]any{"type": "string"}
+	case "Boolean":
+		return map[string]any{"type": "boolean"}
+	case "Int":
+		return map[string]any{"type": "integer", "minimum": math.MinInt32, "maximum": math.MaxInt32}
+	case "Float":
+		return map[string]any{"type": "number"}
+	case "Ref":
+		return map[string]any{"type": "string", "pattern": RefPattern}
+	case "DateTime":
+		return map[string]any{"type": "string", "format": "date-time"}
+	}
+	// JSON, and any scalar this mapping does not know: any JSON value.
+	return map[string]any{}
+}
+
+func enumSchema(def *ast.Definition) map[string]any {
+	vals := make([]string, 0, len(def.EnumValues))
+	for _, v := range def.EnumValues {
+		vals = append(vals, v.Name)
+	}
+	out := map[string]any{"type": "string", "enum": vals}
+	if def.Description != "" {
+		out["description"] = def.Description
+	}
+	return out
+}
+
+// variableDescriptions finds, for each variable, the description of the
+// argument or input field it is passed as (the first use that has one).
+func variableDescriptions(op *ast.OperationDefinition, doc *ast.QueryDocument) map[string]string {
+	out := map[string]string{}
+	var value func(desc string, v *ast.Value)
+	value = func(desc string, v *ast.Value) {
+		if v == nil {
+			return
+		}
+		switch v.Kind {
+		case ast.Variable:
+			if _, ok := out[v.Raw]; !ok && desc != "" {
+				out[v.Raw] = desc
+			}
+		case ast.ObjectValue:
+			for _, c := range v.Children {
+				d := ""
+				if v.Definition != nil {
+					if f := v.Definition.Fields.ForName(c.Name); f != nil {
+						d = f.Description
+					}
+				}
+				value(d, c.Value)
+			}
+		case ast.ListValue:
+			for _, c := range v.Children {
+				value(desc, c.Value)
+			}
+		}
+	}
+	seen := map[string]bool{}
+	var walk func(ast.SelectionSet)
+	walk = func(set ast.SelectionSet) {
+		for _, sel := range set {
+			switch s := sel.(type) {
+			case *ast.Field:
+				for _, a := range s.Arguments {
+					d := ""
+					if s.Definition != nil {
+						if ad := s.Definition.Arguments.ForName(a.Name); ad != nil {
+							d = ad.Description
+						}
+					}
+					value(d, a.Value)
+				}
+				walk(s.SelectionSet)
+			case *ast.InlineFragment:
+				walk(s.SelectionSet)
+			case *ast.FragmentSpread:
+				if !seen[s.Name] {
+					seen[s.Name] = true
+					if f := doc.Fragments.ForName(s.Name); f != nil {
+						walk(f.SelectionSet)
+					}
+				}
+			}
+		}
+	}
+	walk(op.SelectionSet)
+	return out
+}

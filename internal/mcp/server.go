@@ -1,0 +1,266 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"sort"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/scidex/substrate/graph"
+	"github.com/scidex/substrate/internal/auth"
+	"github.com/scidex/substrate/internal/problem"
+	"github.com/scidex/substrate/internal/request"
+)
+
+// Mutations says which mutations agents may run.
+type Mutations string
+
+const (
+	// MutationsListed (the default) exposes the mutation operation documents
+	// as tools; the ad-hoc execute tool runs queries only.
+	MutationsListed Mutations = "listed"
+	// MutationsNone exposes no mutation: the mutation documents are not tools
+	// and execute runs queries only.
+	MutationsNone Mutations = "none"
+	// MutationsAll also lets execute run any mutation.
+	MutationsAll Mutations = "all"
+)
+
+// Options configure the MCP server. The zero value (with an Endpoint) serves
+// the built-in operations with the listed mutations, without the ad-hoc tools.
+type Options struct {
+	// Endpoint serves POST /graphql: the substrate server's own handler, its
+	// request middleware included. Every tool call is a request to it.
+	Endpoint http.Handler
+	// Operations is the folder of operation documents; nil means the built-in
+	// ones (Operations()).
+	Operations fs.FS
+	// Mutations: MutationsListed when empty.
+	Mutations Mutations
+	// Execute adds the execute tool: any GraphQL query (and with
+	// MutationsAll, mutation), under the same limits as HTTP.
+	Execute bool
+	// Schema adds the schema tool: the SDL, or one type's definition.
+	Schema bool
+	// Logger; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Server is the substrate as an MCP server: the tools generated from the
+// operation documents, served over streamable HTTP (ServeHTTP) or stdio
+// (RunStdio).
+type Server struct {
+	opts    Options
+	schema  *ast.Schema
+	tools   []*tool // in name order
+	mutates map[string]bool
+	// HTTP callers share two servers, one per kind of caller, chosen per
+	// request from the verified token: stateless, so a server holds no
+	// caller's state.
+	reader, writer *sdk.Server
+	http           http.Handler
+}
+
+// Caller is whom an MCP session acts for.
+type Caller struct {
+	// Authorization is sent with every GraphQL request ("Bearer <jwt>"). Empty:
+	// each HTTP request's own Authorization header.
+	Authorization string
+	// Writer is a caller holding the contributor permission: the mutation
+	// tools are listed for it. Other callers do not see them, and calling one
+	// is refused before anything runs.
+	Writer bool
+}
+
+// Check loads the operation documents and builds the tools without serving
+// them: what New refuses, said before a server starts.
+func Check(opts Options) error {
+	_, err := build(opts)
+	return err
+}
+
+// New builds the server. It fails when an operation document does not
+// validate against the schema, naming the file.
+func New(opts Options) (*Server, error) {
+	if opts.Endpoint == nil {
+		return nil, errors.New("mcp: Options.Endpoint (the GraphQL handler) is required")
+	}
+	s, err := build(opts)
+	if err != nil {
+		return nil, err
+	}
+	s.reader = s.MCPServer(Caller{})
+	s.writer = s.MCPServer(Caller{Writer: true})
+	s.http = sdk.NewStreamableHTTPHandler(func(r *http.Request) *sdk.Server {
+		if canWrite(request.From(r.Context())) {
+			return s.writer
+		}
+		return s.reader
+	}, &sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: s.opts.Logger})
+	return s, nil
+}
+
+func build(opts Options) (*Server, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	switch opts.Mutations {
+	case "":
+		opts.Mutations = MutationsListed
+	case MutationsListed, MutationsNone, MutationsAll:
+	default:
+		return nil, fmt.Errorf("mcp: mutations %q: want none, listed or all", opts.Mutations)
+	}
+	if opts.Operations == nil {
+		opts.Operations = Operations()
+	}
+	// The executor's own schema: the one /graphql validates against, so the
+	// tools cannot drift from it.
+	schema := graph.NewExecutableSchema(graph.Config{}).Schema()
+	ops, err := loadOperations(opts.Operations, schema)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: %w", err)
+	}
+	s := &Server{opts: opts, schema: schema, mutates: map[string]bool{}}
+	for _, op := range ops {
+		t, err := operationTool(schema, op)
+		if err != nil {
+			return nil, fmt.Errorf("mcp: %w", err)
+		}
+		if t.mutation {
+			s.mutates[t.def.Name] = true
+			if opts.Mutations == MutationsNone {
+				continue
+			}
+		}
+		s.tools = append(s.tools, t)
+	}
+	if opts.Execute {
+		s.tools = append(s.tools, s.executeTool())
+	}
+	if opts.Schema {
+		s.tools = append(s.tools, s.schemaTool())
+	}
+	sort.Slice(s.tools, func(i, j int) bool { return s.tools[i].def.Name < s.tools[j].def.Name })
+	return s, nil
+}
+
+// canWrite reports whether a verified request may see the mutation tools.
+func canWrite(rc *request.Context) bool {
+	return rc != nil && !rc.Anonymous && rc.Actor.Has(auth.PermContributor)
+}
+
+// Tools is the tool list a caller sees, in name order.
+func (s *Server) Tools(writer bool) []*sdk.Tool {
+	var out []*sdk.Tool
+	for _, t := range s.tools {
+		if !t.mutation || writer {
+			out = append(out, t.def)
+		}
+	}
+	return out
+}
+
+// MCPServer is an MCP server for one kind of caller, to run on any transport.
+func (s *Server) MCPServer(c Caller) *sdk.Server {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "scidex", Title: "SciDEX substrate", Version: version()},
+		&sdk.ServerOptions{Logger: s.opts.Logger, Instructions: instructions})
+	for _, t := range s.tools {
+		if t.mutation && !c.Writer {
+			continue
+		}
+		srv.AddTool(t.def, s.handler(t, c))
+	}
+	if !c.Writer {
+		srv.AddReceivingMiddleware(s.refuseMutations)
+	}
+	return srv
+}
+
+const instructions = `The SciDEX substrate: every durable thing is an artifact, named by a ref (type:id, or type:id@sha256:<hex> for one version). ` +
+	`Reads are safe to repeat. Writes name the contentHash they are based on; a VersionConflict or ValidationFailed result is data to act on ` +
+	`(retry with mergeHint.suggestedBaseContentHash, fix the paths named), not an error.`
+
+// refuseMutations answers a call of a mutation tool by a caller that does
+// not see those tools with PermissionDenied, before it reaches anything, so
+// that the refusal says why rather than "unknown tool".
+func (s *Server) refuseMutations(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		if call, ok := req.(*sdk.CallToolRequest); ok && method == "tools/call" && call.Params != nil && s.mutates[call.Params.Name] &&
+			s.opts.Mutations != MutationsNone {
+			return refusal(problem.PermissionDenied, "permission denied: "+call.Params.Name+
+				" writes, which needs the contributor permission; this token does not hold it. Nothing was written."), nil
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// handler runs one operation tool: check the arguments against the input
+// schema, send the operation with them as its variables, map the answer.
+func (s *Server) handler(t *tool, c Caller) sdk.ToolHandler {
+	switch {
+	case t.op != nil:
+	case t.def.Name == executeName:
+		return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return s.execute(ctx, c, req, t)
+		}
+	case t.def.Name == schemaName:
+		return func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return s.sdl(req, t), nil
+		}
+	}
+	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		args := req.Params.Arguments
+		if probs := t.input.check(args); len(probs) > 0 {
+			return invalidArguments(t.def.Name, probs), nil
+		}
+		if len(args) == 0 {
+			args = json.RawMessage(`{}`)
+		}
+		resp, err := s.run(ctx, credentialsOf(c, req), gqlRequest{Query: t.op.source, OperationName: t.op.op.Name, Variables: args})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", t.def.Name, err)
+		}
+		return result(resp), nil
+	}
+}
+
+func invalidArguments(tool string, probs []problem.Detail) *sdk.CallToolResult {
+	msgs := make([]string, len(probs))
+	for i, p := range probs {
+		msgs[i] = p.Path + ": " + p.Message
+	}
+	return refusal(problem.ValidationFailed, "the arguments do not match "+tool+"'s input schema: "+strings.Join(msgs, "; ")+". Nothing ran.", probs...)
+}
+
+func credentialsOf(c Caller, req *sdk.CallToolRequest) credentials {
+	if c.Authorization != "" {
+		return credentials{authorization: c.Authorization}
+	}
+	if req.Extra == nil || req.Extra.Header == nil {
+		return credentials{}
+	}
+	return credentials{authorization: req.Extra.Header.Get("Authorization"), cookie: req.Extra.Header.Get("Cookie")}
+}
+
+// RunStdio serves c over stdin and stdout until the client disconnects or
+// ctx ends.
+func (s *Server) RunStdio(ctx context.Context, c Caller) error {
+	return s.MCPServer(c).Run(ctx, &sdk.StdioTransport{})
+}
+
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "dev"
+}

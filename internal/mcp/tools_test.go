@@ -1,0 +1,131 @@
+package mcp_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"slices"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/scidex/substrate/internal/apitest"
+	"github.com/scidex/substrate/internal/auth"
+	"github.com/scidex/substrate/internal/mcp"
+)
+
+// The generated tool list is pinned: a change of the schema or of an
+// operation document that alters what agents see changes the golden file,
+// which `go generate ./internal/mcp` rewrites.
+func TestToolListMatchesTheGoldenFile(t *testing.T) {
+	got, err := mcp.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(mcp.GoldenFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("the generated tool list differs from %s: run `go generate ./internal/mcp` and review the diff", mcp.GoldenFile)
+	}
+}
+
+// The SDK client, over streamable HTTP, negotiates the current revision and
+// lists the generated tools with their schemas and annotations: the very
+// list the golden file pins. A viewer is not shown the mutations.
+func TestClientListsTheGeneratedTools(t *testing.T) {
+	e := env(t, mcp.Options{Execute: true, Schema: true})
+	cs := mustConnect(t, e, apitest.Contributor(t, "alice"))
+	if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+		t.Errorf("negotiated protocol %q, want 2026-07-28 (stateless streamable HTTP)", v)
+	}
+	lt, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*sdk.Tool{}
+	var names []string
+	for _, tl := range lt.Tools {
+		byName[tl.Name] = tl
+		names = append(names, tl.Name)
+	}
+	for _, want := range []string{"create_artifact", "execute", "get_artifact", "schema", "update_artifact"} {
+		if byName[want] == nil {
+			t.Errorf("tool %s is not listed (got %v)", want, names)
+		}
+	}
+	// What the client sees is the golden list, field for field.
+	golden, _ := os.ReadFile(mcp.GoldenFile)
+	var pinned []map[string]any
+	_ = json.Unmarshal(golden, &pinned)
+	var seen []map[string]any
+	raw, _ := json.Marshal(lt.Tools)
+	_ = json.Unmarshal(raw, &seen)
+	if !jsonEqual(string(mustJSON(pinned)), string(mustJSON(seen))) {
+		t.Errorf("the listed tools differ from %s:\n%s", mcp.GoldenFile, raw)
+	}
+
+	get := byName["get_artifact"]
+	in := get.InputSchema.(map[string]any)
+	ref := in["properties"].(map[string]any)["ref"].(map[string]any)
+	if ref["type"] != "string" || ref["pattern"] != mcp.RefPattern {
+		t.Errorf("get_artifact's ref: %v", ref)
+	}
+	if req, _ := in["required"].([]any); len(req) != 1 || req[0] != "ref" {
+		t.Errorf("get_artifact requires %v, want [ref]", in["required"])
+	}
+	if a := get.Annotations; a == nil || !a.ReadOnlyHint || !a.IdempotentHint {
+		t.Errorf("get_artifact annotations %+v: a query is read-only and idempotent", get.Annotations)
+	}
+	create := byName["create_artifact"]
+	if a := create.Annotations; a == nil || a.ReadOnlyHint || a.IdempotentHint || a.DestructiveHint == nil || *a.DestructiveHint {
+		t.Errorf("create_artifact annotations %+v: a mutation, not destructive", create.Annotations)
+	}
+	input := create.InputSchema.(map[string]any)["properties"].(map[string]any)["input"].(map[string]any)
+	if req, _ := input["required"].([]any); !slices.Equal(anyStrings(req), []string{"type", "title", "content"}) {
+		t.Errorf("CreateArtifactInput requires %v", input["required"])
+	}
+	if d := input["properties"].(map[string]any)["idempotencyKey"].(map[string]any)["description"]; d == nil {
+		t.Errorf("input fields carry their schema descriptions: %v", input["properties"])
+	}
+	if create.Description == "" || !bytes.Contains([]byte(create.Description), []byte("GraphQL `createArtifact`")) {
+		t.Errorf("description %q: the comment, then the field's description", create.Description)
+	}
+	// Every schema is valid JSON Schema 2020-12.
+	for _, tl := range lt.Tools {
+		compile(t, tl.InputSchema)
+		if tl.OutputSchema != nil {
+			compile(t, tl.OutputSchema)
+		}
+	}
+	upd := byName["update_artifact"].OutputSchema.(map[string]any)["properties"].(map[string]any)["updateArtifact"].(map[string]any)
+	if _, ok := upd["oneOf"]; !ok {
+		t.Errorf("a union result is a oneOf of its members by __typename: %v", upd)
+	}
+
+	viewer := mustConnect(t, e, apitest.Token(t, "vera", auth.PermViewer))
+	vt, err := viewer.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range vt.Tools {
+		if tl.Name == "create_artifact" || tl.Name == "update_artifact" {
+			t.Errorf("a viewer is shown the mutation %s", tl.Name)
+		}
+	}
+	if len(vt.Tools) != len(lt.Tools)-2 {
+		t.Errorf("a viewer sees %d tools, a contributor %d", len(vt.Tools), len(lt.Tools))
+	}
+}
+
+func anyStrings(v []any) []string {
+	out := make([]string, len(v))
+	for i, x := range v {
+		out[i], _ = x.(string)
+	}
+	return out
+}
+
+func mustJSON(v any) []byte { b, _ := json.Marshal(v); return b }
