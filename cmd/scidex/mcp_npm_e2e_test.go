@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/scidex/substrate/internal/auth"
+	"github.com/scidex/substrate/internal/dbtest"
+	"github.com/scidex/substrate/internal/e2e"
+)
+
+// The npm MCP client (@modelcontextprotocol/sdk) against the real binary,
+// over /mcp (streamable HTTP) and `scidex mcp` (stdio): it lists the tools,
+// creates and reads an artifact, gets a version conflict as data with its
+// merge hint and retries with the suggested hash (e2e/mcp/client.mjs).
+func TestMCPWithTheNPMClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the binary and node")
+	}
+	node, npm := findNode(t)
+	dir, err := filepath.Abs("../../e2e/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	npmCI(t, npm, dir)
+	secret := "mcp-npm-secret-0123456789abcdef-0123456789"
+	db := dbtest.URL(t)
+	env := []string{"DATABASE_URL=" + db, "SCIDEX_JWT_SECRET=" + secret}
+	srv := e2e.Start(t, e2e.Opts{DataDir: e2e.DataDir(t), Env: env})
+	tok, err := auth.Mint(auth.MintOpts{Secret: []byte(secret), Issuer: "scidex", Audience: "scidex", Subject: "ada",
+		Kind: auth.KindAILocal, Permissions: []auth.Permission{auth.PermContributor}, TTL: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "client.mjs")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "SCIDEX_URL="+srv.URL, "SCIDEX_TOKEN="+tok, "SCIDEX_BIN="+e2e.Binary(t),
+		"DATABASE_URL="+db, "SCIDEX_JWT_SECRET="+secret)
+	out, err := cmd.CombinedOutput()
+	t.Logf("node client.mjs:\n%s", out)
+	if err != nil {
+		t.Fatalf("client.mjs: %v\nserver log:\n%s", err, srv.Log())
+	}
+	for _, want := range []string{"ok   http lists", "ok   http create and get", "ok   http version conflict",
+		"ok   stdio lists", "ok   stdio create and get", "ok   stdio version conflict", "ok   done"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("no %q in the client's output", want)
+		}
+	}
+}
