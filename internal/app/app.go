@@ -188,6 +188,7 @@ func (a *App) Start(ctx context.Context) error {
 	a.group.Go(func() error { return a.sweep(ctx, "event consumers", a.Consumers.DeleteExpired) })
 	a.group.Go(func() error { return a.Dispatch.Run(ctx) })
 	a.group.Go(func() error { return a.Dispatch.WatchCancels(ctx, a.Hub) })
+	a.group.Go(func() error { return a.syncMCPTools(ctx) })
 	if a.Queue != nil {
 		a.group.Go(func() error { return a.Queue.Run(ctx, 10*time.Second) })
 	}

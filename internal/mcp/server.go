@@ -68,6 +68,8 @@ type Server struct {
 	// caller's state.
 	reader, writer *sdk.Server
 	http           http.Handler
+	// cat is the substrate's own tools, listed to writers (substrate_tools.go).
+	cat catalog
 }
 
 // Caller is whom an MCP session acts for.
@@ -182,6 +184,8 @@ func (s *Server) MCPServer(c Caller) *sdk.Server {
 	}
 	if !c.Writer {
 		srv.AddReceivingMiddleware(s.refuseMutations)
+	} else {
+		s.addTarget(srv, c)
 	}
 	return srv
 }

@@ -1,0 +1,161 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/scidex/substrate/internal/problem"
+)
+
+// The substrate's own tools are MCP tools too: every active tool artifact is
+// listed (to callers who may invoke tools) as "tool.<name>", with its input
+// and output schemas as declared, and calling it is invokeTool. The list
+// follows the catalog: SyncCatalog replaces it whenever a tool is
+// registered, activated or deprecated, and the SDK then sends
+// notifications/tools/list_changed to the sessions that can hear it.
+
+// ToolPrefix starts the MCP name of a substrate tool.
+const ToolPrefix = "tool."
+
+// CatalogTool is one active substrate tool.
+type CatalogTool struct {
+	Name, Version, Summary    string
+	InputSchema, OutputSchema json.RawMessage
+	ContentHash               string
+}
+
+// catalog is what is registered of the substrate's tools, and where.
+type catalog struct {
+	mu      sync.Mutex
+	current map[string]CatalogTool // by MCP name
+	targets []*sdk.Server
+}
+
+// addTarget registers a writer MCP server: it gets the current catalog now
+// and every change after.
+func (s *Server) addTarget(srv *sdk.Server, c Caller) {
+	s.cat.mu.Lock()
+	defer s.cat.mu.Unlock()
+	s.cat.targets = append(s.cat.targets, srv)
+	for _, ct := range s.cat.current {
+		srv.AddTool(s.substrateTool(ct), s.invokeHandler(ct, c))
+	}
+}
+
+// SyncCatalog sets the listed substrate tools to tools: new and changed ones
+// added (replacing the old definition), gone ones removed.
+func (s *Server) SyncCatalog(tools []CatalogTool) {
+	want := map[string]CatalogTool{}
+	for _, t := range tools {
+		if !objectSchema(t.InputSchema) {
+			s.opts.Logger.Warn("mcp: a tool whose input schema is not an object schema is not listed", "tool", t.Name)
+			continue
+		}
+		want[ToolPrefix+t.Name] = t
+	}
+	s.cat.mu.Lock()
+	defer s.cat.mu.Unlock()
+	var gone []string
+	for name := range s.cat.current {
+		if _, ok := want[name]; !ok {
+			gone = append(gone, name)
+		}
+	}
+	sort.Strings(gone)
+	for _, srv := range s.cat.targets {
+		if len(gone) > 0 {
+			srv.RemoveTools(gone...)
+		}
+		for name, t := range want {
+			if old, ok := s.cat.current[name]; ok && old.ContentHash == t.ContentHash {
+				continue
+			}
+			srv.AddTool(s.substrateTool(t), s.invokeHandler(t, Caller{Writer: true}))
+		}
+	}
+	s.cat.current = want
+}
+
+func objectSchema(raw json.RawMessage) bool {
+	var m map[string]any
+	return json.Unmarshal(raw, &m) == nil && m["type"] == "object"
+}
+
+func (s *Server) substrateTool(t CatalogTool) *sdk.Tool {
+	var in, out map[string]any
+	_ = json.Unmarshal(t.InputSchema, &in)
+	delete(in, "$schema")
+	def := &sdk.Tool{Name: ToolPrefix + t.Name, Title: t.Name + " " + t.Version,
+		Description: strings.TrimSpace(t.Summary + "\n\nA substrate tool (" + t.Name + " " + t.Version + "): calling it is invokeTool, recorded as a tool_call."),
+		InputSchema: in, Annotations: &sdk.ToolAnnotations{}}
+	if json.Unmarshal(t.OutputSchema, &out) == nil && out["type"] == "object" {
+		delete(out, "$schema")
+		def.OutputSchema = out
+	}
+	return def
+}
+
+const invokeQuery = `mutation InvokeTool($input: InvokeToolInput!) { invokeTool(input: $input) { __typename
+  ... on ToolCall { artifactId ref status result error outputViolations costUsd durationMs }
+  ... on ValidationFailed { problems { path constraint message } }
+  ... on Problem { code message } } }`
+
+// invokeHandler runs a substrate tool: invokeTool with the arguments as its
+// args. A succeeded call's result is the structured content (when it keeps
+// to the output schema); a failed call, or a refusal, is an isError result
+// saying why; a queued call says where to follow it.
+func (s *Server) invokeHandler(t CatalogTool, c Caller) sdk.ToolHandler {
+	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		args := req.Params.Arguments
+		if len(args) == 0 {
+			args = json.RawMessage(`{}`)
+		}
+		vars, _ := json.Marshal(map[string]any{"input": map[string]any{"name": t.Name, "version": t.Version, "args": args}})
+		resp, err := s.run(ctx, credentialsOf(c, req), gqlRequest{Query: invokeQuery, OperationName: "InvokeTool", Variables: vars})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", ToolPrefix+t.Name, err)
+		}
+		var data struct {
+			InvokeTool struct {
+				Typename         string          `json:"__typename"`
+				ArtifactID       string          `json:"artifactId"`
+				Ref              string          `json:"ref"`
+				Status           string          `json:"status"`
+				Result           json.RawMessage `json:"result"`
+				Error            json.RawMessage `json:"error"`
+				OutputViolations json.RawMessage `json:"outputViolations"`
+				Code, Message    string
+				Problems         []problem.Detail `json:"problems"`
+			} `json:"invokeTool"`
+		}
+		if len(resp.Errors) > 0 || json.Unmarshal(resp.Data, &data) != nil {
+			return result(resp), nil
+		}
+		call := data.InvokeTool
+		switch {
+		case call.Typename != "ToolCall":
+			return refusal(problem.Code(call.Code), call.Message, call.Problems...), nil
+		case call.Status == "SUCCEEDED":
+			text := fmt.Sprintf("tool_call:%s succeeded: %s", call.ArtifactID, call.Result)
+			out := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}
+			if violations := string(call.OutputViolations); violations == "[]" || violations == "" || violations == "null" {
+				out.StructuredContent = call.Result
+			} else {
+				out.Content = append(out.Content, &sdk.TextContent{Text: "the result breaks the tool's output schema: " + violations})
+			}
+			return out, nil
+		case call.Status == "QUEUED" || call.Status == "RUNNING":
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf(
+				"tool_call:%s is %s: follow it with get_tool_call {\"id\": %q}", call.ArtifactID, strings.ToLower(call.Status), call.ArtifactID)}}}, nil
+		default:
+			return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf(
+				"tool_call:%s %s: %s", call.ArtifactID, strings.ToLower(call.Status), call.Error)}}}, nil
+		}
+	}
+}

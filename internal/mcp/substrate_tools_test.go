@@ -1,0 +1,105 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/scidex/substrate/internal/apitest"
+	"github.com/scidex/substrate/internal/auth"
+	"github.com/scidex/substrate/internal/mcp"
+)
+
+// listed polls tools/list until want says the list is as expected (the list
+// follows the catalog by events: a poll with a deadline, not a sleep).
+func listed(t *testing.T, cs *sdk.ClientSession, want func(map[string]*sdk.Tool) bool) map[string]*sdk.Tool {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		lt, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byName := map[string]*sdk.Tool{}
+		for _, tl := range lt.Tools {
+			byName[tl.Name] = tl
+		}
+		if want(byName) {
+			return byName
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the tool list never became as expected: %d tools", len(byName))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// The substrate's own active tools are MCP tools: listed with their schemas
+// as declared, called through invokeTool (recorded as a tool_call), and gone
+// from the list once deprecated.
+func TestSubstrateToolsAreMCPTools(t *testing.T) {
+	e := env(t, mcp.Options{})
+	admin := apitest.Token(t, "ada", auth.PermAdmin)
+	b, err := os.ReadFile("../../tools/checksum/tool.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var manifest map[string]any
+	_ = json.Unmarshal(b, &manifest)
+	var reg struct {
+		RegisterTool struct{ Ref, ContentHash string }
+	}
+	e.OK(t, admin, `mutation($m: JSON!) { registerTool(input: {manifest: $m}) { ... on WriteSuccess { ref contentHash } } }`, map[string]any{"m": manifest}, &reg)
+	var upd struct{ UpdateArtifact struct{ ContentHash string } }
+	e.OK(t, admin, `mutation($h: String!) { updateArtifact(input: {ref: "tool:checksum.sha256", baseContentHash: $h, lifecycleState: "active"}) { ... on WriteSuccess { contentHash } } }`,
+		map[string]any{"h": reg.RegisterTool.ContentHash}, &upd)
+
+	cs := mustConnect(t, e, apitest.Contributor(t, "alice"))
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, l := range strings.Split(e.Log.String(), "\n") {
+				if strings.Contains(l, "mcp") {
+					t.Log(l)
+				}
+			}
+		}
+	})
+	tools := listed(t, cs, func(m map[string]*sdk.Tool) bool { return m["tool.checksum.sha256"] != nil })
+	tl := tools["tool.checksum.sha256"]
+	in, _ := json.Marshal(tl.InputSchema)
+	if !strings.Contains(string(in), `"text"`) || tl.OutputSchema == nil || tools["tool.pk.nca"] == nil {
+		t.Fatalf("the substrate tool as listed: %s (pk.nca listed: %v)", in, tools["tool.pk.nca"] != nil)
+	}
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "tool.checksum.sha256", Arguments: map[string]any{"text": "abc"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := json.Marshal(res.StructuredContent)
+	if res.IsError || !strings.Contains(string(out), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad") {
+		t.Fatalf("calling the substrate tool: %+v %s", res, out)
+	}
+	if n := e.Count(t, "artifacts WHERE type = 'tool_call'"); n != 1 {
+		t.Fatalf("%d tool calls recorded, want 1", n)
+	}
+	bad, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "tool.checksum.sha256", Arguments: map[string]any{"text": 5}})
+	if err == nil && !bad.IsError {
+		t.Fatalf("a bad argument ran: %+v", bad)
+	}
+
+	e.OK(t, admin, `mutation($h: String!) { updateArtifact(input: {ref: "tool:checksum.sha256", baseContentHash: $h, lifecycleState: "deprecated"}) { __typename } }`,
+		map[string]any{"h": upd.UpdateArtifact.ContentHash}, nil)
+	listed(t, cs, func(m map[string]*sdk.Tool) bool { return m["tool.checksum.sha256"] == nil })
+
+	viewer := mustConnect(t, e, apitest.Token(t, "vera", auth.PermViewer))
+	vt := listed(t, viewer, func(map[string]*sdk.Tool) bool { return true })
+	for name := range vt {
+		if strings.HasPrefix(name, mcp.ToolPrefix) {
+			t.Fatalf("a viewer, who cannot invoke tools, is shown %s", name)
+		}
+	}
+}
