@@ -187,8 +187,18 @@ func (a *App) Start(ctx context.Context) error {
 	a.group.Go(func() error { return a.sweep(ctx, "idempotency keys", a.Store.DeleteExpiredIdempotencyKeys) })
 	a.group.Go(func() error { return a.sweep(ctx, "event consumers", a.Consumers.DeleteExpired) })
 	a.group.Go(func() error { return a.Dispatch.Run(ctx) })
-	a.group.Go(func() error { return a.Dispatch.WatchCancels(ctx, a.Hub) })
-	a.group.Go(func() error { return a.syncMCPTools(ctx) })
+	// The server's own subscriptions exist once Start returns.
+	for _, watch := range []func(context.Context) (func() error, error){
+		func(ctx context.Context) (func() error, error) { return a.Dispatch.WatchCancels(ctx, a.Hub) },
+		a.syncMCPTools,
+	} {
+		run, err := watch(ctx)
+		if err != nil {
+			_ = a.Stop()
+			return err
+		}
+		a.group.Go(run)
+	}
 	if a.Queue != nil {
 		a.group.Go(func() error { return a.Queue.Run(ctx, 10*time.Second) })
 	}
@@ -266,13 +276,17 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, wait time.Duration) er
 		n, err := a.Handler.CloseWebsockets(sctx)
 		a.log.Info("websockets closed", "count", n, "err", err)
 	})
-	if err := srv.Shutdown(sctx); err != nil {
-		a.log.Warn("requests did not drain in time", "err", err)
+	shutdownErr := srv.Shutdown(sctx)
+	if serveErr == nil {
+		// RegisterOnShutdown ran it on its own goroutine: Shutdown does not
+		// wait for it (hijacked connections are not its), so wait here, and
+		// say what drained in the order it did.
+		<-sockets
+	}
+	if shutdownErr != nil {
+		a.log.Warn("requests did not drain in time", "err", shutdownErr)
 	} else {
 		a.log.Info("requests drained")
-	}
-	if serveErr == nil {
-		<-sockets // RegisterOnShutdown ran it: Shutdown was called
 	}
 	err := a.Stop()
 	a.log.Info("background work stopped", "err", err)

@@ -17,17 +17,24 @@ import (
 // active tools: once at start, then after every tool event from any process
 // (registered, activated, deprecated), so MCP clients see the catalog change
 // (notifications/tools/list_changed).
-func (a *App) syncMCPTools(ctx context.Context) error {
+//
+// It subscribes before it returns (before the first listing, so a change in
+// between is not missed, and before Start returns) and syncs on its own
+// goroutine (run).
+func (a *App) syncMCPTools(ctx context.Context) (run func() error, err error) {
 	m := a.Handler.MCP()
 	if m == nil {
-		return nil
+		return func() error { return nil }, nil
 	}
 	sel, err := event.NewSelector([]string{"tool.*", "artifact.*"}, nil, "")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	// Subscribed before the first listing: a change in between is not missed.
 	sub := a.Hub.Subscribe(ctx, event.SubscribeOpts{Actor: auth.System(), Selector: sel})
+	return func() error { return a.mcpToolsLoop(ctx, m, sub) }, nil
+}
+
+func (a *App) mcpToolsLoop(ctx context.Context, m *mcp.Server, sub *event.Sub) error {
 	sync := func() {
 		tools, err := activeTools(ctx, a.Store)
 		if err != nil {

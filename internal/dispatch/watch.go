@@ -13,12 +13,19 @@ import (
 // replica's hub receives. A queued job is cancelled through the queue as well;
 // this reaches the synchronous calls no queue knows of. It returns when ctx
 // ends or the hub stops.
-func (d *Dispatcher) WatchCancels(ctx context.Context, hub *event.Hub) error {
+//
+// It subscribes before it returns and watches on its own goroutine (run), so
+// the subscription exists once the caller's start is done.
+func (d *Dispatcher) WatchCancels(ctx context.Context, hub *event.Hub) (run func() error, err error) {
 	sel, err := event.NewSelector([]string{EventCancelled}, nil, "")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	sub := hub.Subscribe(ctx, event.SubscribeOpts{Actor: auth.System(), Selector: sel})
+	return func() error { return d.watchCancels(ctx, sub) }, nil
+}
+
+func (d *Dispatcher) watchCancels(ctx context.Context, sub *event.Sub) error {
 	for {
 		select {
 		case <-ctx.Done():

@@ -219,10 +219,12 @@ func TestSubscriptionEventArtifactIsOneStatement(t *testing.T) {
 	env := apitest.New(t, apitest.Opts{Server: func(o *server.Opts) { o.ReportStatements = true }})
 	ada := apitest.Contributor(t, "ada")
 	ws := env.WS(t, ada)
+	// The server's own subscribers (its cancel watch, its MCP catalog) count too.
+	base := env.Hub.Subscribers()
 	ws.Subscribe("s", `subscription { events(types: ["hypothesis.created"]) { ref artifact { title } } }`, nil)
 	// Live from now: once the hub counts it, every event arrives live and
 	// nothing but the event's own fields is read for it.
-	waitFor(t, func() bool { return env.Hub.Subscribers() == 1 })
+	waitFor(t, func() bool { return env.Hub.Subscribers() == base+1 })
 	var counts []float64
 	for i := range 5 {
 		h := createH(t, env, ada, map[string]any{"title": fmt.Sprintf("live %d", i), "content": map[string]any{}})

@@ -220,9 +220,11 @@ func TestArtifactEventsFollowOneArtifact(t *testing.T) {
 	h := createH(t, env, ada, map[string]any{"title": "followed", "content": map[string]any{}})
 	other := createH(t, env, ada, map[string]any{"title": "other", "content": map[string]any{}})
 	ws := env.WS(t, ada)
+	// The server's own subscribers (its cancel watch, its MCP catalog) count too.
+	base := env.Hub.Subscribers()
 	ws.Subscribe("a", `subscription($r: Ref!) { artifactEvents(ref: $r) { `+eventFields+` } }`, map[string]any{"r": h.Ref})
 	// The subscription has no since: wait until the hub counts it, then write.
-	waitFor(t, func() bool { return env.Hub.Subscribers() == 1 })
+	waitFor(t, func() bool { return env.Hub.Subscribers() == base+1 })
 	update(t, env, ada, map[string]any{"ref": other.Ref, "baseContentHash": other.ContentHash, "title": "other 2"})
 	mutate(t, env, ada, "addComment", "AddCommentInput", map[string]any{"ref": unpinned(h.Ref), "body": "looks right"})
 	up := update(t, env, ada, map[string]any{"ref": h.Ref, "baseContentHash": h.ContentHash, "title": "followed 2"})
