@@ -159,7 +159,6 @@ type ToolResultCache struct {
 	ToolRef    string
 	InputsHash string
 	Result     pgjson.JSON
-	CallRef    string
 	CreatedAt  time.Time
 }
 

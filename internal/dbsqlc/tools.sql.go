@@ -23,40 +23,23 @@ func (q *Queries) ToolCacheCount(ctx context.Context) (int64, error) {
 }
 
 const toolCacheGet = `-- name: ToolCacheGet :one
-SELECT result, call_ref FROM tool_result_cache WHERE tool_ref = $1 AND inputs_hash = $2
+SELECT result FROM tool_result_cache WHERE tool_ref = $1 AND inputs_hash = $2
 `
 
-type ToolCacheGetRow struct {
-	Result  pgjson.JSON
-	CallRef string
-}
-
-func (q *Queries) ToolCacheGet(ctx context.Context, toolRef string, inputsHash string) (ToolCacheGetRow, error) {
+func (q *Queries) ToolCacheGet(ctx context.Context, toolRef string, inputsHash string) (pgjson.JSON, error) {
 	row := q.db.QueryRow(ctx, toolCacheGet, toolRef, inputsHash)
-	var i ToolCacheGetRow
-	err := row.Scan(&i.Result, &i.CallRef)
-	return i, err
+	var result pgjson.JSON
+	err := row.Scan(&result)
+	return result, err
 }
 
 const toolCachePut = `-- name: ToolCachePut :exec
-INSERT INTO tool_result_cache (tool_ref, inputs_hash, result, call_ref) VALUES ($1, $2, $3, $4)
+INSERT INTO tool_result_cache (tool_ref, inputs_hash, result) VALUES ($1, $2, $3)
 ON CONFLICT (tool_ref, inputs_hash) DO NOTHING
 `
 
-type ToolCachePutParams struct {
-	ToolRef    string
-	InputsHash string
-	Result     pgjson.JSON
-	CallRef    string
-}
-
-func (q *Queries) ToolCachePut(ctx context.Context, arg ToolCachePutParams) error {
-	_, err := q.db.Exec(ctx, toolCachePut,
-		arg.ToolRef,
-		arg.InputsHash,
-		arg.Result,
-		arg.CallRef,
-	)
+func (q *Queries) ToolCachePut(ctx context.Context, toolRef string, inputsHash string, result pgjson.JSON) error {
+	_, err := q.db.Exec(ctx, toolCachePut, toolRef, inputsHash, result)
 	return err
 }
 
@@ -136,18 +119,21 @@ func (q *Queries) ToolFilesHave(ctx context.Context, hashes []string) ([]string,
 	return items, nil
 }
 
-const toolUsage = `-- name: ToolUsage :one
-SELECT count(*)::int AS calls,
+const toolUsageMany = `-- name: ToolUsageMany :many
+SELECT (content->>'tool_name')::text AS name,
+       count(*)::int AS calls,
        (count(*) FILTER (WHERE content->>'status' = 'succeeded'))::int AS succeeded,
        (count(*) FILTER (WHERE content->>'status' = 'failed'))::int AS failed,
        coalesce(percentile_cont(0.5) WITHIN GROUP (ORDER BY (content->>'duration_ms')::float8)
             FILTER (WHERE content ? 'duration_ms' AND content->>'status' IN ('succeeded', 'failed')), 'NaN')::float8 AS p50_duration_ms,
        coalesce(avg((content->>'cost_usd')::float8), 'NaN')::float8 AS mean_cost_usd
 FROM artifacts
-WHERE type = 'tool_call' AND content->>'tool_name' = $1::text
+WHERE type = 'tool_call' AND content->>'tool_name' = ANY($1::text[])
+GROUP BY content->>'tool_name'
 `
 
-type ToolUsageRow struct {
+type ToolUsageManyRow struct {
+	Name          string
 	Calls         int32
 	Succeeded     int32
 	Failed        int32
@@ -155,19 +141,34 @@ type ToolUsageRow struct {
 	MeanCostUsd   float64
 }
 
-// What the ledger says of a tool's calls: counts, median duration, mean cost
-// (NaN when there is nothing to take a median or mean of).
-func (q *Queries) ToolUsage(ctx context.Context, name string) (ToolUsageRow, error) {
-	row := q.db.QueryRow(ctx, toolUsage, name)
-	var i ToolUsageRow
-	err := row.Scan(
-		&i.Calls,
-		&i.Succeeded,
-		&i.Failed,
-		&i.P50DurationMs,
-		&i.MeanCostUsd,
-	)
-	return i, err
+// What the ledger says of each named tool's calls: counts, median duration,
+// mean cost (NaN when there is nothing to take a median or mean of). One
+// statement for every tool of a page; a tool without calls has no row.
+func (q *Queries) ToolUsageMany(ctx context.Context, names []string) ([]ToolUsageManyRow, error) {
+	rows, err := q.db.Query(ctx, toolUsageMany, names)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ToolUsageManyRow{}
+	for rows.Next() {
+		var i ToolUsageManyRow
+		if err := rows.Scan(
+			&i.Name,
+			&i.Calls,
+			&i.Succeeded,
+			&i.Failed,
+			&i.P50DurationMs,
+			&i.MeanCostUsd,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const toolWorkerAlive = `-- name: ToolWorkerAlive :one

@@ -25,11 +25,7 @@ func (d *Dispatcher) enqueue(ctx context.Context, t *tool, rec *record, key stri
 	}
 	rc := request.From(ctx)
 	id := uuid.Must(uuid.NewV7()).String()
-	retries := 0
-	if t.m.Idempotent {
-		retries = t.m.Retries
-	}
-	job := Job{CallID: id, Actor: rc.Actor, Retries: retries, MaxAttempts: 2, WallTime: t.m.WallTime()}
+	job := Job{CallID: id, Actor: rc.Actor, WallTime: t.m.WallTime()}
 	rec.Status, rec.Async, rec.QueuedAt = StatusQueued, true, stamp(rc.Now)
 	opts.Event = EventQueued
 	var res *store.WriteResult
@@ -65,8 +61,6 @@ type Run struct {
 	// JobID is the queue's id of the job (the call's job_id names the job
 	// that owns it; any other is stale and does nothing).
 	JobID string
-	// Attempt counts the queue's starts of this job, from 1.
-	Attempt int
 	// Worker is the id of the process working it, whose heartbeat says it
 	// is alive (queue.Opts: tool_workers).
 	Worker string
@@ -181,12 +175,9 @@ func (d *Dispatcher) recover(ctx context.Context, call *store.Artifact, rec *rec
 	if err != nil {
 		return err
 	}
-	retries := 0
-	if t.m.Idempotent {
-		retries = t.m.Retries
-	}
+	retries := t.m.retryBudget()
 	if rec.Attempt <= retries && d.opts.Queue != nil {
-		job := Job{CallID: call.ID, Actor: rc.Actor, Retries: retries, MaxAttempts: 2, WallTime: t.m.WallTime()}
+		job := Job{CallID: call.ID, Actor: rc.Actor, WallTime: t.m.WallTime()}
 		return d.store.InTx(ctx, func(ctx context.Context, tx *store.Tx) error {
 			jobID, err := d.opts.Queue.Enqueue(ctx, tx, job)
 			if err != nil {

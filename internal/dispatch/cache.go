@@ -11,7 +11,6 @@ import (
 
 	"github.com/scidex/substrate/internal/dbsqlc"
 	"github.com/scidex/substrate/internal/pgjson"
-	"github.com/scidex/substrate/internal/request"
 	"github.com/scidex/substrate/internal/store"
 )
 
@@ -21,32 +20,27 @@ import (
 // is read from or written to it. A hit is still a recorded call: a tool_call
 // marked cached, counted in the tool's usage.
 
-type cacheHit struct {
-	result  json.RawMessage
-	callRef string
-}
-
 func (d *Dispatcher) caching(t *tool) bool { return d.opts.Cache && t.m.Deterministic }
 
-// cached looks the call up.
-func (d *Dispatcher) cached(ctx context.Context, t *tool, hash string) (*cacheHit, bool, error) {
+// cached looks the call up: the result of an earlier identical call.
+func (d *Dispatcher) cached(ctx context.Context, t *tool, hash string) (json.RawMessage, bool, error) {
 	if !d.caching(t) {
 		return nil, false, nil
 	}
-	row, err := dbsqlc.New(d.store.Pool()).ToolCacheGet(ctx, t.art.Ref().String(), hash)
+	result, err := dbsqlc.New(d.store.Pool()).ToolCacheGet(ctx, t.art.Ref().String(), hash)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, false, nil
 	}
 	if err != nil {
 		return nil, false, fmt.Errorf("read the result cache: %w", err)
 	}
-	return &cacheHit{result: json.RawMessage(row.Result), callRef: row.CallRef}, true, nil
+	return json.RawMessage(result), true, nil
 }
 
 // recordCached records a call answered from the cache: finished at once.
-func (d *Dispatcher) recordCached(ctx context.Context, t *tool, rec *record, hit *cacheHit, key string, opts store.ServerOpts) (*store.Artifact, error) {
+func (d *Dispatcher) recordCached(ctx context.Context, t *tool, rec *record, result json.RawMessage, key string, opts store.ServerOpts) (*store.Artifact, error) {
 	now := time.Now()
-	rec.Status, rec.Result, rec.Cached, rec.StartedAt, rec.JobID = StatusSucceeded, hit.result, true, stamp(now), "cache"
+	rec.Status, rec.Result, rec.Cached, rec.StartedAt, rec.JobID = StatusSucceeded, result, true, stamp(now), "cache"
 	rec.finished(now, now, nil, 0)
 	opts.Event = EventCompleted
 	res, err := d.store.ServerCreate(ctx, "invokeTool", store.CreateParams{Type: CallType, Title: title(t) + " (cached)",
@@ -69,8 +63,7 @@ func (d *Dispatcher) storeCache(t *tool, rec *record) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	err := dbsqlc.New(d.store.Pool()).ToolCachePut(ctx, dbsqlc.ToolCachePutParams{ToolRef: rec.Tool, InputsHash: rec.InputsHash,
-		Result: pgjson.JSON(rec.Result), CallRef: rec.Tool})
+	err := dbsqlc.New(d.store.Pool()).ToolCachePut(ctx, rec.Tool, rec.InputsHash, pgjson.JSON(rec.Result))
 	if err != nil {
 		d.log.Warn("tool result cache: store failed", "tool", t.m.Name, "err", err)
 	}
@@ -80,5 +73,3 @@ func (d *Dispatcher) storeCache(t *tool, rec *record) {
 func (d *Dispatcher) CacheEntries(ctx context.Context) (int64, error) {
 	return dbsqlc.New(d.store.Pool()).ToolCacheCount(ctx)
 }
-
-var _ = request.From

@@ -172,10 +172,11 @@ func (d *Dispatcher) settle(t *tool, rec *record, out *runtimes.Result, runErr e
 		return EventFailed
 	}
 	rec.Status, rec.Result, rec.ResultRef = StatusSucceeded, out.Output, out.ResultRef
+	named, logic := outputMarks(out.Output)
 	if rec.ResultRef == "" {
-		rec.ResultRef = resultRef(out.Output)
+		rec.ResultRef = named
 	}
-	rec.CheckLogicVersion = logicVersion(out.Output)
+	rec.CheckLogicVersion = logic
 	rec.OutputViolations = d.checkOutput(t, out.Output)
 	return EventCompleted
 }
@@ -277,16 +278,6 @@ func mustJSON(v any) json.RawMessage {
 	return b
 }
 
-// logicVersion is the check_logic_version a skill's output names: the call
-// records which version of the calculation ran.
-func logicVersion(out json.RawMessage) string {
-	var o struct {
-		V string `json:"check_logic_version"`
-	}
-	_ = json.Unmarshal(out, &o)
-	return o.V
-}
-
 // RecordResultArtifact notes on a finished call the skill_result runSkill
 // stored for it (result_artifact_id): the ledger points at the result it
 // led to.
@@ -309,17 +300,19 @@ func (d *Dispatcher) RecordResultArtifact(ctx context.Context, call *store.Artif
 	}
 }
 
-// resultRef is the result_ref a tool's output names, when it stored its
-// result as an artifact (gate_run's gate_result).
-func resultRef(out json.RawMessage) string {
+// outputMarks reads what a tool's output says of itself: the result_ref of
+// the artifact it stored its result as (gate_run's gate_result), and the
+// check_logic_version of the calculation that ran (a skill's).
+func outputMarks(out json.RawMessage) (resultRef, logicVersion string) {
 	var o struct {
-		ResultRef string `json:"result_ref"`
+		ResultRef    string `json:"result_ref"`
+		LogicVersion string `json:"check_logic_version"`
 	}
 	if json.Unmarshal(out, &o) != nil {
-		return ""
+		return "", ""
 	}
 	if _, err := ref.Parse(o.ResultRef); err != nil {
-		return ""
+		o.ResultRef = ""
 	}
-	return o.ResultRef
+	return o.ResultRef, o.LogicVersion
 }

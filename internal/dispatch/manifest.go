@@ -66,6 +66,16 @@ func (m *Manifest) WallTime() time.Duration {
 	return time.Duration(m.ResourceCaps.WallTimeMin * float64(time.Minute))
 }
 
+// retryBudget is how many times a call whose worker died is run again: the
+// declared retries of an idempotent tool, none for any other (running it
+// twice could do harm twice).
+func (m *Manifest) retryBudget() int {
+	if !m.Idempotent {
+		return 0
+	}
+	return m.Retries
+}
+
 // runtimeTool is what the runtime is told of the tool version a.
 func runtimeTool(a *store.Artifact, m *Manifest, b runtimes.Bundle) *runtimes.Tool {
 	network := m.ResourceCaps.Network

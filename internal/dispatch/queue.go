@@ -24,13 +24,6 @@ type Job struct {
 	CallID string `json:"call_id"`
 	// Actor is the caller, on whose behalf the worker runs and records it.
 	Actor auth.Actor `json:"actor"`
-	// MaxAttempts is how many times the queue may start this job: twice, so
-	// that a job whose worker died is started once more by the queue's own
-	// rescue (if the heartbeat sweep has not already recovered the call).
-	// Retries of the tool are new jobs (Dispatcher.recover).
-	MaxAttempts int `json:"max_attempts"`
-	// Retries is the tool's declared retries (0 for a tool not idempotent).
-	Retries int `json:"retries"`
 	// WallTime is the tool's wall time: the job may run a little longer.
 	WallTime time.Duration `json:"wall_time"`
 }

@@ -28,6 +28,12 @@ import (
 // rebuilt.
 const RiverVersion = "v0.51.2"
 
+// attemptsPerJob is how many times River may start one job: twice, so that a
+// job whose worker died is started once more by River's own rescue if the
+// heartbeat sweep has not already recovered its call. A tool's retries are
+// new jobs (dispatch: recover), never River's.
+const attemptsPerJob = 2
+
 // Queue names the River queue of tool calls.
 const Queue = "tool_calls"
 
@@ -95,7 +101,7 @@ type worker struct {
 }
 
 func (w *worker) Work(ctx context.Context, job *river.Job[args]) error {
-	return w.d.RunQueued(ctx, dispatch.Run{Job: job.Args.Job, JobID: jobID(job.ID), Attempt: job.Attempt, Worker: w.id})
+	return w.d.RunQueued(ctx, dispatch.Run{Job: job.Args.Job, JobID: jobID(job.ID), Worker: w.id})
 }
 
 func jobID(id int64) string { return "river:" + strconv.FormatInt(id, 10) }
@@ -169,7 +175,7 @@ func (b *Binder) Bind(d *dispatch.Dispatcher) { b.w.d = d }
 
 // Enqueue implements dispatch.Queue.
 func (q *RiverQueue) Enqueue(ctx context.Context, tx *store.Tx, job dispatch.Job) (string, error) {
-	res, err := q.client.InsertTx(ctx, tx.Conn(), args{job}, &river.InsertOpts{Queue: Queue, MaxAttempts: max(job.MaxAttempts, 1)})
+	res, err := q.client.InsertTx(ctx, tx.Conn(), args{job}, &river.InsertOpts{Queue: Queue, MaxAttempts: attemptsPerJob})
 	if err != nil {
 		return "", fmt.Errorf("insert job: %w", err)
 	}

@@ -8,16 +8,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/scidex/substrate/internal/dbsqlc"
 	"github.com/scidex/substrate/internal/problem"
 )
-
-func fromRowIfFound(row dbsqlc.Artifact, err error) *Artifact {
-	if err != nil {
-		return nil
-	}
-	return fromRow(row)
-}
 
 // validateSkillTools checks a skill's dependencies.tools: each names a
 // registered tool, and that tool is active (a skill built on a draft or a
@@ -35,15 +27,14 @@ func validateSkillTools(ctx context.Context, c *Checker, in *ValidationInput) ([
 	for i, name := range content.Dependencies.Tools {
 		path := fmt.Sprintf("content.dependencies.tools.%d", i)
 		row, err := c.w.q.ArtifactGetByTypeID(ctx, "tool", name) // tools are public
-		a := fromRowIfFound(row, err)
 		switch {
 		case errors.Is(err, pgx.ErrNoRows):
 			out = append(out, problem.Field(path, "skill_tools_active", fmt.Sprintf("no tool named %q is registered", name), name))
 		case err != nil:
 			return nil, err
-		case a.LifecycleState == nil || *a.LifecycleState != "active":
+		case row.LifecycleState == nil || *row.LifecycleState != "active":
 			out = append(out, problem.Field(path, "skill_tools_active",
-				fmt.Sprintf("tool %s is %s, not active: a skill depends only on active tools", name, deref(a.LifecycleState)), name))
+				fmt.Sprintf("tool %s is %s, not active: a skill depends only on active tools", name, deref(row.LifecycleState)), name))
 		}
 	}
 	return out, nil
