@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/vikstrous/dataloadgen"
 
 	"github.com/scidex/substrate/graph/model"
+	"github.com/scidex/substrate/internal/dbsqlc"
 	"github.com/scidex/substrate/internal/ref"
 	"github.com/scidex/substrate/internal/request"
 	"github.com/scidex/substrate/internal/store"
@@ -34,6 +36,8 @@ type Loaders struct {
 	deliveries *dataloadgen.Loader[int64, *store.Delivery]
 	// stamps are the provenance stamps on artifacts, by pk.
 	stamps *dataloadgen.Loader[int64, []store.Stamp]
+	// toolUsage is what the ledger says of tools' calls, by tool name.
+	toolUsage *dataloadgen.Loader[string, dbsqlc.ToolUsageManyRow]
 
 	mu    sync.Mutex
 	links map[string]*dataloadgen.Loader[int64, []store.Link]
@@ -66,6 +70,7 @@ func NewLoaders(s *store.Store) *Loaders {
 	l.signals = dataloadgen.NewMappedLoader(s.SignalsFor, dataloadgen.WithWait(loaderWait))
 	l.deliveries = dataloadgen.NewMappedLoader(l.fetchDeliveries, dataloadgen.WithWait(loaderWait))
 	l.stamps = dataloadgen.NewMappedLoader(s.StampsFor, dataloadgen.WithWait(loaderWait))
+	l.toolUsage = dataloadgen.NewMappedLoader(l.fetchToolUsage, dataloadgen.WithWait(loaderWait))
 	l.calib = dataloadgen.NewMappedLoader(func(ctx context.Context, pks []int64) (map[int64][]store.SignalPoint, error) {
 		return s.SignalHistory(ctx, pks, "calibration")
 	}, dataloadgen.WithWait(loaderWait))
@@ -206,6 +211,16 @@ func (l *Loaders) Stamps(ctx context.Context, pk int64) ([]store.Stamp, error) {
 	return st, err
 }
 
+// ToolUsage is what the ledger says of a tool's calls; a tool never called
+// has a zero row (NaN where there is nothing to take a median or mean of).
+func (l *Loaders) ToolUsage(ctx context.Context, name string) (dbsqlc.ToolUsageManyRow, error) {
+	u, err := l.toolUsage.Load(ctx, name)
+	if err != nil && isMissing(err) {
+		return noUsage(name), nil
+	}
+	return u, err
+}
+
 // isMissing tells a mapped loader's "key not found" from a real failure.
 func isMissing(err error) bool {
 	return errors.Is(err, dataloadgen.ErrNotFound)
@@ -306,6 +321,9 @@ func (l *Loaders) fill(ctx context.Context, w *wanted) error {
 			}
 		}
 	}
+	if err := l.fillToolUsage(ctx, w); err != nil {
+		return err
+	}
 	l.mu.Lock()
 	var ids []string
 	for id := range w.actors {
@@ -327,6 +345,53 @@ func (l *Loaders) fill(ctx context.Context, w *wanted) error {
 		l.mu.Unlock()
 	}
 	return nil
+}
+
+// fillToolUsage loads the usage of every wanted tool not loaded yet in one
+// statement; a tool without calls is primed with its zero row.
+func (l *Loaders) fillToolUsage(ctx context.Context, w *wanted) error {
+	l.mu.Lock()
+	var names []string
+	for name := range w.toolUsage {
+		if !l.primed[primeKey{kind: "usage", id: name}] {
+			names = append(names, name)
+		}
+	}
+	l.mu.Unlock()
+	if len(names) == 0 {
+		return nil
+	}
+	got, err := l.fetchToolUsage(ctx, names)
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, name := range names {
+		u, ok := got[name]
+		if !ok {
+			u = noUsage(name)
+		}
+		l.toolUsage.Prime(name, u)
+		l.primed[primeKey{kind: "usage", id: name}] = true
+	}
+	return nil
+}
+
+func (l *Loaders) fetchToolUsage(ctx context.Context, names []string) (map[string]dbsqlc.ToolUsageManyRow, error) {
+	rows, err := dbsqlc.New(l.s.Pool()).ToolUsageMany(ctx, names)
+	if err != nil {
+		return nil, fmt.Errorf("usage of %d tools: %w", len(names), err)
+	}
+	out := make(map[string]dbsqlc.ToolUsageManyRow, len(rows))
+	for _, r := range rows {
+		out[r.Name] = r
+	}
+	return out, nil
+}
+
+func noUsage(name string) dbsqlc.ToolUsageManyRow {
+	return dbsqlc.ToolUsageManyRow{Name: name, P50DurationMs: math.NaN(), MeanCostUsd: math.NaN()}
 }
 
 func keys[K comparable](set map[K]bool) []K {

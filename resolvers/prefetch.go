@@ -96,11 +96,13 @@ type wanted struct {
 	// come from their stamps); stampActors: and the steps' actors.
 	stamps      map[int64]bool
 	stampActors bool
+	// toolUsage: tools (by name, their id) whose usage is asked for.
+	toolUsage map[string]bool
 }
 
 func newWanted() *wanted {
 	return &wanted{signals: map[int64]bool{}, calibration: map[int64]bool{}, actors: map[string]bool{}, deliveries: map[int64]bool{},
-		stamps: map[int64]bool{}}
+		stamps: map[int64]bool{}, toolUsage: map[string]bool{}}
 }
 
 // prefetch loads what sel asks of arts (and, through links and comments, of the
@@ -155,6 +157,13 @@ func (r *Resolver) walk(ctx context.Context, w *wanted, arts []*store.Artifact, 
 	if asks(ctx, sel, "provenance") {
 		for _, pk := range pks {
 			w.stamps[pk] = true
+		}
+	}
+	if asks(ctx, sel, "usage") {
+		for _, a := range arts {
+			if a.Type == "tool" {
+				w.toolUsage[a.ID] = true
+			}
 		}
 	}
 	if asks(ctx, childSelections(ctx, sel, "provenance"), "actor") {

@@ -9,7 +9,6 @@ import (
 	"math"
 
 	"github.com/scidex/substrate/graph/model"
-	"github.com/scidex/substrate/internal/dbsqlc"
 	"github.com/scidex/substrate/internal/dispatch"
 	"github.com/scidex/substrate/internal/filter"
 	"github.com/scidex/substrate/internal/problem"
@@ -66,10 +65,12 @@ func toolsFilter(runtime, state *string) (*filter.Expr, error) {
 	return filter.Parse("filter", b)
 }
 
+// toolUsage reads a tool's usage through the request's loaders: one
+// statement for every tool of a page.
 func (r *Resolver) toolUsage(ctx context.Context, name string) (*model.ToolUsage, error) {
-	row, err := dbsqlc.New(r.Store.Pool()).ToolUsage(ctx, name)
+	row, err := r.loaders(ctx).ToolUsage(ctx, name)
 	if err != nil {
-		return nil, fmt.Errorf("tool usage of %s: %w", name, err)
+		return nil, err
 	}
 	u := &model.ToolUsage{Calls: int(row.Calls), Succeeded: int(row.Succeeded), Failed: int(row.Failed),
 		P50DurationMs: nanNil(row.P50DurationMs), MeanCostUsd: nanNil(row.MeanCostUsd)}
@@ -98,18 +99,8 @@ func toolCallRef(id string) (ref.Ref, error) {
 // searchConnection serves search hits as an ArtifactConnection (the tools
 // catalog searched by name, summary and examples), best first.
 func (r *Resolver) searchConnection(ctx context.Context, p store.SearchParams, after *string) (*model.ArtifactConnection, error) {
-	if after != nil {
-		p.After = *after
-	}
-	res, err := r.Store.Search(ctx, p)
+	res, err := r.searchPage(ctx, p, after, "edges", "node")
 	if err != nil {
-		return nil, err
-	}
-	arts := make([]*store.Artifact, len(res.Hits))
-	for i, h := range res.Hits {
-		arts[i] = h.Artifact
-	}
-	if err := r.prefetch(ctx, arts, path(ctx, selection(ctx), "edges", "node")); err != nil {
 		return nil, err
 	}
 	conn := &model.ArtifactConnection{Edges: make([]*model.ArtifactEdge, len(res.Hits)), PageInfo: &model.PageInfo{HasNextPage: res.HasNext}}

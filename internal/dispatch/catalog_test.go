@@ -2,6 +2,9 @@ package dispatch_test
 
 import (
 	"testing"
+
+	"github.com/scidex/substrate/internal/app"
+	"github.com/scidex/substrate/runtimes/inprocess"
 )
 
 // The catalog: tool(name, version), tools(query, runtime, lifecycleState),
@@ -64,4 +67,47 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// Tool.usage over a page of tools is read in one statement, however many
+// tools the page holds (a loader, not one query per tool).
+func TestToolUsageIsBatched(t *testing.T) {
+	e := env(t, map[string]inprocess.Func{"test.echo": echo}, func(c *app.Config) { c.Server.ReportStatements = true })
+	activate(t, e, testTool("test.a", "test.echo"))
+	activate(t, e, testTool("test.b", "test.echo"))
+	for i := range 3 {
+		invoke(t, e, alice(t), "test.a", map[string]any{"value": i})
+	}
+	invoke(t, e, alice(t), "test.b", map[string]any{"value": 1})
+	statements := func(q string) float64 {
+		r := e.Post(t, alice(t), q, nil)
+		if len(r.Errors) > 0 {
+			t.Fatalf("%s: %s", q, r.Raw)
+		}
+		n, _ := r.Extensions["sqlStatements"].(float64)
+		return n
+	}
+	const withUsage = `{ tools(first: 50) { edges { node { ... on Tool { name usage { calls } } } } } }`
+	const without = `{ tools(first: 50) { edges { node { ... on Tool { name } } } } }`
+	if with, plain := statements(withUsage), statements(without); with != plain+1 {
+		t.Fatalf("usage of every tool of the page took %v statements more, want 1", with-plain)
+	}
+	var out struct {
+		Tools struct {
+			Edges []struct {
+				Node struct {
+					Name  string
+					Usage struct{ Calls int }
+				}
+			}
+		}
+	}
+	e.OK(t, alice(t), withUsage, nil, &out)
+	calls := map[string]int{}
+	for _, ed := range out.Tools.Edges {
+		calls[ed.Node.Name] = ed.Node.Usage.Calls
+	}
+	if calls["test.a"] != 3 || calls["test.b"] != 1 || calls["checksum.sha256"] != 0 {
+		t.Fatalf("usage %v", calls)
+	}
 }
