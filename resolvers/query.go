@@ -118,3 +118,23 @@ func (r *Resolver) lookupUnpinned(ctx context.Context, s string) (model.Artifact
 	}
 	return r.lookup(ctx, rf.Unpinned().String(), "ref")
 }
+
+// searchPage runs a search from after and loads ahead what the query asks of
+// the hits' artifacts, found at node (the path to them in the selection).
+func (r *Resolver) searchPage(ctx context.Context, p store.SearchParams, after *string, node ...string) (*store.SearchResult, error) {
+	if after != nil {
+		p.After = *after
+	}
+	res, err := r.Store.Search(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	arts := make([]*store.Artifact, len(res.Hits))
+	for i, h := range res.Hits {
+		arts[i] = h.Artifact
+	}
+	if err := r.prefetch(ctx, arts, path(ctx, selection(ctx), node...)); err != nil {
+		return nil, err
+	}
+	return res, nil
+}

@@ -63,18 +63,8 @@ func (r *queryResolver) Search(ctx context.Context, query string, types []string
 	if mode != nil {
 		p.Mode = string(*mode)
 	}
-	if after != nil {
-		p.After = *after
-	}
-	res, err := r.Store.Search(ctx, p)
+	res, err := r.searchPage(ctx, p, after, "edges", "node", "artifact")
 	if err != nil {
-		return nil, err
-	}
-	arts := make([]*store.Artifact, len(res.Hits))
-	for i, h := range res.Hits {
-		arts[i] = h.Artifact
-	}
-	if err := r.prefetch(ctx, arts, path(ctx, selection(ctx), "edges", "node", "artifact")); err != nil {
 		return nil, err
 	}
 	conn := &model.SearchConnection{Edges: make([]*model.SearchEdge, len(res.Hits)), PageInfo: &model.PageInfo{HasNextPage: res.HasNext},
