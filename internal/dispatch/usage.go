@@ -16,6 +16,7 @@ import (
 // (the deadlock the tool runner this replaces had).
 type usage struct {
 	d       *Dispatcher
+	flush   sync.Mutex // one flush at a time, so a flush returns only once every count taken before it is stored
 	mu      sync.Mutex
 	pending map[string]int
 }
@@ -45,9 +46,13 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	}
 }
 
-// FlushUsage persists the counted calls now.
+// FlushUsage persists the counted calls now. It returns once every call
+// counted before it began is stored, including counts another flush, still
+// running, had taken.
 func (d *Dispatcher) FlushUsage(ctx context.Context) {
 	u := d.usage
+	u.flush.Lock()
+	defer u.flush.Unlock()
 	u.mu.Lock()
 	counts := u.pending
 	u.pending = map[string]int{}
