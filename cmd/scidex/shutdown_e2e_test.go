@@ -15,15 +15,18 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/scidex/substrate/internal/apitest"
 	"github.com/scidex/substrate/internal/e2e"
 )
 
-// SIGTERM with a subscription open and a write in flight, on the embedded
+// SIGTERM with subscriptions open and a write in flight, on the embedded
 // default (internal/app documents the order): the write completes and is
-// answered, the websocket gets a close frame (1001), the background work stops
-// before the pool closes, and the embedded cluster stops last.
+// answered, the websocket gets a close frame (1001), an MCP resource
+// subscription's listen stream (a request that would otherwise never end)
+// is closed so the requests drain, the background work stops before the pool
+// closes, and the embedded cluster stops last.
 func TestShutdownDrainsInOrder(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -44,6 +47,7 @@ func TestShutdownDrainsInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	ws.Subscribe("s", `subscription($r: Ref!) { artifactEvents(ref: $r) { type } }`, map[string]any{"r": id})
+	listenMCP(t, p.URL, tok, "scidex://"+strings.Replace(id, ":", "/", 1))
 
 	// Hold the artifact's row, so the update below is in flight (waiting on the
 	// lock) when SIGTERM arrives.
@@ -127,6 +131,38 @@ func TestShutdownDrainsInOrder(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dataDir, "postgres", "data", "postmaster.pid")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("postmaster.pid still there: %v", err)
+	}
+}
+
+// listenMCP subscribes to an MCP resource over /mcp and returns once the
+// server acknowledged it: a subscriptions/listen request is open.
+func listenMCP(t *testing.T, base, token, uri string) {
+	t.Helper()
+	acked := make(chan struct{}, 1)
+	c := sdk.NewClient(&sdk.Implementation{Name: "shutdown-test", Version: "1"}, nil)
+	c.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
+		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+			if method == "notifications/subscriptions/acknowledged" {
+				acked <- struct{}{}
+			}
+			return next(ctx, method, req)
+		}
+	})
+	hc := &http.Client{Transport: bearerTransport{token}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: hc}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	if err := cs.Subscribe(ctx, &sdk.SubscribeParams{URI: uri}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-acked:
+	case <-ctx.Done():
+		t.Fatal("the MCP subscription was not acknowledged")
 	}
 }
 

@@ -27,7 +27,7 @@ async function exercise(name, transport) {
   await client.connect(transport);
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name);
-  for (const want of ["get_artifact", "create_artifact", "update_artifact", "invoke_tool", "poll"]) {
+  for (const want of ["get_artifact", "create_artifact", "update_artifact", "invoke_tool", "events"]) {
     if (!names.includes(want)) fail(`${name}: no tool ${want} in ${names.join(",")}`);
   }
   const get = tools.find((t) => t.name === "get_artifact");

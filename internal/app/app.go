@@ -273,6 +273,9 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, wait time.Duration) er
 	sockets := make(chan struct{})
 	srv.RegisterOnShutdown(func() {
 		defer close(sockets)
+		if m := a.Handler.MCP(); m != nil {
+			m.Close() // its open subscriptions/listen streams end, so the requests drain
+		}
 		n, err := a.Handler.CloseWebsockets(sctx)
 		a.log.Info("websockets closed", "count", n, "err", err)
 	})

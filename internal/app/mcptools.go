@@ -3,9 +3,10 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"strings"
 	"time"
 
-	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/event"
 	"github.com/scidex/substrate/internal/filter"
 	"github.com/scidex/substrate/internal/mcp"
@@ -13,28 +14,26 @@ import (
 	"github.com/scidex/substrate/internal/store"
 )
 
-// syncMCPTools keeps the MCP server's list of substrate tools equal to the
-// active tools: once at start, then after every tool event from any process
-// (registered, activated, deprecated), so MCP clients see the catalog change
-// (notifications/tools/list_changed).
+// syncMCPTools keeps the MCP server in step with the log, from any
+// process's writes: its list of substrate tools equal to the active tools
+// (once at start, then after every tool event: registered, activated,
+// deprecated), so MCP clients see the catalog change
+// (notifications/tools/list_changed); and every artifact change reported to
+// the MCP server, which tells the sessions subscribed to it
+// (notifications/resources/updated).
 //
 // It subscribes before it returns (before the first listing, so a change in
-// between is not missed, and before Start returns) and syncs on its own
-// goroutine (run).
+// between is not missed, and before Start returns) and follows on its own
+// goroutine (run), with the MCP server's notifier beside it.
 func (a *App) syncMCPTools(ctx context.Context) (run func() error, err error) {
 	m := a.Handler.MCP()
 	if m == nil {
 		return func() error { return nil }, nil
 	}
-	sel, err := event.NewSelector([]string{"tool.*", "artifact.*"}, nil, "")
+	sel, err := event.NewSelector([]string{"*"}, nil, "")
 	if err != nil {
 		return nil, err
 	}
-	sub := a.Hub.Subscribe(ctx, event.SubscribeOpts{Actor: auth.System(), Selector: sel})
-	return func() error { return a.mcpToolsLoop(ctx, m, sub) }, nil
-}
-
-func (a *App) mcpToolsLoop(ctx context.Context, m *mcp.Server, sub *event.Sub) error {
 	sync := func() {
 		tools, err := activeTools(ctx, a.Store)
 		if err != nil {
@@ -45,20 +44,22 @@ func (a *App) mcpToolsLoop(ctx context.Context, m *mcp.Server, sub *event.Sub) e
 		}
 		m.SyncCatalog(tools)
 	}
-	sync()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-sub.Done():
-			return nil
-		case e := <-sub.C:
-			if e.Ref == nil || len(*e.Ref) < 5 || (*e.Ref)[:5] != "tool:" {
-				continue
-			}
+	follow := a.Hub.Follow(ctx, sel, func(e *event.Event) {
+		if e.Ref == nil {
+			return
+		}
+		if strings.HasPrefix(*e.Ref, "tool:") {
 			sync()
 		}
-	}
+		m.ArtifactChanged(*e.Ref)
+	})
+	return func() error {
+		notified := make(chan error, 1)
+		go func() { notified <- m.Run(ctx) }()
+		sync()
+		err := follow()
+		return errors.Join(err, <-notified)
+	}, nil
 }
 
 // activeTools lists the active tool artifacts, as the MCP server lists them.

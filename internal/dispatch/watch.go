@@ -3,7 +3,6 @@ package dispatch
 import (
 	"context"
 
-	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/event"
 	"github.com/scidex/substrate/internal/ref"
 )
@@ -21,27 +20,12 @@ func (d *Dispatcher) WatchCancels(ctx context.Context, hub *event.Hub) (run func
 	if err != nil {
 		return nil, err
 	}
-	sub := hub.Subscribe(ctx, event.SubscribeOpts{Actor: auth.System(), Selector: sel})
-	return func() error { return d.watchCancels(ctx, sub) }, nil
-}
-
-func (d *Dispatcher) watchCancels(ctx context.Context, sub *event.Sub) error {
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-sub.Done():
-			if r := sub.Reason(); r != "" && ctx.Err() == nil {
-				d.log.Warn("tool call cancel watch ended", "reason", r)
-			}
-			return nil
-		case e := <-sub.C:
-			if e.Ref == nil {
-				continue
-			}
-			if r, err := ref.Parse(*e.Ref); err == nil && r.Type == CallType {
-				d.stopLocal(r.ID)
-			}
+	return hub.Follow(ctx, sel, func(e *event.Event) {
+		if e.Ref == nil {
+			return
 		}
-	}
+		if r, err := ref.Parse(*e.Ref); err == nil && r.Type == CallType {
+			d.stopLocal(r.ID)
+		}
+	}), nil
 }

@@ -72,7 +72,7 @@ func (s *Server) execute(ctx context.Context, c Caller, req *sdk.CallToolRequest
 			}
 		}
 	}
-	resp, err := s.run(ctx, credentialsOf(c, req), args)
+	resp, err := s.run(ctx, s.credentials(ctx, c, req.Extra), args)
 	if err != nil {
 		return nil, fmt.Errorf("execute: %w", err)
 	}

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 
@@ -32,7 +33,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"unauthenticated: /mcp needs a token (Authorization: Bearer <jwt>; mint one with `scidex token`)")
 		return
 	}
-	s.http.ServeHTTP(w, r)
+	// The request ends when the client goes or the server closes (Close), and
+	// carries its credentials for what the SDK hands no headers (resources.go).
+	ctx, cancel := context.WithCancel(context.WithValue(r.Context(), credentialsKey{},
+		credentials{authorization: r.Header.Get("Authorization"), cookie: r.Header.Get("Cookie")}))
+	defer cancel()
+	defer context.AfterFunc(s.closing, cancel)()
+	s.http.ServeHTTP(w, r.WithContext(ctx))
 }
 
 func writeError(w http.ResponseWriter, status int, code problem.Code, rid, msg string) {

@@ -18,6 +18,7 @@ import (
 	"github.com/scidex/substrate/graph"
 	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/problem"
+	"github.com/scidex/substrate/internal/quietlog"
 	"github.com/scidex/substrate/internal/request"
 )
 
@@ -70,6 +71,14 @@ type Server struct {
 	http           http.Handler
 	// cat is the substrate's own tools, listed to writers (substrate_tools.go).
 	cat catalog
+	// getArtifact reads resources (resources.go); nil when the operations
+	// have no get_artifact, and then there are none.
+	getArtifact *tool
+	watch       *watchers
+	// closing ends every /mcp request still open (subscriptions/listen
+	// streams) when the server shuts down (Close).
+	closing context.Context
+	close   context.CancelFunc
 }
 
 // Caller is whom an MCP session acts for.
@@ -100,6 +109,7 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.closing, s.close = context.WithCancel(context.Background())
 	s.reader = s.MCPServer(Caller{})
 	s.writer = s.MCPServer(Caller{Writer: true})
 	s.http = sdk.NewStreamableHTTPHandler(func(r *http.Request) *sdk.Server {
@@ -107,9 +117,15 @@ func New(opts Options) (*Server, error) {
 			return s.writer
 		}
 		return s.reader
-	}, &sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: s.opts.Logger})
+	}, &sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: quietlog.Warn(s.opts.Logger)})
 	return s, nil
 }
+
+// Close ends the /mcp requests still open, the subscriptions/listen streams,
+// each with its final result: the server is shutting down, and an HTTP
+// server's shutdown waits for every request. Stdio sessions end with the
+// context RunStdio was given.
+func (s *Server) Close() { s.close() }
 
 func build(opts Options) (*Server, error) {
 	if opts.Logger == nil {
@@ -132,7 +148,7 @@ func build(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mcp: %w", err)
 	}
-	s := &Server{opts: opts, schema: schema, mutates: map[string]bool{}}
+	s := &Server{opts: opts, schema: schema, mutates: map[string]bool{}, watch: newWatchers()}
 	for _, op := range ops {
 		t, err := operationTool(schema, op)
 		if err != nil {
@@ -145,6 +161,9 @@ func build(opts Options) (*Server, error) {
 			}
 		}
 		s.tools = append(s.tools, t)
+		if t.def.Name == getArtifactTool {
+			s.getArtifact = t
+		}
 	}
 	if opts.Execute {
 		s.tools = append(s.tools, s.executeTool())
@@ -174,8 +193,18 @@ func (s *Server) Tools(writer bool) []*sdk.Tool {
 
 // MCPServer is an MCP server for one kind of caller, to run on any transport.
 func (s *Server) MCPServer(c Caller) *sdk.Server {
-	srv := sdk.NewServer(&sdk.Implementation{Name: "scidex", Title: "SciDEX substrate", Version: version()},
-		&sdk.ServerOptions{Logger: s.opts.Logger, Instructions: instructions})
+	var srv *sdk.Server
+	opts := &sdk.ServerOptions{Logger: quietlog.Warn(s.opts.Logger), Instructions: instructions}
+	if s.getArtifact != nil {
+		opts.SubscribeHandler, opts.UnsubscribeHandler = s.subscribeHandler(&srv, c), s.unsubscribeHandler(&srv)
+		// The list of resources never changes: it is a template.
+		opts.Capabilities = &sdk.ServerCapabilities{Resources: &sdk.ResourceCapabilities{Subscribe: true}}
+	}
+	srv = sdk.NewServer(&sdk.Implementation{Name: "scidex", Title: "SciDEX substrate", Version: version()}, opts)
+	s.addResources(srv, c)
+	if c.Authorization == "" { // over HTTP, stateless
+		srv.AddReceivingMiddleware(refuseLegacySubscribe)
+	}
 	for _, t := range s.tools {
 		if t.mutation && !c.Writer {
 			continue
@@ -230,7 +259,7 @@ func (s *Server) handler(t *tool, c Caller) sdk.ToolHandler {
 		if len(args) == 0 {
 			args = json.RawMessage(`{}`)
 		}
-		resp, err := s.run(ctx, credentialsOf(c, req), gqlRequest{Query: t.op.source, OperationName: t.op.op.Name, Variables: args})
+		resp, err := s.run(ctx, s.credentials(ctx, c, req.Extra), gqlRequest{Query: t.op.source, OperationName: t.op.op.Name, Variables: args})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", t.def.Name, err)
 		}
@@ -246,15 +275,22 @@ func invalidArguments(tool string, probs []problem.Detail) *sdk.CallToolResult {
 	return refusal(problem.ValidationFailed, "the arguments do not match "+tool+"'s input schema: "+strings.Join(msgs, "; ")+". Nothing ran.", probs...)
 }
 
-func credentialsOf(c Caller, req *sdk.CallToolRequest) credentials {
+// credentials are whom a call acts for: the stdio caller's token, or the
+// HTTP request's own Authorization (and browser session cookie), from the
+// request's headers or, where the SDK passes none (a subscription made on a
+// listen stream), from the context ServeHTTP stored them in.
+func (s *Server) credentials(ctx context.Context, c Caller, extra *sdk.RequestExtra) credentials {
 	if c.Authorization != "" {
 		return credentials{authorization: c.Authorization}
 	}
-	if req.Extra == nil || req.Extra.Header == nil {
-		return credentials{}
+	if extra != nil && extra.Header != nil {
+		return credentials{authorization: extra.Header.Get("Authorization"), cookie: extra.Header.Get("Cookie")}
 	}
-	return credentials{authorization: req.Extra.Header.Get("Authorization"), cookie: req.Extra.Header.Get("Cookie")}
+	cred, _ := ctx.Value(credentialsKey{}).(credentials)
+	return cred
 }
+
+type credentialsKey struct{}
 
 // RunStdio serves c over stdin and stdout until the client disconnects or
 // ctx ends.

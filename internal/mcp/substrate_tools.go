@@ -117,7 +117,7 @@ func (s *Server) invokeHandler(t CatalogTool, c Caller) sdk.ToolHandler {
 			args = json.RawMessage(`{}`)
 		}
 		vars, _ := json.Marshal(map[string]any{"input": map[string]any{"name": t.Name, "version": t.Version, "args": args}})
-		resp, err := s.run(ctx, credentialsOf(c, req), gqlRequest{Query: invokeQuery, OperationName: "InvokeTool", Variables: vars})
+		resp, err := s.run(ctx, s.credentials(ctx, c, req.Extra), gqlRequest{Query: invokeQuery, OperationName: "InvokeTool", Variables: vars})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", ToolPrefix+t.Name, err)
 		}

@@ -15,11 +15,34 @@ import (
 	"github.com/scidex/substrate/internal/mcp"
 )
 
-// listed polls tools/list until want says the list is as expected (the list
-// follows the catalog by events: a poll with a deadline, not a sleep).
-func listed(t *testing.T, cs *sdk.ClientSession, want func(map[string]*sdk.Tool) bool) map[string]*sdk.Tool {
+// watchTools connects a client that hears notifications/tools/list_changed:
+// its listen stream is acknowledged before it returns, so every later change
+// of the list is heard.
+func watchTools(t *testing.T, e *apitest.Env, token string) (*sdk.ClientSession, <-chan struct{}) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	changed := make(chan struct{}, 64)
+	acks := make(chan *sdk.SubscriptionsAcknowledgedParams, 1)
+	cs, err := connectWith(t, e, token, &sdk.ClientOptions{ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
+		changed <- struct{}{}
+	}}, "", ackTo(acks))
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case ack := <-acks:
+		if !ack.Notifications.ToolsListChanged {
+			t.Fatalf("the server did not agree to tools/list_changed: %+v", ack.Notifications)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the tools/list_changed listen was not acknowledged within 30s")
+	}
+	return cs, changed
+}
+
+// listed lists the tools until want says the list is as expected, waiting
+// for a notifications/tools/list_changed between lists.
+func listed(t *testing.T, cs *sdk.ClientSession, changed <-chan struct{}, want func(map[string]*sdk.Tool) bool) map[string]*sdk.Tool {
+	t.Helper()
 	for {
 		lt, err := cs.ListTools(context.Background(), nil)
 		if err != nil {
@@ -32,10 +55,11 @@ func listed(t *testing.T, cs *sdk.ClientSession, want func(map[string]*sdk.Tool)
 		if want(byName) {
 			return byName
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the tool list never became as expected: %d tools", len(byName))
+		select {
+		case <-changed:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no notifications/tools/list_changed within 30s, and the list is not as expected: %d tools", len(byName))
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -45,6 +69,7 @@ func listed(t *testing.T, cs *sdk.ClientSession, want func(map[string]*sdk.Tool)
 func TestSubstrateToolsAreMCPTools(t *testing.T) {
 	e := env(t, mcp.Options{})
 	admin := apitest.Token(t, "ada", auth.PermAdmin)
+	cs, changed := watchTools(t, e, apitest.Contributor(t, "alice"))
 	b, err := os.ReadFile("../../tools/checksum/tool.json")
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +84,6 @@ func TestSubstrateToolsAreMCPTools(t *testing.T) {
 	e.OK(t, admin, `mutation($h: String!) { updateArtifact(input: {ref: "tool:checksum.sha256", baseContentHash: $h, lifecycleState: "active"}) { ... on WriteSuccess { contentHash } } }`,
 		map[string]any{"h": reg.RegisterTool.ContentHash}, &upd)
 
-	cs := mustConnect(t, e, apitest.Contributor(t, "alice"))
 	t.Cleanup(func() {
 		if t.Failed() {
 			for _, l := range strings.Split(e.Log.String(), "\n") {
@@ -69,7 +93,7 @@ func TestSubstrateToolsAreMCPTools(t *testing.T) {
 			}
 		}
 	})
-	tools := listed(t, cs, func(m map[string]*sdk.Tool) bool { return m["tool.checksum.sha256"] != nil })
+	tools := listed(t, cs, changed, func(m map[string]*sdk.Tool) bool { return m["tool.checksum.sha256"] != nil })
 	tl := tools["tool.checksum.sha256"]
 	in, _ := json.Marshal(tl.InputSchema)
 	if !strings.Contains(string(in), `"text"`) || tl.OutputSchema == nil || tools["tool.pk.nca"] == nil {
@@ -93,10 +117,10 @@ func TestSubstrateToolsAreMCPTools(t *testing.T) {
 
 	e.OK(t, admin, `mutation($h: String!) { updateArtifact(input: {ref: "tool:checksum.sha256", baseContentHash: $h, lifecycleState: "deprecated"}) { __typename } }`,
 		map[string]any{"h": upd.UpdateArtifact.ContentHash}, nil)
-	listed(t, cs, func(m map[string]*sdk.Tool) bool { return m["tool.checksum.sha256"] == nil })
+	listed(t, cs, changed, func(m map[string]*sdk.Tool) bool { return m["tool.checksum.sha256"] == nil })
 
 	viewer := mustConnect(t, e, apitest.Token(t, "vera", auth.PermViewer))
-	vt := listed(t, viewer, func(map[string]*sdk.Tool) bool { return true })
+	vt := listed(t, viewer, nil, func(map[string]*sdk.Tool) bool { return true })
 	for name := range vt {
 		if strings.HasPrefix(name, mcp.ToolPrefix) {
 			t.Fatalf("a viewer, who cannot invoke tools, is shown %s", name)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/scidex/substrate/internal/dbsqlc"
 	"github.com/scidex/substrate/internal/dispatch"
+	"github.com/scidex/substrate/internal/quietlog"
 	"github.com/scidex/substrate/internal/store"
 )
 
@@ -40,7 +41,7 @@ const Queue = "tool_calls"
 // Migrate brings River's tables up to date. Run it under the migration lock
 // with our own migrations.
 func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
-	m, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Logger: quiet(log)})
+	m, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Logger: quietlog.Warn(log)})
 	if err != nil {
 		return fmt.Errorf("river migrations: %w", err)
 	}
@@ -134,7 +135,7 @@ func New(o Opts) (*RiverQueue, *Binder, error) {
 		o.PollEvery = time.Second
 	}
 	w := &worker{id: uuid.Must(uuid.NewV7()).String()}
-	cfg := &river.Config{Logger: quiet(o.Logger), RescueStuckJobsAfter: o.RescueAfter, RetryPolicy: retryPolicy{},
+	cfg := &river.Config{Logger: quietlog.Warn(o.Logger), RescueStuckJobsAfter: o.RescueAfter, RetryPolicy: retryPolicy{},
 		FetchPollInterval: o.PollEvery, FetchCooldown: 5 * time.Millisecond, JobTimeout: -1}
 	workers := river.NewWorkers()
 	if err := river.AddWorkerSafely(workers, w); err != nil {
@@ -258,19 +259,3 @@ func (q *RiverQueue) beat(ctx context.Context) {
 	_ = db.ToolWorkersForget(ctx)
 }
 
-// quiet keeps River's own logs at warnings and above.
-func quiet(log *slog.Logger) *slog.Logger {
-	if log == nil {
-		log = slog.Default()
-	}
-	return slog.New(levelHandler{log.Handler(), slog.LevelWarn})
-}
-
-type levelHandler struct {
-	slog.Handler
-	min slog.Level
-}
-
-func (h levelHandler) Enabled(ctx context.Context, l slog.Level) bool {
-	return l >= h.min && h.Handler.Enabled(ctx, l)
-}
