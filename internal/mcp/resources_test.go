@@ -18,7 +18,9 @@ import (
 // updates collects a client's notifications/resources/updated.
 type updates chan string
 
-func (u updates) handler(_ context.Context, req *sdk.ResourceUpdatedNotificationRequest) { u <- req.Params.URI }
+func (u updates) handler(_ context.Context, req *sdk.ResourceUpdatedNotificationRequest) {
+	u <- req.Params.URI
+}
 
 // next is the next notification's URI; the test fails if none comes.
 func (u updates) next(t *testing.T) string {
@@ -64,7 +66,11 @@ func retitle(t *testing.T, e *apitest.Env, token, r, title string) {
 	t.Helper()
 	var got struct{ Artifact struct{ ContentHash string } }
 	e.OK(t, token, `query($r: Ref!) { artifact(ref: $r) { contentHash } }`, map[string]any{"r": r}, &got)
-	var u struct{ UpdateArtifact struct{ Typename string `json:"__typename"` } }
+	var u struct {
+		UpdateArtifact struct {
+			Typename string `json:"__typename"`
+		}
+	}
 	e.OK(t, token, `mutation($r: Ref!, $h: String!, $t: String!) { updateArtifact(input: {ref: $r, baseContentHash: $h, title: $t}) { __typename } }`,
 		map[string]any{"r": r, "h": got.Artifact.ContentHash, "t": title}, &u)
 	if u.UpdateArtifact.Typename != "WriteSuccess" {

@@ -258,4 +258,3 @@ func (q *RiverQueue) beat(ctx context.Context) {
 	}
 	_ = db.ToolWorkersForget(ctx)
 }
-
