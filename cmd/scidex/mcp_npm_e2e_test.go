@@ -17,7 +17,9 @@ import (
 // The npm MCP client (@modelcontextprotocol/sdk) against the real binary,
 // over /mcp (streamable HTTP) and `scidex mcp` (stdio): it lists the tools,
 // creates and reads an artifact, gets a version conflict as data with its
-// merge hint and retries with the suggested hash (e2e/mcp/client.mjs).
+// merge hint and retries with the suggested hash, reads the artifact as a
+// resource, follows events, and on stdio is told by a resource subscription
+// of another client's edit (e2e/mcp/client.mjs).
 func TestMCPWithTheNPMClient(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the binary and node")
@@ -41,15 +43,19 @@ func TestMCPWithTheNPMClient(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "client.mjs")
 	cmd.Dir = dir
+	// The stdio server (client.mjs starts it with this environment) gets its
+	// own data dir: nothing of a test lands in the default /var/lib/scidex.
 	cmd.Env = append(os.Environ(), "SCIDEX_URL="+srv.URL, "SCIDEX_TOKEN="+tok, "SCIDEX_BIN="+e2e.Binary(t),
-		"DATABASE_URL="+db, "SCIDEX_JWT_SECRET="+secret)
+		"DATABASE_URL="+db, "SCIDEX_JWT_SECRET="+secret, "SCIDEX_DATA_DIR="+e2e.DataDir(t))
 	out, err := cmd.CombinedOutput()
 	t.Logf("node client.mjs:\n%s", out)
 	if err != nil {
 		t.Fatalf("client.mjs: %v\nserver log:\n%s", err, srv.Log())
 	}
 	for _, want := range []string{"ok   http lists", "ok   http create and get", "ok   http version conflict",
-		"ok   stdio lists", "ok   stdio create and get", "ok   stdio version conflict", "ok   done"} {
+		"ok   http reads the artifact as a resource", "ok   http events", "ok   http refuses resources/subscribe",
+		"ok   stdio lists", "ok   stdio create and get", "ok   stdio version conflict",
+		"ok   stdio reads the artifact as a resource", "ok   stdio events", "ok   stdio subscription: told of another client's edit", "ok   done"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("no %q in the client's output", want)
 		}

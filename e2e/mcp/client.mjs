@@ -2,11 +2,16 @@
 // the bearer token per request) and over stdio (SCIDEX_BIN mcp, token from
 // SCIDEX_TOKEN). For each transport: list the tools, create an artifact, read it
 // back, update it with a stale hash (a VersionConflict as data, with the merge
-// hint), then with the suggested hash. Prints "ok <check>" lines; exits 1 on
-// the first failure.
+// hint), then with the suggested hash; read it as a resource
+// (scidex://<type>/<id>); follow it with the events tool; and on stdio, where
+// this client's revision (2025-11-25) keeps a session, subscribe to the
+// resource and be told when another client (this script over /graphql) edits
+// it. Over stateless /mcp that revision's resources/subscribe is refused,
+// saying what to use. Prints "ok <check>" lines; exits 1 on the first failure.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const { SCIDEX_URL, SCIDEX_TOKEN, SCIDEX_BIN, DATABASE_URL, SCIDEX_JWT_SECRET } = process.env;
 
@@ -50,6 +55,44 @@ async function exercise(name, transport) {
   const retry = data(await client.callTool({ name: "update_artifact", arguments: { input: { ref, baseContentHash: vc.mergeHint.suggestedBaseContentHash, patch: [{ op: "add", path: "/mechanism", value: "R47H" }] } } }), "retry");
   if (retry.updateArtifact.__typename !== "WriteSuccess") fail(`${name}: retry ${JSON.stringify(retry)}`);
   console.log(`ok   ${name} version conflict with merge hint, then the retry`);
+
+  const [type, id] = [ref.slice(0, ref.indexOf(":")), ref.slice(ref.indexOf(":") + 1)];
+  const uri = `scidex://${type}/${encodeURIComponent(id)}`;
+  const read = await client.readResource({ uri });
+  const body = JSON.parse(read.contents?.[0]?.text ?? "null");
+  if (read.contents?.[0]?.mimeType !== "application/json" || body?.title !== `MCP ${name} hypothesis` || body?.content?.mechanism !== "R47H") fail(`${name}: read ${uri}: ${JSON.stringify(read)}`);
+  console.log(`ok   ${name} reads the artifact as a resource`);
+
+  const evs = data(await client.callTool({ name: "events", arguments: { from: "START", types: ["hypothesis.*"], limit: 100 } }), "events");
+  if (!evs.poll?.cursor || !evs.poll.events.some((e) => e.ref?.startsWith(ref))) fail(`${name}: events ${JSON.stringify(evs).slice(0, 400)}`);
+  console.log(`ok   ${name} events`);
+
+  if (name === "http") {
+    let refused = "";
+    try { await client.subscribeResource({ uri }); } catch (e) { refused = String(e.message); }
+    if (!refused.includes("subscriptions/listen")) fail(`${name}: resources/subscribe over stateless /mcp: ${refused || "accepted"}`);
+    console.log(`ok   ${name} refuses resources/subscribe, naming subscriptions/listen`);
+  } else {
+    const updated = new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("no notifications/resources/updated within 30s")), 30000);
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => { clearTimeout(timer); resolve(n.params.uri); });
+    });
+    await client.subscribeResource({ uri });
+    const now = JSON.parse((await client.readResource({ uri })).contents[0].text);
+    const res = await fetch(SCIDEX_URL + "/graphql", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${SCIDEX_TOKEN}` },
+      body: JSON.stringify({ query: `mutation($r: Ref!, $h: String!) { updateArtifact(input: {ref: $r, baseContentHash: $h, title: "edited elsewhere"}) { __typename } }`,
+        variables: { r: ref, h: now.contentHash } }),
+    });
+    const answer = await res.json();
+    if (answer.data?.updateArtifact?.__typename !== "WriteSuccess") fail(`${name}: the other client's update: ${JSON.stringify(answer)}`);
+    const got = await updated.catch((e) => fail(`${name}: ${e.message}`));
+    if (got !== uri) fail(`${name}: notified of ${got}, want ${uri}`);
+    const after = JSON.parse((await client.readResource({ uri })).contents[0].text);
+    if (after.title !== "edited elsewhere") fail(`${name}: after the notification the resource reads ${JSON.stringify(after)}`);
+    console.log(`ok   ${name} subscription: told of another client's edit`);
+  }
   await client.close();
 }
 
