@@ -38,6 +38,10 @@
 // of one is refused with PERMISSION_DENIED before anything runs. The execute
 // (ad-hoc GraphQL) and schema (SDL) tools are optional.
 //
+// Artifacts are resources, scidex://<type>/<id>, read by the get_artifact
+// document; a subscription is told of each change from the event log (the
+// app calls ArtifactChanged; Run notifies). See resources.go.
+//
 // Transports: ServeHTTP is /mcp, streamable HTTP, stateless (each request
 // stands alone, its bearer token the identity; only stateless negotiates the
 // 2026-07-28 revision); RunStdio is `scidex mcp`, the token from SCIDEX_TOKEN.
