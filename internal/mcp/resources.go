@@ -148,10 +148,15 @@ func (s *Server) subscribeHandler(srv **sdk.Server, c Caller) func(context.Conte
 		if err != nil {
 			return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 		}
-		if _, err := s.readArtifact(ctx, s.credentials(ctx, c, req.Extra), req.Params.URI); err != nil {
+		raw, err := s.readArtifact(ctx, s.credentials(ctx, c, req.Extra), req.Params.URI)
+		if err != nil {
 			return err
 		}
-		s.watch.add(r.String(), watcher{srv: *srv, session: req.Session, uri: req.Params.URI})
+		var read struct {
+			ContentHash string `json:"contentHash"`
+		}
+		_ = json.Unmarshal(raw, &read)
+		s.watch.add(r.String(), watcher{srv: *srv, session: req.Session, uri: req.Params.URI}, read.ContentHash)
 		return nil
 	}
 }
@@ -183,7 +188,7 @@ func (s *Server) ArtifactChanged(r string) {
 	if err != nil {
 		return
 	}
-	s.watch.changed(p.Unpinned().String())
+	s.watch.changed(p.Unpinned().String(), p.Hash)
 }
 
 // Run sends resource notifications until ctx ends.

@@ -21,27 +21,34 @@ type target struct {
 	uri string
 }
 
-// watchers are the resource subscriptions, by artifact ref, and the refs
-// that changed since the notifier last looked. changed is called for every
-// event the server sees, so it is a map lookup when nobody watches.
+// watchers are the resource subscriptions, by artifact ref, each with the
+// content hash its subscriber read when subscribing, and the refs that
+// changed since the notifier last looked, each with the version the latest
+// change made ("" when it made none: a signal, a link). changed is called
+// for every event the server sees, so it is a map lookup when nobody watches.
+//
+// The hashes drop one false alarm: the event of the very version a
+// subscriber read may reach this process after the subscription (the hub
+// follows the log a moment behind), and it is no change to that subscriber.
 type watchers struct {
 	mu      sync.Mutex
-	byRef   map[string]map[watcher]struct{}
-	pending map[string]struct{}
+	byRef   map[string]map[watcher]string
+	pending map[string]string
 	wake    chan struct{} // one slot: a wake-up is pending
 }
 
 func newWatchers() *watchers {
-	return &watchers{byRef: map[string]map[watcher]struct{}{}, pending: map[string]struct{}{}, wake: make(chan struct{}, 1)}
+	return &watchers{byRef: map[string]map[watcher]string{}, pending: map[string]string{}, wake: make(chan struct{}, 1)}
 }
 
-func (w *watchers) add(key string, x watcher) {
+// add records a subscription whose subscriber has read version seen.
+func (w *watchers) add(key string, x watcher, seen string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.byRef[key] == nil {
-		w.byRef[key] = map[watcher]struct{}{}
+		w.byRef[key] = map[watcher]string{}
 	}
-	w.byRef[key][x] = struct{}{}
+	w.byRef[key][x] = seen
 }
 
 func (w *watchers) remove(key string, x watcher) {
@@ -60,11 +67,13 @@ func (w *watchers) count(key string) int {
 	return len(w.byRef[key])
 }
 
-func (w *watchers) changed(key string) {
+// changed says the artifact key changed, to version hash ("" for a change
+// that made no version).
+func (w *watchers) changed(key, hash string) {
 	w.mu.Lock()
 	_, watched := w.byRef[key]
 	if watched {
-		w.pending[key] = struct{}{}
+		w.pending[key] = hash
 	}
 	w.mu.Unlock()
 	if watched {
@@ -80,13 +89,17 @@ func (w *watchers) changed(key string) {
 func (w *watchers) take() []target {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	seen := map[target]bool{}
+	sent := map[target]bool{}
 	var out []target
-	for key := range w.pending {
-		for x := range w.byRef[key] {
+	for key, hash := range w.pending {
+		for x, read := range w.byRef[key] {
+			if hash != "" && hash == read {
+				continue // the version this subscriber read
+			}
+			w.byRef[key][x] = "" // from now on every change is news
 			t := target{x.srv, x.uri}
-			if !seen[t] {
-				seen[t] = true
+			if !sent[t] {
+				sent[t] = true
 				out = append(out, t)
 			}
 		}
