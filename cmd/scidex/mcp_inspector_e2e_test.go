@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/scidex/substrate/internal/auth"
-	"github.com/scidex/substrate/internal/dbtest"
 	"github.com/scidex/substrate/internal/e2e"
 	"github.com/scidex/substrate/internal/mcp"
 )
@@ -30,20 +28,8 @@ func TestMCPInspector(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the binary and node")
 	}
-	node, npm := findNode(t)
-	dir, err := filepath.Abs("../../e2e/mcp-inspector")
-	if err != nil {
-		t.Fatal(err)
-	}
-	npmCI(t, npm, dir)
-	secret := "mcp-inspector-secret-0123456789abcdef-0123"
-	db := dbtest.URL(t)
-	srv := e2e.Start(t, e2e.Opts{DataDir: e2e.DataDir(t), Env: []string{"DATABASE_URL=" + db, "SCIDEX_JWT_SECRET=" + secret}})
-	tok, err := auth.Mint(auth.MintOpts{Secret: []byte(secret), Issuer: "scidex", Audience: "scidex", Subject: "ada",
-		Kind: auth.KindAILocal, Permissions: []auth.Permission{auth.PermContributor}, TTL: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
+	n := startForNode(t, "../../e2e/mcp-inspector", "mcp-inspector-secret-0123456789abcdef-0123")
+	node, dir, srv, db, secret, tok := n.node, n.dir, n.srv, n.db, n.secret, n.token
 	catalog := generatedTools(t)
 
 	for _, tr := range []struct {

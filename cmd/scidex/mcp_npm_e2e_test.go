@@ -24,21 +24,8 @@ func TestMCPWithTheNPMClient(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the binary and node")
 	}
-	node, npm := findNode(t)
-	dir, err := filepath.Abs("../../e2e/mcp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	npmCI(t, npm, dir)
-	secret := "mcp-npm-secret-0123456789abcdef-0123456789"
-	db := dbtest.URL(t)
-	env := []string{"DATABASE_URL=" + db, "SCIDEX_JWT_SECRET=" + secret}
-	srv := e2e.Start(t, e2e.Opts{DataDir: e2e.DataDir(t), Env: env})
-	tok, err := auth.Mint(auth.MintOpts{Secret: []byte(secret), Issuer: "scidex", Audience: "scidex", Subject: "ada",
-		Kind: auth.KindAILocal, Permissions: []auth.Permission{auth.PermContributor}, TTL: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
+	n := startForNode(t, "../../e2e/mcp", "mcp-npm-secret-0123456789abcdef-0123456789")
+	node, dir, srv, db, secret, tok := n.node, n.dir, n.srv, n.db, n.secret, n.token
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "client.mjs")
@@ -60,4 +47,30 @@ func TestMCPWithTheNPMClient(t *testing.T) {
 			t.Errorf("no %q in the client's output", want)
 		}
 	}
+}
+
+// nodeRun is what a test driving an npm client against the real binary
+// starts: node, the client's folder with its pinned packages installed, the
+// server on the test database with a JWT secret, and a contributor token.
+type nodeRun struct {
+	node, dir, db, secret, token string
+	srv                          *e2e.Proc
+}
+
+func startForNode(t *testing.T, folder, secret string) nodeRun {
+	t.Helper()
+	node, npm := findNode(t)
+	dir, err := filepath.Abs(folder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	npmCI(t, npm, dir)
+	db := dbtest.URL(t)
+	srv := e2e.Start(t, e2e.Opts{DataDir: e2e.DataDir(t), Env: []string{"DATABASE_URL=" + db, "SCIDEX_JWT_SECRET=" + secret}})
+	tok, err := auth.Mint(auth.MintOpts{Secret: []byte(secret), Issuer: "scidex", Audience: "scidex", Subject: "ada",
+		Kind: auth.KindAILocal, Permissions: []auth.Permission{auth.PermContributor}, TTL: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nodeRun{node: node, dir: dir, db: db, secret: secret, token: tok, srv: srv}
 }
