@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/scidex/substrate/internal/ref"
 	"github.com/scidex/substrate/internal/store"
@@ -13,10 +14,11 @@ import (
 )
 
 // conformanceArgs are data.check_conformance's arguments: the table, inline
-// or as a dataset artifact (its table_csv and its columns' units), and the
-// column specification.
+// or as a dataset artifact (its table_csv, or one of its files, and its
+// columns' units), and the column specification.
 type conformanceArgs struct {
 	Dataset       string            `json:"dataset,omitempty"`
+	File          string            `json:"file,omitempty"`
 	CSV           string            `json:"csv,omitempty"`
 	Spec          data.Spec         `json:"spec"`
 	DeclaredUnits map[string]string `json:"declared_units,omitempty"`
@@ -40,6 +42,8 @@ func conformance(deps Deps) Skill {
 			return []runtimes.Problem{problemOf("dataset", "required", "give the table: a dataset ref, or csv with the text")}
 		case a.Dataset != "" && a.CSV != "":
 			return []runtimes.Problem{problemOf("csv", "source_conflict", "give a dataset ref or csv, not both")}
+		case a.File != "" && a.Dataset == "":
+			return []runtimes.Problem{problemOf("file", "requires_dataset", "file names one of a dataset's files: give the dataset ref too")}
 		case a.MaxViolations > conformanceViolationsCap:
 			return []runtimes.Problem{problemOf("max_violations", "out_of_range", fmt.Sprintf("at most %d violations are listed (all are counted)", conformanceViolationsCap))}
 		}
@@ -70,14 +74,16 @@ func conformance(deps Deps) Skill {
 			in.MaxViolations = conformanceViolationsCap
 		}
 		source := "inline csv"
+		verify := func() error { return nil }
 		if a.Dataset != "" {
-			csv, units, pinned, err := datasetTable(ctx, deps.Store, a.Dataset)
+			t, err := datasetTable(ctx, deps, a.Dataset, a.File)
 			if err != nil {
 				return nil, err
 			}
-			in.CSV, source = csv, pinned
+			defer t.close()
+			in.CSV, in.Source, in.SourceSize, source, verify = t.csv, t.reader, t.size, t.source, t.verify
 			if in.DeclaredUnits == nil {
-				in.DeclaredUnits = units
+				in.DeclaredUnits = t.units
 			}
 		}
 		r, err := data.CheckConformance(ctx, in, func(f float64, msg string) {
@@ -92,6 +98,9 @@ func conformance(deps Deps) Skill {
 				return nil, ctx.Err()
 			}
 			return nil, refused(err)
+		}
+		if err := verify(); err != nil {
+			return nil, err
 		}
 		return json.Marshal(map[string]any{"report": r, "conforms": r.Conforms, "source": source,
 			"calculation_route":   "every row of the table against the column specification (types, units, ranges, required, allowed values, unique keys), logic " + data.LogicVersion,
@@ -122,43 +131,71 @@ func conformance(deps Deps) Skill {
 			"title":       "Dataset conformance check",
 			"summary":     "Checks every row of a table against its declared column specification and reports each violation with its row, line and column.",
 			"domain":      "data_quality",
-			"inputs":      "dataset (a dataset ref whose table_csv and columns[].unit are read) or csv; spec {columns [{name, type string|integer|number|boolean|date, unit, required, min, max, allowed}], unique_keys, allow_extra_columns}; declared_units; max_violations (≤ 1000 listed, all counted).",
+			"inputs":      "dataset (a dataset ref: its table_csv, or with file one of its files[], read from the server's dataset directory and checked against its sha256; and its columns[].unit) or csv; spec {columns [{name, type string|integer|number|boolean|date, unit, required, min, max, allowed}], unique_keys, allow_extra_columns}; declared_units; max_violations (≤ 1000 listed, all counted).",
 			"outputs":     "report {conforms, rows, violations [{row, line, column, code, value, message}], total_violations, violation_counts, truncated}.",
-			"limitations": "Reads tables kept inline in the dataset artifact (up to about 900 kB).",
+			"limitations": "Reads a table kept inline in the dataset artifact (up to about 900 kB) or a file of the dataset in the server's dataset directory (--dataset-dir), whose bytes must hash to the dataset's declared sha256; it does not fetch a dataset's url or accession.",
 			"example":     map[string]any{"description": "Runs as written with runSkill; queued, so the call returns QUEUED and finishes on a worker.", "inputs": example},
 		}),
 	}
 }
 
-// datasetTable reads a dataset artifact's inline table and its columns' units.
-func datasetTable(ctx context.Context, st *store.Store, s string) (csv string, units map[string]string, pinned string, err error) {
+// table is where a dataset's rows come from: its inline CSV, or a file
+// read as it is hashed (verify says whether it was the declared file).
+type table struct {
+	csv    string
+	reader io.Reader
+	size   int64
+	units  map[string]string
+	source string
+	verify func() error
+	close  func()
+}
+
+// datasetTable reads a dataset artifact: its inline table, or the file named
+// (its only CSV file when none is named and nothing is inline), and its
+// columns' units.
+func datasetTable(ctx context.Context, deps Deps, s, file string) (*table, error) {
 	r, err := ref.Parse(s)
 	if err != nil {
-		return "", nil, "", refused(err)
+		return nil, refused(err)
 	}
-	a, err := st.Get(ctx, r)
+	a, err := deps.Store.Get(ctx, r)
 	if errors.Is(err, store.ErrNotFound) {
-		return "", nil, "", runtimes.Errorf("not_found", false, "no dataset %s (or you may not read it)", s)
+		return nil, runtimes.Errorf("not_found", false, "no dataset %s (or you may not read it)", s)
 	}
 	if err != nil {
-		return "", nil, "", err
+		return nil, err
 	}
 	var c struct {
-		TableCSV string `json:"table_csv"`
+		TableCSV string        `json:"table_csv"`
+		Files    []datasetFile `json:"files"`
 		Columns  []struct {
 			Name string `json:"name"`
 			Unit string `json:"unit"`
 		} `json:"columns"`
 	}
 	_ = json.Unmarshal(a.Content, &c)
-	if c.TableCSV == "" {
-		return "", nil, "", runtimes.Errorf("no_table", false, "dataset %s keeps no table inline (content.table_csv)", a.Unpinned())
-	}
-	units = map[string]string{}
+	t := &table{units: map[string]string{}, source: a.Ref().String(), verify: func() error { return nil }, close: func() {}}
 	for _, col := range c.Columns {
 		if col.Unit != "" {
-			units[col.Name] = col.Unit
+			t.units[col.Name] = col.Unit
 		}
 	}
-	return c.TableCSV, units, a.Ref().String(), nil
+	if c.TableCSV != "" && file == "" {
+		t.csv = c.TableCSV
+		return t, nil
+	}
+	if len(c.Files) == 0 {
+		return nil, runtimes.Errorf("no_table", false, "dataset %s keeps no table inline (content.table_csv) and declares no files", a.Unpinned())
+	}
+	f, err := pickFile(a.Unpinned().String(), file, c.Files)
+	if err != nil {
+		return nil, err
+	}
+	t.reader, t.size, t.verify, t.close, err = openDatasetFile(deps.DatasetDir, a.Unpinned().String(), f)
+	if err != nil {
+		return nil, err
+	}
+	t.source = a.Ref().String() + " file " + f.Path + " (sha256:" + f.SHA256 + ")"
+	return t, nil
 }

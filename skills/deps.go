@@ -2,8 +2,14 @@ package skills
 
 import "github.com/scidex/substrate/internal/store"
 
-// Deps is what the skills' functions use beyond their arguments: the store
-// through which a skill that draws a figure records it, as the caller.
+// Deps is what the skills' functions use beyond their arguments.
 type Deps struct {
+	// Store is where a skill reads the artifacts it is pointed at and
+	// records the figures it draws, as the caller.
 	Store *store.Store
+	// DatasetDir is where dataset files are read: a dataset artifact's
+	// files[].path is relative to it, and nothing outside it can be opened
+	// (symlinks included). Empty: files are not read, only tables kept
+	// inline.
+	DatasetDir string
 }

@@ -11,7 +11,6 @@ import (
 	"context"
 
 	"github.com/scidex/substrate/internal/app"
-	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/runtimes/inprocess"
 	"github.com/scidex/substrate/skills"
 	"github.com/scidex/substrate/tools/checksum"
@@ -20,15 +19,15 @@ import (
 )
 
 // InProcess returns the compiled-in functions by the name runtime_config
-// gives them. st is the store the tools that write artifacts write through,
-// as the caller.
-func InProcess(st *store.Store) map[string]inprocess.Func {
+// gives them. d.Store is the store the tools that write artifacts write
+// through, as the caller; the skills take the rest of d.
+func InProcess(d skills.Deps) map[string]inprocess.Func {
 	funcs := map[string]inprocess.Func{
 		checksum.Function: checksum.Run,
-		gaterun.Function:  gaterun.New(st),
-		compare.Function:  compare.New(st),
+		gaterun.Function:  gaterun.New(d.Store),
+		compare.Function:  compare.New(d.Store),
 	}
-	for name, f := range skills.Funcs(skills.Deps{Store: st}) {
+	for name, f := range skills.Funcs(d) {
 		funcs[name] = f
 	}
 	return funcs
@@ -36,8 +35,8 @@ func InProcess(st *store.Store) map[string]inprocess.Func {
 
 // Runtime is the in_process runtime of this build: every function of
 // InProcess, with the skills' argument checks.
-func Runtime(st *store.Store) *inprocess.Runtime {
-	return inprocess.New(InProcess(st)).WithChecks(skills.Checks(skills.Deps{Store: st}))
+func Runtime(d skills.Deps) *inprocess.Runtime {
+	return inprocess.New(InProcess(d)).WithChecks(skills.Checks(d))
 }
 
 // InstallSkills is the start hook that registers the skills' tools and skill

@@ -35,6 +35,7 @@ type toolFlags struct {
 	cache       *bool
 	workers     *int
 	rescueAfter *time.Duration
+	datasetDir  *string
 }
 
 func addToolFlags(f flags) toolFlags {
@@ -54,6 +55,8 @@ func addToolFlags(f flags) toolFlags {
 			`per-actor, per-tool rate limits of invokeTool, JSON: {"<tool name or *>": {"rate": <calls per second>, "burst": <calls>}}`),
 		cache:   f.boolean("tool-cache", "SCIDEX_TOOL_CACHE", false, "answer deterministic tools from the result cache of earlier identical calls"),
 		workers: f.integer("tool-workers", "SCIDEX_TOOL_WORKERS", 4, "queued tool calls this process works at once; 0 leaves them to `scidex worker`", atLeast(0)),
+		datasetDir: f.str("dataset-dir", "SCIDEX_DATASET_DIR", "",
+			"where dataset files are read (a dataset artifact's files[].path is relative to it, and each file must hash to its declared sha256); default <data-dir>/datasets"),
 		rescueAfter: f.duration("tool-rescue-after", "SCIDEX_TOOL_RESCUE_AFTER", time.Hour,
 			"how long a queued call may run before its worker is presumed dead and the call is retried or failed; longer than any queued tool's wall time", atLeast(time.Second)),
 	}
@@ -78,7 +81,11 @@ func (t toolFlags) dispatchOpts() (dispatch.Opts, error) {
 // through it).
 func (t toolFlags) runtimes(log *slog.Logger, dataDir string) func(*store.Store) (*runtimes.Registry, error) {
 	return func(st *store.Store) (*runtimes.Registry, error) {
-		rs := []runtimes.Runtime{tools.Runtime(st), skillcall.New(st)}
+		datasets := *t.datasetDir
+		if datasets == "" {
+			datasets = filepath.Join(dataDir, "datasets")
+		}
+		rs := []runtimes.Runtime{tools.Runtime(skills.Deps{Store: st, DatasetDir: datasets}), skillcall.New(st)}
 		secretStore, err := secrets.Load(secrets.Options{File: *t.secretsFile})
 		if err != nil {
 			return nil, err

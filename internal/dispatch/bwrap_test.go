@@ -12,6 +12,7 @@ import (
 	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/runtimes"
 	"github.com/scidex/substrate/runtimes/bwrap"
+	"github.com/scidex/substrate/skills"
 	"github.com/scidex/substrate/tools"
 )
 
@@ -32,7 +33,7 @@ func bwrapEnv(t *testing.T) *apitest.Env {
 			if err != nil {
 				return nil, err
 			}
-			return runtimes.NewRegistry(tools.Runtime(st), box)
+			return runtimes.NewRegistry(tools.Runtime(skills.Deps{Store: st}), box)
 		}
 	})
 }

@@ -23,7 +23,7 @@ func env(t *testing.T, extra map[string]inprocess.Func, adjust ...func(*app.Conf
 	t.Helper()
 	return apitest.New(t, apitest.Opts{App: func(c *app.Config) {
 		c.Runtimes = func(st *store.Store) (*runtimes.Registry, error) {
-			funcs := tools.InProcess(st)
+			funcs := tools.InProcess(skills.Deps{Store: st})
 			for k, v := range extra {
 				funcs[k] = v
 			}

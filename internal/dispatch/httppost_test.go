@@ -13,6 +13,7 @@ import (
 	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/runtimes"
 	"github.com/scidex/substrate/runtimes/httppost"
+	"github.com/scidex/substrate/skills"
 	"github.com/scidex/substrate/tools"
 )
 
@@ -54,7 +55,7 @@ func TestHTTPPostTool(t *testing.T) {
 			if err != nil {
 				return nil, err
 			}
-			return runtimes.NewRegistry(tools.Runtime(st), post)
+			return runtimes.NewRegistry(tools.Runtime(skills.Deps{Store: st}), post)
 		}
 	})
 	httpTool := func(name, url string) map[string]any {

@@ -10,6 +10,7 @@ import (
 	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/runtimes"
 	"github.com/scidex/substrate/runtimes/mcpserver"
+	"github.com/scidex/substrate/skills"
 	"github.com/scidex/substrate/tools"
 )
 
@@ -28,7 +29,7 @@ func TestMCPServerTool(t *testing.T) {
 			if err != nil {
 				return nil, err
 			}
-			return runtimes.NewRegistry(tools.Runtime(st), mcp)
+			return runtimes.NewRegistry(tools.Runtime(skills.Deps{Store: st}), mcp)
 		}
 	})
 	m := manifest(t, "mcp-textkit")
