@@ -3,6 +3,7 @@ package dispatch_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,20 +18,14 @@ import (
 // a deadline, not a sleep: it returns as soon as the status is there).
 func waitStatus(t *testing.T, e *apitest.Env, token, id string, want ...string) string {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	var status string
+	until(t, e, "tool_call:"+id, "tool call "+id+" is one of "+strings.Join(want, ", "), func() bool {
 		var out struct{ ToolCall struct{ Status string } }
 		e.OK(t, token, `query($id: ID!) { toolCall(id: $id) { status } }`, map[string]any{"id": id}, &out)
-		for _, w := range want {
-			if out.ToolCall.Status == w {
-				return w
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("tool call %s is %s, want one of %v", id, out.ToolCall.Status, want)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		status = out.ToolCall.Status
+		return slices.Contains(want, status)
+	})
+	return status
 }
 
 func eventTypes(t *testing.T, e *apitest.Env, token, id string) []string {

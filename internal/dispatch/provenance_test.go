@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/scidex/substrate/internal/apitest"
 	"github.com/scidex/substrate/runtimes"
@@ -111,15 +110,11 @@ func TestQueuedCallResultIsStamped(t *testing.T) {
 	e.OK(t, alice(t), `query($id: ID!) { toolCall(id: $id) { resultRef } }`, map[string]any{"id": c.ArtifactID}, &call)
 	// The stamp follows the call's final write: wait for it.
 	want := "produced_by_actor→actor:alice produced_by_tool→tool:gate_run"
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		got := strings.Join(stamps(t, e, call.ToolCall.ResultRef), " ")
-		if got == want {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("stamps %q, want %q", got, want)
-		}
-	}
+	var got string
+	until(t, e, call.ToolCall.ResultRef, "the result's provenance stamps", func() bool {
+		got = strings.Join(stamps(t, e, call.ToolCall.ResultRef), " ")
+		return got == want
+	})
 }
 
 // A tool whose output names an artifact the caller did not write gets no

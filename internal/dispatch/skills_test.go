@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 const runSkillQ = `mutation($n: String!, $in: JSON!, $store: Boolean) { runSkill(input: {name: $n, inputs: $in, storeResult: $store}) {
@@ -113,13 +112,9 @@ func TestConformanceSkillQueued(t *testing.T) {
 	if got := strings.Join(eventTypes(t, e, alice(t), id), ","); !strings.Contains(got, "tool_call.progress") {
 		t.Fatalf("no progress events: %s", got)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for count(t, e, "type = 'tool_call' AND id = '"+id+"' AND content ? 'result_artifact_id'") != 1 {
-		if time.Now().After(deadline) {
-			t.Fatal("the queued call never recorded a stored skill_result")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	until(t, e, "tool_call:"+id, "the queued call records its stored skill_result", func() bool {
+		return count(t, e, "type = 'tool_call' AND id = '"+id+"' AND content ? 'result_artifact_id'") == 1
+	})
 	if n := count(t, e, "type = 'skill_result' AND content->>'tool_call' LIKE 'tool_call:"+id+"@%'"); n != 1 {
 		t.Fatalf("%d skill_results for the queued call", n)
 	}

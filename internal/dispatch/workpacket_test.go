@@ -437,22 +437,20 @@ func TestShippedSkillCallTool(t *testing.T) {
 	}
 }
 
-// waitPacket polls a queued skill_call until the queue's worker has written
-// its packet (a poll with a deadline, not a sleep), and returns the packet's ref.
+// waitPacket waits until the queue's worker has written a queued
+// skill_call's packet, and returns the packet's ref.
 func waitPacket(t *testing.T, e *apitest.Env, id string) string {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	var packet string
+	until(t, e, "tool_call:"+id, "the queued skill_call "+id+" writes its packet", func() bool {
 		var out struct{ ToolCall struct{ ResultRef *string } }
 		e.OK(t, alice(t), `query($id: ID!) { toolCall(id: $id) { resultRef } }`, map[string]any{"id": id}, &out)
 		if out.ToolCall.ResultRef != nil {
-			return *out.ToolCall.ResultRef
+			packet = *out.ToolCall.ResultRef
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the queued skill_call %s never wrote its packet", id)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return packet != ""
+	})
+	return packet
 }
 
 // Every mutation around a call takes an idempotency key: the same key again

@@ -177,11 +177,6 @@ func TestResourceSubscriptionOverHTTP(t *testing.T) {
 	default:
 	}
 
-	// Unsubscribing ends the listen stream; the server forgets the subscription.
-	if err := cs.Unsubscribe(context.Background(), &sdk.UnsubscribeParams{URI: uri}); err != nil {
-		t.Fatal(err)
-	}
-	waitUntil(t, "the server forgets the subscription", func() bool { return mcp.Watching(e.App.Handler.MCP(), watched) == 0 })
 }
 
 // Subscribing reads the artifact first, with the subscriber's credentials:
@@ -266,6 +261,16 @@ func TestResourceSubscriptionOnASession(t *testing.T) {
 	if u := got.next(t); u != uri {
 		t.Fatalf("notified of %q, want %q", u, uri)
 	}
+	// Unsubscribing is answered once the server has forgotten it.
+	if n := mcp.Watching(e.App.Handler.MCP(), r); n != 1 {
+		t.Fatalf("%d subscriptions to %s, want 1", n, r)
+	}
+	if err := cs.Unsubscribe(ctx, &sdk.UnsubscribeParams{URI: uri}); err != nil {
+		t.Fatal(err)
+	}
+	if n := mcp.Watching(e.App.Handler.MCP(), r); n != 0 {
+		t.Fatalf("after unsubscribing the server holds %d subscriptions to %s", n, r)
+	}
 }
 
 // sessionFor is a client session with the MCP server over an in-memory
@@ -287,17 +292,4 @@ func sessionFor(t *testing.T, e *apitest.Env, token string, opts *sdk.ClientOpti
 	}
 	t.Cleanup(func() { _ = cs.Close() })
 	return cs
-}
-
-// waitUntil polls cond until it holds (state the server reaches on its own
-// goroutine, with no event to wait on), failing after 30s.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 30s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
