@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scidex/substrate/internal/apitest"
 	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/dbtest"
 	"github.com/scidex/substrate/internal/e2e"
@@ -111,26 +112,20 @@ func TestToolRegisterAndWorker(t *testing.T) {
 	}
 	// Nobody works the queue yet: the call stays queued until a worker starts.
 	startWorker(t, env)
-	for {
-		var got struct {
-			ToolCall struct {
-				Status string
-				Result map[string]any
-			}
+	var got struct {
+		ToolCall struct {
+			Status string
+			Result map[string]any
 		}
+	}
+	untilCall(t, srv.URL, alice, func() bool {
 		if err := gql(ctx, srv.URL, alice, `query($id: ID!) { toolCall(id: $id) { status result } }`, map[string]any{"id": inv.InvokeTool.ArtifactID}, &got); err != nil {
 			t.Fatal(err)
 		}
-		if got.ToolCall.Status == "SUCCEEDED" {
-			if fmt.Sprint(got.ToolCall.Result["bytes"]) != "3" {
-				t.Fatalf("result %v", got.ToolCall.Result)
-			}
-			break
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("the worker never finished the call (status %s)", got.ToolCall.Status)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return got.ToolCall.Status == "SUCCEEDED"
+	})
+	if fmt.Sprint(got.ToolCall.Result["bytes"]) != "3" {
+		t.Fatalf("result %v", got.ToolCall.Result)
 	}
 }
 
@@ -181,29 +176,37 @@ func TestKilledWorkerLeavesNoCallRunning(t *testing.T) {
 		return got.ToolCall.Status, got.ToolCall.Error
 	}
 	w1 := startWorker(t, env)
-	for s, _ := status(); s != "RUNNING"; s, _ = status() {
-		if ctx.Err() != nil {
-			t.Fatalf("the first worker never started the call (%s)", s)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	untilCall(t, srv.URL, admin, func() bool { s, _ := status(); return s == "RUNNING" })
 	_ = w1.Process.Kill() // SIGKILL, mid-call
 	_ = w1.Wait()
 	startWorker(t, env)
-	for {
-		s, e := status()
-		if s == "FAILED" {
-			if e["code"] != "worker_lost" || e["setup"] != true {
-				t.Fatalf("failed with %v, want worker_lost", e)
-			}
-			return
+	var final string
+	var failure map[string]any
+	untilCall(t, srv.URL, admin, func() bool {
+		final, failure = status()
+		return final != "RUNNING" && final != "QUEUED"
+	})
+	if final != "FAILED" || failure["code"] != "worker_lost" || failure["setup"] != true {
+		t.Fatalf("the call ended %s %v, want FAILED with worker_lost", final, failure)
+	}
+}
+
+// untilCall waits for what a worker does in another process: it checks cond,
+// and again after each tool_call event the token may see, read over the
+// server's websocket from the start of the log, so that no event between a
+// check and the wait is missed. It fails the test when no event comes within
+// apitest.WSTimeout.
+func untilCall(t *testing.T, url, token string, cond func() bool) {
+	t.Helper()
+	ws := apitest.DialURL(t, url, nil)
+	defer ws.Close()
+	if err := ws.Init(map[string]any{"Authorization": "Bearer " + token}); err != nil {
+		t.Fatal(err)
+	}
+	ws.Subscribe("calls", `subscription { events(types: ["tool_call.*"], from: START) { type } }`, nil)
+	for !cond() {
+		if m := ws.Next("calls"); m.Type != "next" {
+			t.Fatalf("the event subscription answered %+v", m)
 		}
-		if s != "RUNNING" && s != "QUEUED" {
-			t.Fatalf("the call ended %s %v", s, e)
-		}
-		if ctx.Err() != nil {
-			t.Fatal("the call stayed running after its worker was killed")
-		}
-		time.Sleep(100 * time.Millisecond)
 	}
 }
