@@ -32,6 +32,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"unauthenticated: /mcp needs a token (Authorization: Bearer <jwt>; mint one with `scidex token`)")
 		return
 	}
+	if s.serveFast(w, r) { // the common tools/call, answered as the SDK would (fastpath.go)
+		return
+	}
 	s.http.ServeHTTP(w, r)
 }
 

@@ -174,8 +174,7 @@ func (s *Server) Tools(writer bool) []*sdk.Tool {
 
 // MCPServer is an MCP server for one kind of caller, to run on any transport.
 func (s *Server) MCPServer(c Caller) *sdk.Server {
-	srv := sdk.NewServer(&sdk.Implementation{Name: "scidex", Title: "SciDEX substrate", Version: version()},
-		&sdk.ServerOptions{Logger: s.opts.Logger, Instructions: instructions})
+	srv := sdk.NewServer(implementation, &sdk.ServerOptions{Logger: s.opts.Logger, Instructions: instructions})
 	for _, t := range s.tools {
 		if t.mutation && !c.Writer {
 			continue
@@ -189,6 +188,10 @@ func (s *Server) MCPServer(c Caller) *sdk.Server {
 	}
 	return srv
 }
+
+// implementation is who the server says it is, in initialize and in every
+// result's _meta (the fast path's too).
+var implementation = &sdk.Implementation{Name: "scidex", Title: "SciDEX substrate", Version: version()}
 
 const instructions = `The SciDEX substrate: every durable thing is an artifact, named by a ref (type:id, or type:id@sha256:<hex> for one version). ` +
 	`Reads are safe to repeat. Writes name the contentHash they are based on; a VersionConflict or ValidationFailed result is data to act on ` +
