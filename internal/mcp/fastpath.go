@@ -78,9 +78,11 @@ func (s *Server) serveFast(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	// The same handler the SDK server runs for this tool, with the same
-	// request: the arguments as sent, the HTTP header (the credentials).
+	// request: the arguments as sent, the HTTP header (the credentials). The
+	// _meta is not passed on: it holds only the three members checked above,
+	// which no handler reads.
 	req := &sdk.CallToolRequest{
-		Params: &sdk.CallToolParamsRaw{Meta: call.meta, Name: call.name, Arguments: call.arguments},
+		Params: &sdk.CallToolParamsRaw{Name: call.name, Arguments: call.arguments},
 		Extra:  &sdk.RequestExtra{Header: r.Header},
 	}
 	res, err := s.handler(t, Caller{Writer: writer})(r.Context(), req)
@@ -119,43 +121,85 @@ func (s *Server) fastTool(name string, writer bool) *tool {
 // SDK's jsonrpc2 does), or the result with the server's info in its _meta and
 // resultType "complete", in an application/json response.
 func writeFast(w http.ResponseWriter, id jsonrpc.ID, res *sdk.CallToolResult, err error) {
-	resp := &jsonrpc.Response{ID: id}
-	if err != nil {
-		resp.Error = err
-	} else {
-		if res.Content == nil {
-			res.Content = []sdk.Content{} // as the SDK does, so content is never null
+	data, ok := dataResult(id, res, err)
+	if !ok {
+		data, err = sdkResult(id, res, err)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
 		}
-		if res.Meta == nil {
-			res.Meta = sdk.Meta{}
-		}
-		if _, ok := res.Meta[sdk.MetaKeyServerInfo]; !ok {
-			res.Meta[sdk.MetaKeyServerInfo] = implementation
-		}
-		raw, merr := json.Marshal(res)
-		if merr != nil {
-			resp.Error = merr
-		} else {
-			// resultType is unexported in the SDK; its MarshalJSON writes it last.
-			resp.Result = append(raw[:len(raw)-1], `,"resultType":"complete"}`...)
-		}
-	}
-	data, err := jsonrpc.EncodeMessage(resp)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
 	}
 	w.Header().Set("Cache-Control", "no-cache, no-transform")
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(data)
 }
 
+// sdkResult encodes any answer with the SDK's own types and encoder.
+func sdkResult(id jsonrpc.ID, res *sdk.CallToolResult, err error) ([]byte, error) {
+	resp := &jsonrpc.Response{ID: id}
+	if err != nil {
+		resp.Error = err
+		return jsonrpc.EncodeMessage(resp)
+	}
+	if res.Content == nil {
+		res.Content = []sdk.Content{} // as the SDK does, so content is never null
+	}
+	if res.Meta == nil {
+		res.Meta = sdk.Meta{}
+	}
+	if _, ok := res.Meta[sdk.MetaKeyServerInfo]; !ok {
+		res.Meta[sdk.MetaKeyServerInfo] = implementation
+	}
+	raw, err := json.Marshal(res)
+	if err != nil {
+		return nil, err
+	}
+	// resultType is unexported in the SDK; its MarshalJSON writes it last.
+	resp.Result = append(raw[:len(raw)-1], `,"resultType":"complete"}`...)
+	return jsonrpc.EncodeMessage(resp)
+}
+
+// dataResult encodes the answer of nearly every call, an operation's data
+// (result() in result.go: the data as structured content and as its one
+// text), straight into the response: the SDK's encoding of the same result
+// re-validates and compacts the data at each of its three nested encoders,
+// which measured a tenth of the server's time on a get_artifact. It reports
+// false for any other result.
+func dataResult(id jsonrpc.ID, res *sdk.CallToolResult, err error) ([]byte, bool) {
+	if err != nil || res == nil || res.IsError || res.Meta != nil || res.InputRequests != nil || res.RequestState != "" || len(res.Content) != 1 {
+		return nil, false
+	}
+	data, ok := res.StructuredContent.(json.RawMessage)
+	text, isText := res.Content[0].(*sdk.TextContent)
+	if !ok || !isText || text.Meta != nil || text.Annotations != nil || text.Text != string(data) {
+		return nil, false
+	}
+	idJSON, err1 := json.Marshal(id.Raw())
+	textJSON, err2 := json.Marshal(text.Text)
+	if err1 != nil || err2 != nil {
+		return nil, false
+	}
+	b := make([]byte, 0, len(serverInfoJSON)+len(idJSON)+len(textJSON)+len(data)+160)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, idJSON...)
+	b = append(b, `,"result":{"_meta":{"`+sdk.MetaKeyServerInfo+`":`...)
+	b = append(b, serverInfoJSON...)
+	b = append(b, `},"content":[{"type":"text","text":`...)
+	b = append(b, textJSON...)
+	b = append(b, `}],"structuredContent":`...)
+	b = append(b, data...)
+	b = append(b, `,"resultType":"complete"}}`...)
+	return b, true
+}
+
+// serverInfoJSON is implementation as the SDK writes it in a result's _meta.
+var serverInfoJSON, _ = json.Marshal(implementation)
+
 // fastCall is a tools/call the fast path will answer.
 type fastCall struct {
 	id        jsonrpc.ID
 	name      string
 	arguments json.RawMessage
-	meta      sdk.Meta
 }
 
 // integerID is an id the SDK reads back unchanged (it decodes ids as
@@ -228,9 +272,6 @@ func parseFastCall(body []byte) (fastCall, bool) {
 		if !object(info) || json.Unmarshal(info, &impl) != nil {
 			return c, false
 		}
-	}
-	if json.Unmarshal(params["_meta"], &c.meta) != nil {
-		return c, false
 	}
 	return c, true
 }

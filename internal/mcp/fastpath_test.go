@@ -56,7 +56,9 @@ func TestFastPathAnswersAsTheSDK(t *testing.T) {
 	e := env(t, mcp.Options{Execute: true, Schema: true})
 	ada := apitest.Contributor(t, "ada")
 	viewer := apitest.Token(t, "val", auth.PermViewer)
-	var c struct{ CreateArtifact struct{ Ref, ContentHash string } }
+	var c struct {
+		CreateArtifact struct{ Ref, ContentHash string }
+	}
 	e.OK(t, ada, `mutation { createArtifact(input: {type: "hypothesis", title: "fast", content: {target_gene: "TREM2", confidence: 0.5}}) { ... on WriteSuccess { ref contentHash } } }`, nil, &c)
 	ref := unpinned(c.CreateArtifact.Ref)
 	refArg := fmt.Sprintf(`{"ref":%q}`, ref)
