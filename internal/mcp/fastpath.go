@@ -286,10 +286,17 @@ func onlyKeys(m map[string]json.RawMessage, keys ...string) bool {
 	return n == len(m)
 }
 
-// str is a JSON string's value; "" for anything else.
+// str is a JSON string's value; "" for anything else. raw has been
+// validated as part of its document, so one without escapes is its text.
 func str(raw json.RawMessage) string {
+	if len(raw) < 2 || raw[0] != '"' {
+		return ""
+	}
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : len(raw)-1])
+	}
 	var s string
-	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+	if json.Unmarshal(raw, &s) != nil {
 		return ""
 	}
 	return s

@@ -70,6 +70,7 @@ func TestFastPathAnswersAsTheSDK(t *testing.T) {
 		{name: "get_artifact", token: ada, tool: "get_artifact", body: callBody("1", "get_artifact", refArg), fast: true},
 		{name: "string id", token: ada, tool: "get_artifact", body: callBody(`"a-1"`, "get_artifact", refArg), fast: true},
 		{name: "large id", token: ada, tool: "get_artifact", body: callBody("123456789012345", "get_artifact", refArg), fast: true},
+		{name: "escaped name", token: ada, tool: "get_artifact", body: strings.Replace(callBody("1", "get_artifact", refArg), `"name":"get_artifact"`, `"name":"get\u005fartifact"`, 1), fast: true},
 		{name: "viewer reads", token: viewer, tool: "get_artifact", body: callBody("2", "get_artifact", refArg), fast: true},
 		{name: "not found", token: ada, tool: "get_artifact", body: callBody("3", "get_artifact", `{"ref":"hypothesis:nope"}`), fast: true},
 		{name: "pinned version", token: ada, tool: "get_artifact", body: callBody("4", "get_artifact", fmt.Sprintf(`{"ref":%q}`, c.CreateArtifact.Ref)), fast: true},
