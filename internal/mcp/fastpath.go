@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net"
@@ -26,9 +27,11 @@ import (
 //
 // It is not a second implementation of a tool: the call runs the very
 // handler the SDK server has registered for the tool (Server.handler), and
-// the answer is built from the SDK's own types and its JSON-RPC encoder, with
-// the two things the SDK adds to a result on this revision (the serverInfo
-// _meta and resultType "complete"). What it does not do is decide anything
+// the answer is that handler's result with the two things the SDK adds to a
+// result on this revision (the serverInfo _meta and resultType "complete"),
+// encoded with the SDK's own types and JSON-RPC encoder, or, for the plain
+// data result nearly every call returns, written out directly in the same
+// shape (dataResult). What it does not do is decide anything
 // the SDK decides: whenever a request is not plainly of that one shape
 // (another method, a batch, a notification, an older revision or none, a
 // header or _meta field it does not expect, a tool it does not hold, a
@@ -85,11 +88,14 @@ func (s *Server) serveFast(w http.ResponseWriter, r *http.Request) bool {
 		Params: &sdk.CallToolParamsRaw{Name: call.name, Arguments: call.arguments},
 		Extra:  &sdk.RequestExtra{Header: r.Header},
 	}
-	res, err := s.handler(t, Caller{Writer: writer})(r.Context(), req)
-	writeFast(w, call.id, res, err)
+	// Like the SDK (jsonrpc2 detaches handlers from the connection's
+	// cancellation, and the stateless handler waits for them), a call runs to
+	// its end even if the client goes away: a write is not cut off midway.
+	res, err := s.handler(t, Caller{Writer: writer})(context.WithoutCancel(r.Context()), req)
 	if probe != nil {
-		probe.answered = true
+		probe.answered = true // before the answer, which the test waits for
 	}
+	writeFast(w, call.id, res, err)
 	return true
 }
 

@@ -243,3 +243,61 @@ func TestFastPathHandlerErrorAsTheSDK(t *testing.T) {
 		t.Errorf("want a JSON-RPC error, got %s", served.Body)
 	}
 }
+
+// A client that goes away does not cut the call off, on either path: the
+// SDK detaches handlers from the request's cancellation, so a write runs to
+// its end.
+func TestFastPathCallOutlivesItsClientAsInTheSDK(t *testing.T) {
+	entered, release := make(chan struct{}), make(chan struct{})
+	seen := make(chan error, 1)
+	s, err := mcp.New(mcp.Options{Endpoint: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		entered <- struct{}{}
+		<-release
+		seen <- r.Context().Err()
+		_, _ = io.WriteString(w, `{"data":{"me":null}}`)
+	}), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := &request.Context{RequestID: "r1", Actor: auth.Actor{ID: "ada", Kind: "human", Permissions: []auth.Permission{auth.PermContributor}}}
+	gone := make(chan struct{}, 1)
+	handled := make(chan *mcp.FastProbe, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		context.AfterFunc(r.Context(), func() { gone <- struct{}{} })
+		ctx, p := mcp.WithFastProbe(request.With(r.Context(), rc), r.Header.Get("X-Test-Way") == "sdk")
+		s.ServeHTTP(w, r.WithContext(ctx))
+		handled <- p
+	}))
+	defer srv.Close()
+	for _, way := range []string{"sdk", "served"} {
+		t.Run(way, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/mcp",
+				strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":`+meta+`,"name":"me"}}`))
+			for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+				"Mcp-Protocol-Version": revision, "Mcp-Method": "tools/call", "Mcp-Name": "me", "X-Test-Way": way} {
+				req.Header.Set(k, v)
+			}
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				if resp, err := http.DefaultClient.Do(req); err == nil {
+					resp.Body.Close()
+				}
+			}()
+			<-entered
+			cancel() // the client goes away while the call runs
+			<-gone
+			close(release)
+			if err := <-seen; err != nil {
+				t.Errorf("the call was cut off when its client went away: %v", err)
+			}
+			<-done
+			probe := <-handled
+			release = make(chan struct{})
+			if want := way == "served"; probe.Answered() != want {
+				t.Errorf("the fast path answered: %v, want %v", probe.Answered(), want)
+			}
+		})
+	}
+}
