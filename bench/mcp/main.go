@@ -12,7 +12,7 @@
 // artifact and no errors, a JSON-RPC result that is not an error.
 //
 // Latency is one client, the two requests alternating; throughput is
-// -clients concurrent clients, the two measured in alternating rounds. The
+// -clients concurrent clients, the two alternating in -slices slices a round. The
 // ratios are printed against the targets (p50 ≤ 1.3×, throughput ≥ 70 %).
 //
 //	go run ./bench/mcp -rounds 3 -duration 5s
@@ -48,6 +48,7 @@ var (
 	warmup     = flag.Duration("warmup", 2*time.Second, "warm-up before the first measurement")
 	rounds     = flag.Int("rounds", 3, "alternating rounds; the median ratio is reported")
 	sequential = flag.Int("sequential", 2000, "alternating single-client pairs per round for the latency ratio")
+	slices     = flag.Int("slices", 5, "alternating slices each throughput measurement of a round is cut into")
 	binFlag    = flag.String("bin", "", "an already built scidex binary; empty builds ./cmd/scidex")
 	pprofAddr  = flag.String("pprof-addr", "", "passed to the server's --pprof-addr, to profile it while the benchmark runs")
 )
@@ -85,8 +86,8 @@ func main() {
 	checkAnswers(gql, rpc, ref)
 
 	fmt.Printf("P9 tools/call get_artifact over /mcp vs the same query over /graphql, one artifact, "+
-		"%d sequential pairs and %d clients x %s per round, %d rounds (%s)\n",
-		*sequential, *clients, *duration, *rounds, time.Now().UTC().Format(time.RFC3339))
+		"%d sequential pairs and %d clients x %s (in %d alternating slices) per round, %d rounds (%s)\n",
+		*sequential, *clients, *duration, *slices, *rounds, time.Now().UTC().Format(time.RFC3339))
 	// Warm both paths (connections, the query cache, the pool) before counting.
 	throughput(gql, *warmup/2)
 	throughput(rpc, *warmup/2)
@@ -95,8 +96,7 @@ func main() {
 	for r := 0; r < *rounds; r++ {
 		g, m := latencies(gql, rpc, *sequential)
 		allG, allM = append(allG, g...), append(allM, m...)
-		gt := throughput(gql, *duration)
-		mt := throughput(rpc, *duration)
+		gt, mt := alternating(gql, rpc, *duration)
 		lr := pct(m, 50) / pct(g, 50)
 		fmt.Printf("  round %d: 1 client  graphql p50 %.3f p90 %.3f p99 %.3f ms | mcp p50 %.3f p90 %.3f p99 %.3f ms | p50 %.2fx\n",
 			r+1, pct(g, 50), pct(g, 90), pct(g, 99), pct(m, 50), pct(m, 90), pct(m, 99), lr)
@@ -235,8 +235,28 @@ func latencies(a, b request, n int) (la, lb []float64) {
 	return la, lb
 }
 
+// alternating measures the throughput of a and b over d each, in -slices
+// alternating slices, so that a change of the shared machine's load in the
+// middle of a round falls on both.
+func alternating(a, b request, d time.Duration) (ta, tb float64) {
+	var na, nb, sa, sb float64
+	for i := 0; i < *slices; i++ {
+		r, secs := count(a, d/time.Duration(*slices))
+		na, sa = na+r, sa+secs
+		r, secs = count(b, d/time.Duration(*slices))
+		nb, sb = nb+r, sb+secs
+	}
+	return na / sa, nb / sb
+}
+
 // throughput runs q on -clients clients for d and returns requests per second.
 func throughput(q request, d time.Duration) float64 {
+	n, secs := count(q, d)
+	return n / secs
+}
+
+// count runs q on -clients clients for d: how many answers, in how many seconds.
+func count(q request, d time.Duration) (float64, float64) {
 	var done atomic.Int64
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -259,7 +279,7 @@ func throughput(q request, d time.Duration) float64 {
 	time.Sleep(d)
 	close(stop)
 	wg.Wait()
-	return float64(done.Load()) / time.Since(start).Seconds()
+	return float64(done.Load()), time.Since(start).Seconds()
 }
 
 func createArtifact(base, tok string) string {
