@@ -33,6 +33,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"unauthenticated: /mcp needs a token (Authorization: Bearer <jwt>; mint one with `scidex token`)")
 		return
 	}
+	if s.serveFast(w, r) { // the common tools/call, answered as the SDK would (fastpath.go)
+		return
+	}
 	// The request ends when the client goes or the server closes (Close), and
 	// carries its credentials for what the SDK hands no headers (resources.go).
 	ctx, cancel := context.WithCancel(context.WithValue(r.Context(), credentialsKey{},

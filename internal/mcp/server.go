@@ -200,7 +200,7 @@ func (s *Server) MCPServer(c Caller) *sdk.Server {
 		// The list of resources never changes: it is a template.
 		opts.Capabilities = &sdk.ServerCapabilities{Resources: &sdk.ResourceCapabilities{Subscribe: true}}
 	}
-	srv = sdk.NewServer(&sdk.Implementation{Name: "scidex", Title: "SciDEX substrate", Version: version()}, opts)
+	srv = sdk.NewServer(implementation, opts)
 	s.addResources(srv, c)
 	if c.Authorization == "" { // over HTTP, stateless
 		srv.AddReceivingMiddleware(refuseLegacySubscribe)
@@ -218,6 +218,10 @@ func (s *Server) MCPServer(c Caller) *sdk.Server {
 	}
 	return srv
 }
+
+// implementation is who the server says it is, in initialize and in every
+// result's _meta (the fast path's too).
+var implementation = &sdk.Implementation{Name: "scidex", Title: "SciDEX substrate", Version: version()}
 
 const instructions = `The SciDEX substrate: every durable thing is an artifact, named by a ref (type:id, or type:id@sha256:<hex> for one version). ` +
 	`Reads are safe to repeat. Writes name the contentHash they are based on; a VersionConflict or ValidationFailed result is data to act on ` +
