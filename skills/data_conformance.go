@@ -54,15 +54,7 @@ func conformance(deps Deps) Skill {
 		}
 		// The spec alone: an empty table checks it without reading anything.
 		_, err := data.CheckConformance(context.Background(), data.Input{CSV: "x\n", Spec: a.Spec, MaxViolations: 1}, nil)
-		var ie *data.InputError
-		if errors.As(err, &ie) {
-			out := []runtimes.Problem{}
-			for _, p := range ie.Problems {
-				out = append(out, problemOf(p.Path, p.Code, p.Message))
-			}
-			return out
-		}
-		return nil
+		return refusalProblems(err, nil)
 	}
 	run := func(ctx context.Context, args json.RawMessage, progress func(runtimes.Progress)) (json.RawMessage, error) {
 		var a conformanceArgs

@@ -6,12 +6,32 @@ import (
 	"errors"
 
 	"github.com/scidex/substrate/runtimes"
+	"github.com/scidex/substrate/skills/problem"
 )
 
 // problem is one refusal of a skill's arguments, as the in_process runtime's
 // argument check reports it (runtimes.Problem, paths relative to args).
 func problemOf(path, code, msg string) runtimes.Problem {
 	return runtimes.Problem{Path: trimInputs(path), Constraint: code, Message: msg}
+}
+
+// refusalProblems is a procedure's refusal (a *problem.Error) as the
+// argument check's problems, each path mapped by path (nil keeps it) before
+// problemOf trims it; any other error, or none, gives none, and the check
+// passes it on to the run.
+func refusalProblems(err error, path func(string) string) []runtimes.Problem {
+	var pe *problem.Error
+	if !errors.As(err, &pe) {
+		return nil
+	}
+	out := make([]runtimes.Problem, len(pe.Problems))
+	for i, p := range pe.Problems {
+		if path != nil {
+			p.Path = path(p.Path)
+		}
+		out[i] = problemOf(p.Path, p.Code, p.Message)
+	}
+	return out
 }
 
 // trimInputs drops the "inputs." prefix the procedures' paths carry: the

@@ -14,7 +14,7 @@ import (
 )
 
 // CheckConformance reads the table in in and checks it against in.Spec. A
-// malformed spec or option returns an *InputError before anything is read;
+// malformed spec or option returns a *[problem.Error] before anything is read;
 // a context that ends returns ctx.Err() and no report; a reader that fails
 // returns its error. Everything wrong with the table itself is a violation in
 // the report.

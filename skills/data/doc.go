@@ -20,7 +20,7 @@
 //   - Bad data is a violation, never a crash and never an error: a ragged row,
 //     a stray quote, a missing column, a value of the wrong type are each
 //     reported and the check goes on. Only a malformed spec or options is
-//     refused (an *InputError with a JSON path and code per problem), and then
+//     refused (a *problem.Error with a JSON path and code per problem), and then
 //     nothing is read.
 //   - Every violation is counted; the first MaxViolations are listed, so the
 //     report stays a size a person and a tool-call record can hold, and says

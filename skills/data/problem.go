@@ -1,20 +1,12 @@
 package data
 
-import (
-	"fmt"
-	"strings"
-)
+// procedure prefixes the message of the *problem.Error CheckConformance
+// returns for a spec or options it refuses.
+const procedure = "data.check_conformance"
 
-// Problem is one thing wrong with the spec or options: the JSON path of the
-// field (for example "spec.columns[2].type"), a snake_case code and a message
-// naming the value and what was expected.
-type Problem struct {
-	Path    string `json:"path"`
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
-// Problem codes for a refused Input.
+// Problem codes for a refused Input. Each [problem.Problem] names the JSON
+// path of the field (for example "spec.columns[2].type"), one of these
+// codes, and a message naming the value and what was expected.
 const (
 	CodeRequired           = "required"             // a column or key without a name, a spec without columns
 	CodeUnknownType        = "unknown_type"         // a type not in Types
@@ -29,18 +21,3 @@ const (
 	CodeOutOfRange         = "out_of_range"         // max_violations or progress_every outside its range
 	CodeSourceConflict     = "source_conflict"      // both csv text and a Source reader given
 )
-
-// InputError is the error CheckConformance returns for a spec or options it
-// refuses; it lists every problem found.
-type InputError struct {
-	Problems []Problem
-}
-
-// Error joins the problems into one line.
-func (e *InputError) Error() string {
-	parts := make([]string, len(e.Problems))
-	for i, p := range e.Problems {
-		parts[i] = fmt.Sprintf("%s: %s (%s)", p.Path, p.Message, p.Code)
-	}
-	return "data.check_conformance: invalid input: " + strings.Join(parts, "; ")
-}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/scidex/substrate/skills/problem"
 )
 
 func col(name, typ string) Column { return Column{Name: name, Type: typ} }
@@ -51,12 +53,15 @@ func TestRefusesMalformedSpec(t *testing.T) {
 				in.Source = failReader{t}
 			}
 			r, err := CheckConformance(context.Background(), in, nil)
-			var ie *InputError
-			if !errors.As(err, &ie) || r != nil {
-				t.Fatalf("got %v, %v; want an *InputError", r, err)
+			var pe *problem.Error
+			if !errors.As(err, &pe) || r != nil {
+				t.Fatalf("got %v, %v; want a *problem.Error", r, err)
 			}
-			if len(ie.Problems) != 1 || ie.Problems[0].Path != tc.path || ie.Problems[0].Code != tc.code {
-				t.Fatalf("problems %+v, want one at %s with code %s", ie.Problems, tc.path, tc.code)
+			if len(pe.Problems) != 1 || pe.Problems[0].Path != tc.path || pe.Problems[0].Code != tc.code {
+				t.Fatalf("problems %+v, want one at %s with code %s", pe.Problems, tc.path, tc.code)
+			}
+			if want := "data.check_conformance: invalid input: " + tc.path + ": "; !strings.HasPrefix(err.Error(), want) {
+				t.Fatalf("error %q, want it to begin %q", err, want)
 			}
 		})
 	}
