@@ -3,7 +3,6 @@ package skills
 import (
 	"context"
 	"encoding/json"
-	"errors"
 
 	"github.com/scidex/substrate/runtimes"
 	"github.com/scidex/substrate/skills/qa"
@@ -18,15 +17,7 @@ func readiness() Skill {
 			return ps
 		}
 		_, err := qa.CheckReadiness(in)
-		var ie *qa.InputError
-		if errors.As(err, &ie) {
-			out := make([]runtimes.Problem, len(ie.Problems))
-			for i, p := range ie.Problems {
-				out[i] = problemOf(p.Path, p.Code, p.Message)
-			}
-			return out
-		}
-		return nil
+		return refusalProblems(err, nil)
 	}
 	run := func(_ context.Context, args json.RawMessage, _ func(runtimes.Progress)) (json.RawMessage, error) {
 		var in qa.Input

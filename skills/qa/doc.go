@@ -17,7 +17,7 @@
 //   - Identifying fields are required, evidential fields are not. A field that
 //     says what an item is (the SOP's id and version, an equipment id, a role
 //     name, a training record's person and SOP, an approval's role and person)
-//     is required: input without it is refused with a Problem naming its JSON
+//     is required: input without it is refused with a problem naming its JSON
 //     path, because nothing can be checked against an item that has no name.
 //     A field that is evidence (a date, a signature) may be absent: its absence
 //     is what the check reports.
@@ -25,7 +25,7 @@
 //     is required: the wall clock is never read, so the same input gives the
 //     same report on any day. A malformed date is refused, never read as absent.
 //   - Nothing is computed on bad input: CheckReadiness validates everything
-//     first and returns an *InputError listing every problem.
+//     first and returns a *problem.Error listing every problem.
 //
 // The required sections are RequiredSections; the roles whose approval is
 // required default to DefaultApprovalRoles. Both are documented where they are

@@ -60,7 +60,7 @@ type Report struct {
 }
 
 // CheckReadiness validates in and runs every check on it. Input it refuses
-// returns an *InputError and no report; otherwise the report lists every
+// returns a *[problem.Error] and no report; otherwise the report lists every
 // check, and its Status is Ready only if none failed.
 func CheckReadiness(in Input) (*Report, error) {
 	f, err := validate(in)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/scidex/substrate/skills/problem"
 )
 
 // date is an optional parsed date: set is false when the input left it empty.
@@ -24,16 +26,12 @@ type facts struct {
 }
 
 // checker collects problems while validating.
-type checker struct{ problems []Problem }
-
-func (c *checker) add(path, code, format string, args ...any) {
-	c.problems = append(c.problems, Problem{Path: path, Code: code, Message: fmt.Sprintf(format, args...)})
-}
+type checker struct{ problem.List }
 
 // required refuses an empty identifying field.
 func (c *checker) required(path, v, what string) {
 	if strings.TrimSpace(v) == "" {
-		c.add(path, CodeRequired, "%s is required", what)
+		c.Add(path, CodeRequired, nil, "%s is required", what)
 	}
 }
 
@@ -44,7 +42,7 @@ func (c *checker) date(path, v string) date {
 	}
 	t, err := parseDate(v)
 	if err != nil {
-		c.add(path, CodeInvalidDate, "%v", err)
+		c.Add(path, CodeInvalidDate, nil, "%v", err)
 		return date{}
 	}
 	return date{t: t, set: true}
@@ -55,7 +53,7 @@ func validate(in Input) (*facts, error) {
 	c := &checker{}
 	f := &facts{in: in}
 	if in.AsOf == "" {
-		c.add("as_of", CodeRequired, "as_of, the date readiness is judged on (YYYY-MM-DD), is required: the wall clock is never used")
+		c.Add("as_of", CodeRequired, nil, "as_of, the date readiness is judged on (YYYY-MM-DD), is required: the wall clock is never used")
 	} else {
 		f.asOf = c.date("as_of", in.AsOf).t
 	}
@@ -69,11 +67,11 @@ func validate(in Input) (*facts, error) {
 		p := fmt.Sprintf("sections[%d]", i)
 		n := normalize(s)
 		if n == "" {
-			c.add(p, CodeRequired, "a section heading is empty")
+			c.Add(p, CodeRequired, nil, "a section heading is empty")
 			continue
 		}
 		if j, ok := seen[n]; ok {
-			c.add(p, CodeDuplicate, "section %q is declared twice (also sections[%d])", s, j)
+			c.Add(p, CodeDuplicate, nil, "section %q is declared twice (also sections[%d])", s, j)
 			continue
 		}
 		seen[n] = i
@@ -85,7 +83,7 @@ func validate(in Input) (*facts, error) {
 		c.required(p+".name", r.Name, "a role's name")
 		if n := normalize(r.Name); n != "" {
 			if j, ok := roles[n]; ok {
-				c.add(p+".name", CodeDuplicate, "role %q is declared twice (also roles[%d])", r.Name, j)
+				c.Add(p+".name", CodeDuplicate, nil, "role %q is declared twice (also roles[%d])", r.Name, j)
 			}
 			roles[n] = i
 		}
@@ -100,7 +98,7 @@ func validate(in Input) (*facts, error) {
 		c.required(p+".id", e.ID, "an equipment id")
 		if id := strings.TrimSpace(e.ID); id != "" {
 			if j, ok := ids[id]; ok {
-				c.add(p+".id", CodeDuplicate, "equipment id %q is listed twice (also equipment[%d])", e.ID, j)
+				c.Add(p+".id", CodeDuplicate, nil, "equipment id %q is listed twice (also equipment[%d])", e.ID, j)
 			}
 			ids[id] = i
 		}
@@ -108,10 +106,10 @@ func validate(in Input) (*facts, error) {
 		f.calDue = append(f.calDue, c.date(p+".calibration_due", e.CalibrationDue))
 		if iv := e.CalibrationInterval; iv != nil {
 			if !intervalUnits[iv.Unit] {
-				c.add(p+".calibration_interval.unit", CodeUnknownUnit, "unit %q is not one of d, wk, mo, a (UCUM codes, case-sensitive)", iv.Unit)
+				c.Add(p+".calibration_interval.unit", CodeUnknownUnit, nil, "unit %q is not one of d, wk, mo, a (UCUM codes, case-sensitive)", iv.Unit)
 			}
 			if iv.Value <= 0 {
-				c.add(p+".calibration_interval.value", CodeInvalidValue, "interval %d must be a positive whole number", iv.Value)
+				c.Add(p+".calibration_interval.value", CodeInvalidValue, nil, "interval %d must be a positive whole number", iv.Value)
 			}
 		}
 	}
@@ -140,9 +138,9 @@ func validate(in Input) (*facts, error) {
 			n := normalize(r)
 			switch {
 			case n == "":
-				c.add(p, CodeRequired, "a required approval role is empty")
+				c.Add(p, CodeRequired, nil, "a required approval role is empty")
 			case seenRole[n]:
-				c.add(p, CodeDuplicate, "approval role %q is required twice", r)
+				c.Add(p, CodeDuplicate, nil, "approval role %q is required twice", r)
 			default:
 				seenRole[n] = true
 				f.approvalRoles = append(f.approvalRoles, n)
@@ -150,8 +148,8 @@ func validate(in Input) (*facts, error) {
 		}
 	}
 
-	if len(c.problems) > 0 {
-		return nil, &InputError{Problems: c.problems}
+	if err := c.Err(procedure); err != nil {
+		return nil, err
 	}
 	return f, nil
 }

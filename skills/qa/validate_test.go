@@ -2,8 +2,11 @@ package qa
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/scidex/substrate/skills/problem"
 )
 
 // Malformed input is refused with the path and code of every problem, and
@@ -49,15 +52,18 @@ func TestRefusesMalformedInput(t *testing.T) {
 			in := ready()
 			tc.mutate(&in)
 			r, err := CheckReadiness(in)
-			var ie *InputError
-			if !errors.As(err, &ie) || r != nil {
-				t.Fatalf("got %v, %v; want an *InputError and no report", r, err)
+			var pe *problem.Error
+			if !errors.As(err, &pe) || r != nil {
+				t.Fatalf("got %v, %v; want a *problem.Error and no report", r, err)
 			}
-			if len(ie.Problems) != 1 || ie.Problems[0].Path != tc.path || ie.Problems[0].Code != tc.code {
-				t.Fatalf("problems %+v, want one at %s with code %s", ie.Problems, tc.path, tc.code)
+			if len(pe.Problems) != 1 || pe.Problems[0].Path != tc.path || pe.Problems[0].Code != tc.code {
+				t.Fatalf("problems %+v, want one at %s with code %s", pe.Problems, tc.path, tc.code)
 			}
-			if ie.Problems[0].Message == "" || ie.Error() == "" {
+			if pe.Problems[0].Message == "" {
 				t.Error("a problem needs a message")
+			}
+			if want := "qa.check_readiness: invalid input: " + tc.path + ": "; !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("error %q, want it to begin %q", err, want)
 			}
 		})
 	}
@@ -67,8 +73,8 @@ func TestEveryProblemIsListed(t *testing.T) {
 	in := ready()
 	in.AsOf, in.SOPID, in.Equipment[0].CalibrationDue = "", "", "x"
 	_, err := CheckReadiness(in)
-	var ie *InputError
-	if !errors.As(err, &ie) || len(ie.Problems) != 3 {
+	var pe *problem.Error
+	if !errors.As(err, &pe) || len(pe.Problems) != 3 {
 		t.Fatalf("want three problems, got %v", err)
 	}
 }
