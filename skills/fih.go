@@ -82,15 +82,7 @@ func fih() Skill {
 			return ps
 		}
 		_, err := tox.Project(in)
-		var tps tox.Problems
-		if errors.As(err, &tps) {
-			out := make([]runtimes.Problem, len(tps))
-			for i, p := range tps {
-				out[i] = problemOf(p.Path, p.Code, p.Message)
-			}
-			return out
-		}
-		return nil
+		return refusalProblems(err, nil)
 	}
 	run := func(_ context.Context, args json.RawMessage, _ func(runtimes.Progress)) (json.RawMessage, error) {
 		in, ps := fihInput(args)

@@ -7,8 +7,8 @@
 // It is a pure computation: no database, no units. Inputs arrive in
 // canonical units (NOAEL in mg/kg, weights in kg); the skill's JSON wrapper
 // converts quantities with units before calling [Project]. Bad input is
-// refused with [Problems], each naming its JSON path under "inputs", and
-// nothing is computed.
+// refused with a *[problem.Error] listing every problem, each naming its JSON
+// path under "inputs", and nothing is computed.
 //
 // # The calculation
 //

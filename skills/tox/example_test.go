@@ -3,6 +3,7 @@ package tox_test
 import (
 	"fmt"
 
+	"github.com/scidex/substrate/skills/problem"
 	"github.com/scidex/substrate/skills/tox"
 )
 
@@ -34,7 +35,7 @@ func ExampleProject_refused() {
 		Route:        tox.RouteKmRatio,
 		SafetyFactor: &low,
 	})
-	for _, p := range err.(tox.Problems) {
+	for _, p := range err.(*problem.Error).Problems {
 		fmt.Println(p.Path, p.Code)
 	}
 	// Output:

@@ -1,34 +1,13 @@
 package tox
 
-import "strings"
+// procedure is empty: the *problem.Error Project returns for bad input is
+// the problems alone, with no prefix, as it has always been; each path is
+// already rooted at "inputs".
+const procedure = ""
 
-// Problem is one reason an input was refused: where (a JSON path under
-// "inputs", e.g. "inputs.studies[1].noael"), a snake_case code a program can
-// branch on, and a message for a person that names the value and what is
-// expected.
-type Problem struct {
-	Path    string `json:"path"`
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
-// Problems is the error Project returns for bad input: every problem found,
-// in input order. Nothing is computed when there is one.
-type Problems []Problem
-
-// Error joins the problems as "path: message (code)".
-func (ps Problems) Error() string {
-	var b strings.Builder
-	for i, p := range ps {
-		if i > 0 {
-			b.WriteString("; ")
-		}
-		b.WriteString(p.Path + ": " + p.Message + " (" + p.Code + ")")
-	}
-	return b.String()
-}
-
-// Problem codes.
+// Problem codes. Each [problem.Problem] names the JSON path under "inputs"
+// (for example "inputs.studies[1].noael"), one of these codes, and a message
+// for a person that names the value and what is expected.
 const (
 	CodeRequired                   = "required"
 	CodeNotPositive                = "not_positive"

@@ -92,12 +92,12 @@ const (
 // NOAELs per FDA 2005: each study's HED by the chosen route (step 2), the
 // most sensitive species unless one is forced (step 3), the HED divided by
 // the safety factor (step 4), and the MRSD in mg for the human weight. Bad
-// input returns Problems and nothing is computed.
+// input returns a *[problem.Error] and nothing is computed.
 func Project(in Input) (*Result, error) { return project(defaultTable, in) }
 
 func project(t *table, in Input) (*Result, error) {
-	if ps := validate(t, in); len(ps) > 0 {
-		return nil, ps
+	if err := validate(t, in).Err(procedure); err != nil {
+		return nil, err
 	}
 	human, _ := t.row(HumanAdult)
 	res := &Result{

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/scidex/substrate/skills/problem"
 )
 
 func rat(noael float64) Study { return Study{Species: "rat", NOAEL: f(noael)} }
@@ -50,11 +52,11 @@ func TestRefusals(t *testing.T) {
 			if res != nil {
 				t.Fatalf("computed %+v on bad input", res)
 			}
-			var ps Problems
-			if !errors.As(err, &ps) {
-				t.Fatalf("error %v is not Problems", err)
+			var pe *problem.Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v is not a *problem.Error", err)
 			}
-			for _, p := range ps {
+			for _, p := range pe.Problems {
 				if p.Path == c.path && p.Code == c.code {
 					if !strings.Contains(p.Message, c.inMessage) {
 						t.Fatalf("message %q does not mention %q", p.Message, c.inMessage)
@@ -62,7 +64,7 @@ func TestRefusals(t *testing.T) {
 					return
 				}
 			}
-			t.Fatalf("problems %v, want %s at %s", ps, c.code, c.path)
+			t.Fatalf("problems %v, want %s at %s", err, c.code, c.path)
 		})
 	}
 }
@@ -74,8 +76,8 @@ func TestRefusalsTogether(t *testing.T) {
 		Studies:      []Study{{Species: "unicorn"}, {Species: "dog", NOAEL: f(-1)}},
 		SafetyFactor: f(3),
 	})
-	var ps Problems
-	if !errors.As(err, &ps) {
+	var pe *problem.Error
+	if !errors.As(err, &pe) {
 		t.Fatalf("error %v", err)
 	}
 	want := []string{
@@ -86,13 +88,13 @@ func TestRefusalsTogether(t *testing.T) {
 		"inputs.safety_factor_reason safety_factor_reason_required",
 	}
 	var got []string
-	for _, p := range ps {
+	for _, p := range pe.Problems {
 		got = append(got, p.Path+" "+p.Code)
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if !strings.Contains(err.Error(), "inputs.route: route \"bogus\" is not known") {
+	if !strings.HasPrefix(err.Error(), "inputs.route: route \"bogus\" is not known") { // no prefix before the problems
 		t.Fatalf("error text %q", err.Error())
 	}
 }

@@ -4,24 +4,23 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/scidex/substrate/skills/problem"
 )
 
 // validate returns every problem with in, checked against t. Checks that
 // depend on another field (a weight range needs a known species and route)
 // run only when that field is valid, so one mistake is reported once.
-func validate(t *table, in Input) Problems {
-	var ps Problems
-	add := func(path, code, format string, args ...any) {
-		ps = append(ps, Problem{Path: path, Code: code, Message: fmt.Sprintf(format, args...)})
-	}
+func validate(t *table, in Input) problem.List {
+	var ps problem.List
 	allowed := strings.Join(append(t.animalSpecies(), SpeciesOther), ", ")
 
 	routeOK := false
 	switch {
 	case in.Route == "":
-		add("inputs.route", CodeRequired, "a route is required: one of %s", strings.Join(Routes(), ", "))
+		ps.Add("inputs.route", CodeRequired, nil, "a route is required: one of %s", strings.Join(Routes(), ", "))
 	case !knownRoute(in.Route):
-		add("inputs.route", CodeUnknownRoute, "route %q is not known: use one of %s", in.Route, strings.Join(Routes(), ", "))
+		ps.Add("inputs.route", CodeUnknownRoute, nil, "route %q is not known: use one of %s", in.Route, strings.Join(Routes(), ", "))
 	default:
 		routeOK = true
 	}
@@ -30,13 +29,13 @@ func validate(t *table, in Input) Problems {
 	humanKg := human.RefBodyWeightKg
 	switch w := in.HumanWeightKg; {
 	case math.IsNaN(w) || math.IsInf(w, 0):
-		add("inputs.human_weight_kg", CodeNotFinite, "human weight %v kg is not a finite number", w)
+		ps.Add("inputs.human_weight_kg", CodeNotFinite, nil, "human weight %v kg is not a finite number", w)
 	case w < 0:
-		add("inputs.human_weight_kg", CodeNotPositive, "human weight %g kg must be positive (or omitted for %g kg)", w, humanKg)
+		ps.Add("inputs.human_weight_kg", CodeNotPositive, nil, "human weight %g kg must be positive (or omitted for %g kg)", w, humanKg)
 	case w > 0:
 		if routeOK && usesTableFactors(in.Route) && !inWeightRange(w, humanKg) {
 			lo, hi := WeightRange(humanKg)
-			add("inputs.human_weight_kg", CodeHumanWeightOutsideTable,
+			ps.Add("inputs.human_weight_kg", CodeHumanWeightOutsideTable, nil,
 				"human weight %g kg is outside %.3g–%.3g kg, where route %s's factors (for a %g kg adult) stay within %g%% of the body-weight formula: use route %s",
 				w, lo, hi, in.Route, humanKg, WeightTolerance*100, RouteBodyWeight)
 		}
@@ -44,9 +43,9 @@ func validate(t *table, in Input) Problems {
 
 	switch n := len(in.Studies); {
 	case n == 0:
-		add("inputs.studies", CodeRequired, "at least one study is required")
+		ps.Add("inputs.studies", CodeRequired, nil, "at least one study is required")
 	case n > MaxStudies:
-		add("inputs.studies", CodeTooManyStudies, "%d studies, at most %d are accepted", n, MaxStudies)
+		ps.Add("inputs.studies", CodeTooManyStudies, nil, "%d studies, at most %d are accepted", n, MaxStudies)
 		return ps
 	}
 	for i, s := range in.Studies {
@@ -55,40 +54,40 @@ func validate(t *table, in Input) Problems {
 		speciesOK := false
 		switch {
 		case s.Species == "":
-			add(p+".species", CodeRequired, "a species is required: one of %s", allowed)
+			ps.Add(p+".species", CodeRequired, nil, "a species is required: one of %s", allowed)
 		case s.Species == SpeciesOther:
 			speciesOK = true
 			if routeOK && usesTableFactors(in.Route) {
-				add(p+".species", CodeRouteNeedsTableSpecies,
+				ps.Add(p+".species", CodeRouteNeedsTableSpecies, nil,
 					"species %q has no Table 1 factor for route %s: use route %s with the animals' body weight", s.Species, in.Route, RouteBodyWeight)
 			}
 		case !inTable || strings.HasPrefix(s.Species, "human_"):
-			add(p+".species", CodeUnknownSpecies, "species %q is not known: use one of %s", s.Species, allowed)
+			ps.Add(p+".species", CodeUnknownSpecies, nil, "species %q is not known: use one of %s", s.Species, allowed)
 		default:
 			speciesOK = true
 		}
 
 		switch {
 		case s.NOAEL == nil:
-			add(p+".noael", CodeRequired, "the NOAEL (mg/kg) is required")
+			ps.Add(p+".noael", CodeRequired, nil, "the NOAEL (mg/kg) is required")
 		case math.IsNaN(*s.NOAEL) || math.IsInf(*s.NOAEL, 0):
-			add(p+".noael", CodeNotFinite, "NOAEL %v mg/kg is not a finite number", *s.NOAEL)
+			ps.Add(p+".noael", CodeNotFinite, nil, "NOAEL %v mg/kg is not a finite number", *s.NOAEL)
 		case *s.NOAEL <= 0:
-			add(p+".noael", CodeNotPositive, "NOAEL %g mg/kg must be positive", *s.NOAEL)
+			ps.Add(p+".noael", CodeNotPositive, nil, "NOAEL %g mg/kg must be positive", *s.NOAEL)
 		}
 
 		switch w := s.BodyWeightKg; {
 		case w == nil:
 			if in.Route == RouteBodyWeight {
-				add(p+".body_weight_kg", CodeBodyWeightRequired, "route %s needs the animals' body weight (kg)", RouteBodyWeight)
+				ps.Add(p+".body_weight_kg", CodeBodyWeightRequired, nil, "route %s needs the animals' body weight (kg)", RouteBodyWeight)
 			}
 		case math.IsNaN(*w) || math.IsInf(*w, 0):
-			add(p+".body_weight_kg", CodeNotFinite, "body weight %v kg is not a finite number", *w)
+			ps.Add(p+".body_weight_kg", CodeNotFinite, nil, "body weight %v kg is not a finite number", *w)
 		case *w <= 0:
-			add(p+".body_weight_kg", CodeNotPositive, "body weight %g kg must be positive", *w)
+			ps.Add(p+".body_weight_kg", CodeNotPositive, nil, "body weight %g kg must be positive", *w)
 		case routeOK && speciesOK && inTable && usesTableFactors(in.Route) && !inWeightRange(*w, row.RefBodyWeightKg):
 			lo, hi := WeightRange(row.RefBodyWeightKg)
-			add(p+".body_weight_kg", CodeBodyWeightOutsideTable,
+			ps.Add(p+".body_weight_kg", CodeBodyWeightOutsideTable, nil,
 				"%s at %g kg is outside %.3g–%.3g kg, where Table 1's factor (reference %g kg) stays within %g%% of the body-weight formula: use route %s",
 				s.Species, *w, lo, hi, row.RefBodyWeightKg, WeightTolerance*100, RouteBodyWeight)
 		}
@@ -104,18 +103,18 @@ func validate(t *table, in Input) Problems {
 			for _, s := range in.Studies {
 				have = append(have, s.Species)
 			}
-			add("inputs.species", CodeSpeciesNotInStudies, "species %q is not among the studies (%s)", in.Species, strings.Join(have, ", "))
+			ps.Add("inputs.species", CodeSpeciesNotInStudies, nil, "species %q is not among the studies (%s)", in.Species, strings.Join(have, ", "))
 		}
 	}
 
 	if sf := in.SafetyFactor; sf != nil {
 		switch {
 		case math.IsNaN(*sf) || math.IsInf(*sf, 0):
-			add("inputs.safety_factor", CodeNotFinite, "safety factor %v is not a finite number", *sf)
+			ps.Add("inputs.safety_factor", CodeNotFinite, nil, "safety factor %v is not a finite number", *sf)
 		case *sf < 1:
-			add("inputs.safety_factor", CodeSafetyFactorBelowOne, "safety factor %g is below 1, which would raise the dose above the HED", *sf)
+			ps.Add("inputs.safety_factor", CodeSafetyFactorBelowOne, nil, "safety factor %g is below 1, which would raise the dose above the HED", *sf)
 		case *sf < DefaultSafetyFactor && strings.TrimSpace(in.SafetyFactorReason) == "":
-			add("inputs.safety_factor_reason", CodeSafetyFactorReasonRequired,
+			ps.Add("inputs.safety_factor_reason", CodeSafetyFactorReasonRequired, nil,
 				"safety factor %g is below the default %g: state the reason in safety_factor_reason", *sf, DefaultSafetyFactor)
 		}
 	}
