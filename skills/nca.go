@@ -139,18 +139,6 @@ func ncaPath(p string) string {
 	return p
 }
 
-func ncaProblems(err error) []runtimes.Problem {
-	var ve *pk.ValidationError
-	if !errors.As(err, &ve) {
-		return nil
-	}
-	out := make([]runtimes.Problem, len(ve.Problems))
-	for i, p := range ve.Problems {
-		out[i] = problemOf(ncaPath(p.Path), p.Code, p.Message)
-	}
-	return out
-}
-
 // nca is pk.nca: non-compartmental analysis of one concentration-time
 // profile, with its figure.
 func nca(deps Deps) Skill {
@@ -161,7 +149,7 @@ func nca(deps Deps) Skill {
 			return problems
 		}
 		_, err := ncaCompute(ps, o, len(a.Profiles) > 0)
-		return ncaProblems(err)
+		return refusalProblems(err, ncaPath)
 	}
 	run := func(ctx context.Context, args json.RawMessage, _ func(runtimes.Progress)) (json.RawMessage, error) {
 		ps, o, a, problems := ncaInput(args)

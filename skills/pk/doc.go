@@ -16,7 +16,7 @@
 // [NCA] and [NCAMany] take numbers in canonical units (time h,
 // concentration mg/L, dose mg) and return results in h, mg/L, mg·h/L,
 // mg·h²/L, 1/h, L/h and L ([Units] maps each field). Bad input is refused,
-// with nothing computed, by a *[ValidationError] listing every [Problem]
+// with nothing computed, by a *[problem.Error] listing every [problem.Problem]
 // (path, snake_case code, value, message). [FigureSVG] draws a result as a
 // self-contained SVG.
 //

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/scidex/substrate/skills/pk"
+	"github.com/scidex/substrate/skills/problem"
 )
 
 // Theophylline subject 1 (R's datasets::Theoph), 320 mg orally.
@@ -38,7 +39,7 @@ func ExampleNCA() {
 func ExampleNCA_refused() {
 	_, err := pk.NCA(pk.Profile{Times: []float64{0, 2, 1}, Conc: []float64{0, 3, -1}, Dose: 10, Route: pk.RouteIVBolus},
 		pk.Options{AUCMethod: pk.AUCLinearUpLogDown})
-	for _, p := range err.(*pk.ValidationError).Problems {
+	for _, p := range err.(*problem.Error).Problems {
 		fmt.Println(p.Path, p.Code)
 	}
 	// Output:

@@ -7,6 +7,8 @@ import (
 	"math"
 	"strings"
 	"unicode"
+
+	"github.com/scidex/substrate/skills/problem"
 )
 
 // AxisUnits names the units of the profile's and result's numbers on the
@@ -39,18 +41,18 @@ const (
 // linear panel and left off the log panel, as are zeros. The output depends
 // only on the arguments: the same input gives the same bytes.
 func FigureSVG(p Profile, r *Result, units AxisUnits) ([]byte, error) {
-	var ps problems
+	var ps problem.List
 	if r == nil {
-		ps.add("result", CodeResultMissing, nil, "is missing: expected the NCA result of this profile")
-		return nil, ps.err()
+		ps.Add("result", CodeResultMissing, nil, "is missing: expected the NCA result of this profile")
+		return nil, ps.Err(procedure)
 	}
 	ps = validate(p, Options{AUCMethod: r.Method}, "")
 	if r.Subject != p.Subject || r.Route != p.Route {
-		ps.add("result", CodeResultProfileMismatch, r.Subject, "is for subject %q (%s), not the profile's %q (%s)", r.Subject, r.Route, p.Subject, p.Route)
+		ps.Add("result", CodeResultProfileMismatch, r.Subject, "is for subject %q (%s), not the profile's %q (%s)", r.Subject, r.Route, p.Subject, p.Route)
 	}
 	checkUnit(&ps, "units.time", units.Time)
 	checkUnit(&ps, "units.concentration", units.Concentration)
-	if err := ps.err(); err != nil {
+	if err := ps.Err(procedure); err != nil {
 		return nil, err
 	}
 
@@ -189,14 +191,14 @@ func FigureSVG(p Profile, r *Result, units AxisUnits) ([]byte, error) {
 }
 
 // checkUnit refuses an empty or unprintable unit label.
-func checkUnit(ps *problems, path, u string) {
+func checkUnit(ps *problem.List, path, u string) {
 	if strings.TrimSpace(u) == "" {
-		ps.add(path, CodeUnitRequired, u, "is empty: expected the unit the numbers are in (for example %q)", "h")
+		ps.Add(path, CodeUnitRequired, u, "is empty: expected the unit the numbers are in (for example %q)", "h")
 		return
 	}
 	for _, r := range u {
 		if !unicode.IsPrint(r) {
-			ps.add(path, CodeUnitNotPrintable, u, "contains %U: expected a printable unit symbol", r)
+			ps.Add(path, CodeUnitNotPrintable, u, "contains %U: expected a printable unit symbol", r)
 			return
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/scidex/substrate/skills/problem"
 )
 
 // svgElement is one element of a parsed figure.
@@ -228,22 +230,22 @@ func TestFigureWithoutLambdaZ(t *testing.T) {
 
 func TestFigureRefusals(t *testing.T) {
 	p, r, _ := theophFigure(t, 0)
-	var ve *ValidationError
-	if _, err := FigureSVG(p, nil, CanonicalAxisUnits); !errors.As(err, &ve) || ve.Problems[0].Code != CodeResultMissing {
+	var pe *problem.Error
+	if _, err := FigureSVG(p, nil, CanonicalAxisUnits); !errors.As(err, &pe) || pe.Problems[0].Code != CodeResultMissing {
 		t.Errorf("nil result: %v", err)
 	}
-	if _, err := FigureSVG(p, r, AxisUnits{Time: "h"}); !errors.As(err, &ve) || ve.Problems[0].Path != "units.concentration" || ve.Problems[0].Code != CodeUnitRequired {
+	if _, err := FigureSVG(p, r, AxisUnits{Time: "h"}); !errors.As(err, &pe) || pe.Problems[0].Path != "units.concentration" || pe.Problems[0].Code != CodeUnitRequired {
 		t.Errorf("missing unit: %v", err)
 	}
 	q := p
 	q.Subject = "2"
-	if _, err := FigureSVG(q, r, CanonicalAxisUnits); !errors.As(err, &ve) || ve.Problems[0].Code != CodeResultProfileMismatch {
+	if _, err := FigureSVG(q, r, CanonicalAxisUnits); !errors.As(err, &pe) || pe.Problems[0].Code != CodeResultProfileMismatch {
 		t.Errorf("mismatch: %v", err)
 	}
 	q = p
 	q.Times = append([]float64{}, p.Times...)
 	q.Times[1] = 0
-	if _, err := FigureSVG(q, r, CanonicalAxisUnits); !errors.As(err, &ve) || ve.Problems[0].Code != CodeDuplicateTime {
+	if _, err := FigureSVG(q, r, CanonicalAxisUnits); !errors.As(err, &pe) || pe.Problems[0].Code != CodeDuplicateTime {
 		t.Errorf("bad profile: %v", err)
 	}
 }

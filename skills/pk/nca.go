@@ -3,10 +3,12 @@ package pk
 import (
 	"fmt"
 	"math"
+
+	"github.com/scidex/substrate/skills/problem"
 )
 
 // NCA analyses one profile. It validates everything first and returns a
-// *ValidationError, computing nothing, when any rule is broken.
+// *[problem.Error], computing nothing, when any rule is broken.
 //
 // The steps, each stated in the result's Imputations and Warnings:
 //  1. BLQ values are set to zero or excluded by p.BLQRule (see [BLQRules]).
@@ -22,7 +24,7 @@ import (
 //     bestFit), or the last o.LambdaZPoints of them; then the extrapolated
 //     parameters.
 func NCA(p Profile, o Options) (*Result, error) {
-	if err := validate(p, o, "").err(); err != nil {
+	if err := validate(p, o, "").Err(procedure); err != nil {
 		return nil, err
 	}
 	return compute(p, o, "")
@@ -32,20 +34,20 @@ func NCA(p Profile, o Options) (*Result, error) {
 // are prefixed "profiles[i]."; subjects must be distinct. Nothing is computed
 // unless every profile is valid.
 func NCAMany(ps []Profile, o Options) ([]*Result, error) {
-	var all problems
+	var all problem.List
 	if len(ps) == 0 {
-		all.add("profiles", CodeNoProfiles, nil, "is empty: expected at least one profile")
+		all.Add("profiles", CodeNoProfiles, nil, "is empty: expected at least one profile")
 	}
 	seen := map[string]int{}
 	for i, p := range ps {
 		prefix := fmt.Sprintf("profiles[%d].", i)
 		all = append(all, validate(p, o, prefix)...)
 		if j, dup := seen[p.Subject]; dup {
-			all.add(prefix+"subject", CodeDuplicateSubject, p.Subject, "is %q, the same as profiles[%d]: expected distinct subjects", p.Subject, j)
+			all.Add(prefix+"subject", CodeDuplicateSubject, p.Subject, "is %q, the same as profiles[%d]: expected distinct subjects", p.Subject, j)
 		}
 		seen[p.Subject] = i
 	}
-	if err := all.err(); err != nil {
+	if err := all.Err(procedure); err != nil {
 		return nil, err
 	}
 	// Data-dependent checks (no quantifiable value, too many λz points) run
@@ -54,15 +56,15 @@ func NCAMany(ps []Profile, o Options) ([]*Result, error) {
 	for i, p := range ps {
 		r, err := compute(p, o, fmt.Sprintf("profiles[%d].", i))
 		if err != nil {
-			if ve, ok := err.(*ValidationError); ok {
-				all = append(all, ve.Problems...)
+			if pe, ok := err.(*problem.Error); ok {
+				all = append(all, pe.Problems...)
 				continue
 			}
 			return nil, err
 		}
 		out[i] = r
 	}
-	if err := all.err(); err != nil {
+	if err := all.Err(procedure); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -85,9 +87,9 @@ func compute(p Profile, o Options, prefix string) (*Result, error) {
 	}
 
 	if !anyPositive(pts) {
-		var ps problems
-		ps.add(prefix+"conc", CodeNoQuantifiable, nil, "has no positive quantifiable concentration: nothing to analyse")
-		return nil, ps.err()
+		var ps problem.List
+		ps.Add(prefix+"conc", CodeNoQuantifiable, nil, "has no positive quantifiable concentration: nothing to analyse")
+		return nil, ps.Err(procedure)
 	}
 	pts = r.startAtZero(p.Route, pts)
 	r.C0 = pts[0].c
@@ -118,10 +120,10 @@ func compute(p Profile, o Options, prefix string) (*Result, error) {
 	if o.LambdaZPoints != nil {
 		n := *o.LambdaZPoints
 		if n > len(el) {
-			var ps problems
-			ps.add(prefix+"lambdaZPoints", CodeLambdaZPointsRange, n,
+			var ps problem.List
+			ps.Add(prefix+"lambdaZPoints", CodeLambdaZPointsRange, n,
 				"is %d but only %d positive samples follow Tmax: expected 3..%d", n, len(el), len(el))
-			return nil, ps.err()
+			return nil, ps.Err(procedure)
 		}
 		tm, ok = fit(el[len(el)-n:])
 		tm.Selection = "fixed_points"

@@ -1,38 +1,15 @@
 package pk
 
-import (
-	"fmt"
-	"strings"
-)
+// procedure prefixes the message of the *problem.Error this package
+// returns for input it refuses.
+const procedure = "pk"
 
-// Problem is one thing wrong with the input: where (a JSON path relative to
-// the profile, such as `times[3]`, or `profiles[2].conc[0]` from [NCAMany]),
-// which rule (a snake_case code such as `unsorted_times`), the value received
-// and a message saying what was expected. The caller prefixes the path with
-// where the profile sits in its own request (for example `inputs.`).
-type Problem struct {
-	Path    string `json:"path"`
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	// Value is the offending value when there is one (a number, a string).
-	Value any `json:"value,omitempty"`
-}
-
-// ValidationError is returned, and nothing is computed, when the input breaks
-// at least one rule. It lists every problem found, in input order.
-type ValidationError struct {
-	Problems []Problem
-}
-
-func (e *ValidationError) Error() string {
-	parts := make([]string, len(e.Problems))
-	for i, p := range e.Problems {
-		parts[i] = fmt.Sprintf("%s: %s (%s)", p.Path, p.Message, p.Code)
-	}
-	return "pk: invalid input: " + strings.Join(parts, "; ")
-}
-
-// The problem codes this package reports.
+// The problem codes this package reports. Each [problem.Problem] says where
+// (a JSON path relative to the profile, such as `times[3]`, or
+// `profiles[2].conc[0]` from [NCAMany]), which rule (one of these codes, such
+// as `unsorted_times`), the value received when there is one, and what was
+// expected. The caller prefixes the path with where the profile sits in its
+// own request (for example `inputs.`).
 const (
 	CodeLengthMismatch        = "length_mismatch"
 	CodeTooFewPoints          = "too_few_points"
@@ -59,17 +36,3 @@ const (
 	CodeResultMissing         = "result_missing"
 	CodeResultProfileMismatch = "result_profile_mismatch"
 )
-
-// problems collects Problems while validating.
-type problems []Problem
-
-func (ps *problems) add(path, code string, value any, format string, args ...any) {
-	*ps = append(*ps, Problem{Path: path, Code: code, Message: fmt.Sprintf(format, args...), Value: value})
-}
-
-func (ps problems) err() error {
-	if len(ps) == 0 {
-		return nil
-	}
-	return &ValidationError{Problems: ps}
-}

@@ -3,6 +3,8 @@ package pk
 import (
 	"fmt"
 	"math"
+
+	"github.com/scidex/substrate/skills/problem"
 )
 
 // Routes of administration this package analyses (single dose, given at t = 0).
@@ -24,7 +26,7 @@ const (
 
 // Profile is one subject's concentration-time profile after a single dose at
 // t = 0, in canonical units: times in h, concentrations in mg/L, dose in mg.
-// The JSON names are the paths [Problem] uses.
+// The JSON names are the paths a [problem.Problem] uses.
 type Profile struct {
 	// Subject labels the profile in the result and the figure; it may be empty.
 	Subject string `json:"subject"`
@@ -56,77 +58,77 @@ type Options struct {
 
 // validate checks everything that can be checked without computing; paths are
 // prefixed with prefix (empty, or "profiles[i]." from NCAMany).
-func validate(p Profile, o Options, prefix string) problems {
-	var ps problems
+func validate(p Profile, o Options, prefix string) problem.List {
+	var ps problem.List
 	path := func(s string) string { return prefix + s }
 	if len(p.Times) != len(p.Conc) {
-		ps.add(path("conc"), CodeLengthMismatch, len(p.Conc),
+		ps.Add(path("conc"), CodeLengthMismatch, len(p.Conc),
 			"has %d values but times has %d: expected one concentration per time", len(p.Conc), len(p.Times))
 	}
 	if len(p.Times) < 3 {
-		ps.add(path("times"), CodeTooFewPoints, len(p.Times),
+		ps.Add(path("times"), CodeTooFewPoints, len(p.Times),
 			"has %d samples: expected at least 3", len(p.Times))
 	}
 	for i, t := range p.Times {
 		at := path(fmt.Sprintf("times[%d]", i))
 		switch {
 		case math.IsNaN(t) || math.IsInf(t, 0):
-			ps.add(at, CodeNotFinite, fmt.Sprint(t), "is %v: expected a finite time in h", t)
+			ps.Add(at, CodeNotFinite, fmt.Sprint(t), "is %v: expected a finite time in h", t)
 		case t < 0:
-			ps.add(at, CodeNegativeTime, t, "is %v: expected a time ≥ 0 h (the dose is given at t = 0)", t)
+			ps.Add(at, CodeNegativeTime, t, "is %v: expected a time ≥ 0 h (the dose is given at t = 0)", t)
 		case i > 0 && !math.IsNaN(p.Times[i-1]) && t == p.Times[i-1]:
-			ps.add(at, CodeDuplicateTime, t, "is %v, the same as times[%d]: expected strictly increasing times", t, i-1)
+			ps.Add(at, CodeDuplicateTime, t, "is %v, the same as times[%d]: expected strictly increasing times", t, i-1)
 		case i > 0 && !math.IsNaN(p.Times[i-1]) && t < p.Times[i-1]:
-			ps.add(at, CodeUnsortedTimes, t, "is %v, before times[%d] = %v: expected strictly increasing times", t, i-1, p.Times[i-1])
+			ps.Add(at, CodeUnsortedTimes, t, "is %v, before times[%d] = %v: expected strictly increasing times", t, i-1, p.Times[i-1])
 		}
 	}
 	for i, c := range p.Conc {
 		at := path(fmt.Sprintf("conc[%d]", i))
 		switch {
 		case math.IsNaN(c) || math.IsInf(c, 0):
-			ps.add(at, CodeNotFinite, fmt.Sprint(c), "is %v: expected a finite concentration in mg/L", c)
+			ps.Add(at, CodeNotFinite, fmt.Sprint(c), "is %v: expected a finite concentration in mg/L", c)
 		case c < 0:
-			ps.add(at, CodeNegativeConcentration, c, "is %v: expected a concentration ≥ 0 mg/L", c)
+			ps.Add(at, CodeNegativeConcentration, c, "is %v: expected a concentration ≥ 0 mg/L", c)
 		}
 	}
 	switch d := p.Dose; {
 	case math.IsNaN(d) || math.IsInf(d, 0):
-		ps.add(path("dose"), CodeNotFinite, fmt.Sprint(d), "is %v: expected a finite dose in mg", d)
+		ps.Add(path("dose"), CodeNotFinite, fmt.Sprint(d), "is %v: expected a finite dose in mg", d)
 	case d <= 0:
-		ps.add(path("dose"), CodeNonPositiveDose, d, "is %v: expected a dose > 0 mg", d)
+		ps.Add(path("dose"), CodeNonPositiveDose, d, "is %v: expected a dose > 0 mg", d)
 	}
 	switch p.Route {
 	case RouteExtravascular, RouteIVBolus:
 	case "":
-		ps.add(path("route"), CodeRouteRequired, nil, "is missing: expected %q or %q", RouteExtravascular, RouteIVBolus)
+		ps.Add(path("route"), CodeRouteRequired, nil, "is missing: expected %q or %q", RouteExtravascular, RouteIVBolus)
 	default:
-		ps.add(path("route"), CodeUnknownRoute, p.Route, "is %q: expected %q or %q", p.Route, RouteExtravascular, RouteIVBolus)
+		ps.Add(path("route"), CodeUnknownRoute, p.Route, "is %q: expected %q or %q", p.Route, RouteExtravascular, RouteIVBolus)
 	}
 	if p.LLOQ != nil {
 		switch l := *p.LLOQ; {
 		case math.IsNaN(l) || math.IsInf(l, 0):
-			ps.add(path("lloq"), CodeNotFinite, fmt.Sprint(l), "is %v: expected a finite limit in mg/L", l)
+			ps.Add(path("lloq"), CodeNotFinite, fmt.Sprint(l), "is %v: expected a finite limit in mg/L", l)
 		case l <= 0:
-			ps.add(path("lloq"), CodeNonPositiveLLOQ, l, "is %v: expected a limit > 0 mg/L", l)
+			ps.Add(path("lloq"), CodeNonPositiveLLOQ, l, "is %v: expected a limit > 0 mg/L", l)
 		}
 	}
 	switch {
 	case p.BLQRule == "" && p.LLOQ != nil:
-		ps.add(path("blqRule"), CodeBLQRuleRequired, nil, "is missing: lloq is set, so a rule for values below it is required (one of %v)", BLQRules)
+		ps.Add(path("blqRule"), CodeBLQRuleRequired, nil, "is missing: lloq is set, so a rule for values below it is required (one of %v)", BLQRules)
 	case p.BLQRule != "" && !knownBLQRule(p.BLQRule):
-		ps.add(path("blqRule"), CodeUnknownBLQRule, p.BLQRule, "is %q: expected one of %v", p.BLQRule, BLQRules)
+		ps.Add(path("blqRule"), CodeUnknownBLQRule, p.BLQRule, "is %q: expected one of %v", p.BLQRule, BLQRules)
 	case p.BLQRule != "" && p.LLOQ == nil:
-		ps.add(path("lloq"), CodeLLOQRequired, nil, "is missing: blqRule %q needs the limit it applies to", p.BLQRule)
+		ps.Add(path("lloq"), CodeLLOQRequired, nil, "is missing: blqRule %q needs the limit it applies to", p.BLQRule)
 	}
 	switch o.AUCMethod {
 	case AUCLinear, AUCLinearUpLogDown:
 	case "":
-		ps.add(path("aucMethod"), CodeAUCMethodRequired, nil, "is missing: expected %q or %q", AUCLinear, AUCLinearUpLogDown)
+		ps.Add(path("aucMethod"), CodeAUCMethodRequired, nil, "is missing: expected %q or %q", AUCLinear, AUCLinearUpLogDown)
 	default:
-		ps.add(path("aucMethod"), CodeUnknownAUCMethod, o.AUCMethod, "is %q: expected %q or %q", o.AUCMethod, AUCLinear, AUCLinearUpLogDown)
+		ps.Add(path("aucMethod"), CodeUnknownAUCMethod, o.AUCMethod, "is %q: expected %q or %q", o.AUCMethod, AUCLinear, AUCLinearUpLogDown)
 	}
 	if o.LambdaZPoints != nil && *o.LambdaZPoints < 3 {
-		ps.add(path("lambdaZPoints"), CodeLambdaZPointsRange, *o.LambdaZPoints,
+		ps.Add(path("lambdaZPoints"), CodeLambdaZPointsRange, *o.LambdaZPoints,
 			"is %d: expected at least 3 points for the terminal fit", *o.LambdaZPoints)
 	}
 	return ps

@@ -3,7 +3,10 @@ package pk
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
+
+	"github.com/scidex/substrate/skills/problem"
 )
 
 func goodProfile() Profile {
@@ -52,17 +55,17 @@ func TestRefusals(t *testing.T) {
 			p, o := goodProfile(), lin
 			tc.edit(&p, &o)
 			r, err := NCA(p, o)
-			var ve *ValidationError
-			if !errors.As(err, &ve) {
-				t.Fatalf("err = %v, want a *ValidationError", err)
+			var pe *problem.Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("err = %v, want a *problem.Error", err)
 			}
 			if r != nil {
 				t.Errorf("a result was returned with the error")
 			}
-			if ve.Problems[0].Path != tc.path || ve.Problems[0].Code != tc.code {
-				t.Errorf("first problem %+v, want %s at %s (all: %v)", ve.Problems[0], tc.code, tc.path, err)
+			if pe.Problems[0].Path != tc.path || pe.Problems[0].Code != tc.code {
+				t.Errorf("first problem %+v, want %s at %s (all: %v)", pe.Problems[0], tc.code, tc.path, err)
 			}
-			if ve.Problems[0].Message == "" {
+			if pe.Problems[0].Message == "" {
 				t.Error("empty message")
 			}
 		})
@@ -77,12 +80,12 @@ func TestRefusalsAllReported(t *testing.T) {
 	p := goodProfile()
 	p.Times[2], p.Conc[3], p.Dose = 1, -1, 0
 	_, err := NCA(p, Options{AUCMethod: "x"})
-	var ve *ValidationError
-	if !errors.As(err, &ve) {
+	var pe *problem.Error
+	if !errors.As(err, &pe) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, pr := range ve.Problems {
+	for _, pr := range pe.Problems {
 		got = append(got, pr.Path+" "+pr.Code)
 	}
 	want := []string{"times[2] duplicate_time", "conc[3] negative_concentration", "dose non_positive_dose", "aucMethod unknown_auc_method"}
@@ -94,6 +97,9 @@ func TestRefusalsAllReported(t *testing.T) {
 			t.Errorf("problem %d = %s, want %s", i, got[i], want[i])
 		}
 	}
+	if want := "pk: invalid input: times[2]: is 1, the same as times[1]"; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("error %q, want it to begin %q", err, want)
+	}
 }
 
 // TestNCAManyPaths: paths name the profile; one bad profile stops them all.
@@ -102,22 +108,22 @@ func TestNCAManyPaths(t *testing.T) {
 	b.Subject = "t"
 	b.Times[4] = 3
 	rs, err := NCAMany([]Profile{a, b}, Options{AUCMethod: AUCLinear})
-	var ve *ValidationError
-	if !errors.As(err, &ve) || rs != nil {
+	var pe *problem.Error
+	if !errors.As(err, &pe) || rs != nil {
 		t.Fatalf("rs %v err %v", rs, err)
 	}
-	if p := ve.Problems[0]; p.Path != "profiles[1].times[4]" || p.Code != CodeUnsortedTimes {
+	if p := pe.Problems[0]; p.Path != "profiles[1].times[4]" || p.Code != CodeUnsortedTimes {
 		t.Errorf("problem %+v", p)
 	}
 	b.Times[4], b.Subject = 8, "s"
-	if _, err := NCAMany([]Profile{a, b}, Options{AUCMethod: AUCLinear}); !errors.As(err, &ve) || ve.Problems[0].Code != CodeDuplicateSubject {
+	if _, err := NCAMany([]Profile{a, b}, Options{AUCMethod: AUCLinear}); !errors.As(err, &pe) || pe.Problems[0].Code != CodeDuplicateSubject {
 		t.Errorf("duplicate subjects: %v", err)
 	}
 	b.Subject, b.Conc = "t", make([]float64, 6)
-	if _, err := NCAMany([]Profile{a, b}, Options{AUCMethod: AUCLinear}); !errors.As(err, &ve) || ve.Problems[0].Path != "profiles[1].conc" {
+	if _, err := NCAMany([]Profile{a, b}, Options{AUCMethod: AUCLinear}); !errors.As(err, &pe) || pe.Problems[0].Path != "profiles[1].conc" {
 		t.Errorf("data-dependent problem: %v", err)
 	}
-	if _, err := NCAMany(nil, Options{AUCMethod: AUCLinear}); !errors.As(err, &ve) || ve.Problems[0].Code != CodeNoProfiles {
+	if _, err := NCAMany(nil, Options{AUCMethod: AUCLinear}); !errors.As(err, &pe) || pe.Problems[0].Code != CodeNoProfiles {
 		t.Errorf("no profiles: %v", err)
 	}
 }
