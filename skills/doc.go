@@ -5,7 +5,8 @@
 // every run is a tool_call with its inputs, logic version and result.
 //
 // The procedures themselves live in their own packages (skills/pk,
-// skills/tox, skills/qa, skills/data), pure Go with their golden tests; the
+// skills/tox, skills/qa, skills/data), pure Go with their golden tests,
+// each refusing bad input with the one *problem.Error of skills/problem; the
 // vocabulary layer (units, species, routes) is skills/units. This package
 // ties them to the substrate: the references file every number is traced
 // to (references.json) and its gate (Check: a skill intended for preview or
