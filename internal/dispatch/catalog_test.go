@@ -1,6 +1,7 @@
 package dispatch_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/scidex/substrate/internal/app"
@@ -109,5 +110,22 @@ func TestToolUsageIsBatched(t *testing.T) {
 	}
 	if calls["test.a"] != 3 || calls["test.b"] != 1 || calls["checksum.sha256"] != 0 {
 		t.Fatalf("usage %v", calls)
+	}
+}
+
+// A free synchronous in_process call costs two statements, as createArtifact
+// costs one plus the tool's read: the tool is read once, and the record (with
+// its event) is one statement, its reference to the tool version just read
+// not checked again.
+func TestInvokeStatements(t *testing.T) {
+	e := env(t, map[string]inprocess.Func{"test.echo": echo}, func(c *app.Config) { c.Server.ReportStatements = true })
+	activate(t, e, testTool("test.echo", "test.echo"))
+	invoke(t, e, alice(t), "test.echo", map[string]any{"value": 0}) // the actor's row exists from here on
+	r := e.Post(t, alice(t), `mutation { invokeTool(input: {name: "test.echo", args: {value: 1}}) { ... on ToolCall { status } } }`, nil)
+	if len(r.Errors) > 0 || !strings.Contains(string(r.Raw), `"SUCCEEDED"`) {
+		t.Fatalf("invoke: %s", r.Raw)
+	}
+	if n, _ := r.Extensions["sqlStatements"].(float64); n != 2 {
+		t.Fatalf("a free synchronous call took %v statements, want 2 (read the tool, record the call)", n)
 	}
 }

@@ -110,6 +110,10 @@ func (d *Dispatcher) Load(ctx context.Context, name, version string) (*store.Art
 	return t.art, nil
 }
 
+// known is what a call's record may name without the store checking it
+// again: the tool version this request read (store.ServerOpts.Known).
+func (t *tool) known() []*store.Artifact { return []*store.Artifact{t.art} }
+
 func (d *Dispatcher) load(ctx context.Context, name, version string) (*tool, error) {
 	if !nameRE.MatchString(name) {
 		return nil, problem.Invalid(problem.Field("input.name", "pattern",

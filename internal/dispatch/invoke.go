@@ -50,7 +50,7 @@ func (d *Dispatcher) Invoke(ctx context.Context, in InvokeInput) (*store.Artifac
 		Args    json.RawMessage `json:"args"`
 		Async   bool            `json:"async"`
 	}{in.Name, t.m.Version, in.Args, in.Async}
-	opts := store.ServerOpts{Request: req}
+	opts := store.ServerOpts{Request: req, Known: t.known()}
 
 	if cached, ok, err := d.cached(ctx, t, hash); err != nil {
 		return nil, err
@@ -96,7 +96,7 @@ func (d *Dispatcher) runThenRecord(ctx context.Context, t *tool, rec *record) (*
 	ctx = request.With(context.WithoutCancel(ctx), later(rc))
 	p := store.CreateParams{Type: CallType, ID: id, Title: title(t), Content: mustJSON(rec)}
 	if rec.CostUSD == nil || *rec.CostUSD == 0 {
-		res, err := d.store.ServerCreate(ctx, "invokeTool", p, store.ServerOpts{Event: ev})
+		res, err := d.store.ServerCreate(ctx, "invokeTool", p, store.ServerOpts{Event: ev, Known: t.known()})
 		if err != nil {
 			return nil, err
 		}
@@ -106,7 +106,7 @@ func (d *Dispatcher) runThenRecord(ctx context.Context, t *tool, rec *record) (*
 	var res *store.WriteResult
 	err := d.store.InTx(ctx, func(ctx context.Context, tx *store.Tx) error {
 		var err error
-		if res, err = tx.Store().ServerCreate(ctx, "invokeTool", p, store.ServerOpts{Event: EventStarted}); err != nil {
+		if res, err = tx.Store().ServerCreate(ctx, "invokeTool", p, store.ServerOpts{Event: EventStarted, Known: t.known()}); err != nil {
 			return err
 		}
 		return d.finishEvents(ctx, tx.Store(), res.Artifact, rec, ev)
@@ -195,7 +195,7 @@ func (d *Dispatcher) finish(ctx context.Context, t *tool, call *store.Artifact, 
 	err := d.store.InTx(ctx, func(ctx context.Context, tx *store.Tx) error {
 		var err error
 		res, err = tx.Store().ServerUpdate(ctx, "invokeTool", store.UpdateParams{Ref: call.Unpinned().String(),
-			BaseContentHash: call.ContentHash, Content: mustJSON(rec)}, store.ServerOpts{Event: ev})
+			BaseContentHash: call.ContentHash, Content: mustJSON(rec)}, store.ServerOpts{Event: ev, Known: t.known()})
 		if err != nil {
 			return err
 		}

@@ -19,6 +19,12 @@ type ServerOpts struct {
 	// (tool, version, args), not for the record the server writes, whose
 	// timestamps differ on every attempt.
 	Request any
+	// Known are artifacts the server read for this very request, with the
+	// request's actor (the tool a call runs): a reference in the content to
+	// one of them, or to the version read, exists for that actor, so the
+	// check of the content's references does not ask the database again
+	// (two statements of every tool call's record).
+	Known []*Artifact
 }
 
 func serverOpts(opts []ServerOpts) ServerOpts {
@@ -56,7 +62,7 @@ func (s *Store) ServerCreate(ctx context.Context, op string, p CreateParams, opt
 	if o.Request != nil {
 		input = o.Request
 	}
-	res, replay, err := write(ctx, s, writeOp{Operation: op, IdempotencyKey: p.IdempotencyKey, Input: input, SingleStatement: p.Type != schema.MetaType},
+	res, replay, err := write(ctx, s, writeOp{Operation: op, IdempotencyKey: p.IdempotencyKey, Input: input, SingleStatement: p.Type != schema.MetaType, Known: o.Known},
 		func(ctx context.Context, w *writer) (*WriteResult, error) { return s.create(ctx, w, p, op) })
 	if err != nil {
 		return nil, err
@@ -78,7 +84,7 @@ func (s *Store) ServerUpdate(ctx context.Context, op string, p UpdateParams, opt
 		input = o.Request
 	}
 	res, replay, err := write(ctx, s, writeOp{Operation: op, IdempotencyKey: p.IdempotencyKey, Input: input, Unmetered: true,
-		SingleStatement: !strings.HasPrefix(p.Ref, schema.MetaType+":")},
+		SingleStatement: !strings.HasPrefix(p.Ref, schema.MetaType+":"), Known: o.Known},
 		func(ctx context.Context, w *writer) (*WriteResult, error) { return s.update(ctx, w, p) })
 	if err != nil {
 		return nil, err

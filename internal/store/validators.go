@@ -87,11 +87,38 @@ type Checker struct {
 	w *writer
 }
 
+// known marks in out the refs that name an artifact the server read for this
+// request (writeOp.Known), unpinned or pinned to the version read, and
+// returns the others.
+func (c *Checker) known(refs []ref.Ref, out map[string]bool) []ref.Ref {
+	if len(c.w.op.Known) == 0 {
+		return refs
+	}
+	rest := refs[:0:0]
+	for _, r := range refs {
+		found := false
+		for _, a := range c.w.op.Known {
+			if a.Type == r.Type && a.ID == r.ID && (!r.IsPinned() || r.Hash == a.ContentHash) {
+				found = true
+				break
+			}
+		}
+		if found {
+			out[r.String()] = true
+			out[r.Unpinned().String()] = true
+		} else {
+			rest = append(rest, r)
+		}
+	}
+	return rest
+}
+
 // Existing reports which of refs name an artifact the request's actor may read
 // (and, for pinned refs, that version). It answers in one statement for the
 // unpinned ones, and one more when some are participants-only.
 func (c *Checker) Existing(ctx context.Context, refs []ref.Ref) (map[string]bool, error) {
 	out := map[string]bool{}
+	refs = c.known(refs, out)
 	if len(refs) == 0 {
 		return out, nil
 	}

@@ -40,6 +40,8 @@ type writeOp struct {
 	// (a tool call's result, its events): refusing it for the rate limit would
 	// leave the call running forever.
 	Unmetered bool
+	// Known are artifacts the server read for this request (ServerOpts.Known).
+	Known []*Artifact
 }
 
 // writer is what a mutation sees inside its transaction.
