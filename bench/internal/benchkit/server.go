@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -81,8 +82,9 @@ const startTimeout = 2 * time.Minute
 
 // StartServer starts the server, reads its address from the log line
 // `msg=listening addr=...` and returns once /readyz answers 200, polled every
-// 2 ms (bench/startup times exactly this). Its log is read to the end, so the
-// server never blocks on it; its stopping is registered with AtExit.
+// 2 ms (bench/startup times exactly this). The rest of its log is discarded
+// as it comes, so the server never blocks on it; its stopping is registered
+// with AtExit.
 func StartServer(o ServerOpts) *Server {
 	cmd := exec.Command(o.Bin, o.Args...)
 	cmd.Env = append(os.Environ(), o.Env...)
@@ -102,21 +104,16 @@ func StartServer(o ServerOpts) *Server {
 	var head bytes.Buffer // what it logged before its address, for a failure
 	go func() {
 		sc := bufio.NewScanner(stderr)
-		sent := false
 		for sc.Scan() {
-			if sent {
-				continue
-			}
 			if m := listenRE.FindStringSubmatch(sc.Text()); m != nil {
 				addr <- m[1]
-				sent = true
-				continue
+				_, _ = io.Copy(io.Discard, stderr)
+				return
 			}
 			head.WriteString(sc.Text() + "\n")
 		}
-		if !sent {
-			close(addr)
-		}
+		close(addr)
+		_, _ = io.Copy(io.Discard, stderr)
 	}()
 	select {
 	case a, ok := <-addr:
