@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/scidex/substrate/bench/internal/benchkit"
 )
 
 // The fan-out floor: the least a Go server on gorilla/websocket can do to
@@ -63,9 +65,9 @@ func runFloorServer() {
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
-	check(err)
+	benchkit.Check(err)
 	fmt.Fprintf(os.Stderr, "msg=listening addr=%s\n", l.Addr())
-	check(http.Serve(l, mux))
+	benchkit.Check(http.Serve(l, mux))
 }
 
 func (f *floor) serveWS(w http.ResponseWriter, r *http.Request) {
@@ -133,10 +135,10 @@ func (f *floor) publish(w http.ResponseWriter, r *http.Request) {
 // startFloor runs the floor server as a child process and waits for it.
 func startFloor() *server {
 	exe, err := os.Executable()
-	check(err)
+	benchkit.Check(err)
 	s := launch(exe, []string{"-floor-serve"}, nil)
 	s.floor = true
-	s.pprof = s.addr
+	s.pprof = s.Addr
 	return s
 }
 

@@ -25,6 +25,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/scidex/substrate/bench/internal/benchkit"
 	"github.com/scidex/substrate/internal/auth"
 )
 
@@ -39,8 +40,6 @@ var (
 	binPath    = flag.String("bin", "", "use this scidex binary instead of building ./cmd/scidex (to compare two builds)")
 	withFloor  = flag.Bool("floor", true, "also measure the fan-out floor (a minimal gorilla/websocket broadcaster) with the same subscribers")
 )
-
-const secret = "bench-secret-0123456789abcdef-0123456789abcdef"
 
 // Targets of docs/targets.md P4.
 const (
@@ -58,20 +57,18 @@ func main() {
 	var ns []int
 	for _, s := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
-		check(err)
+		benchkit.Check(err)
 		ns = append(ns, n)
 	}
 	nofile := raiseFileLimit(uint64(2*slices.Max(ns) + 4096))
-	dir, err := os.MkdirTemp("", "scidex-bench-fanout-")
-	check(err)
-	_ = os.Chmod(dir, 0o755)
-	defer os.RemoveAll(dir)
+	defer benchkit.Cleanup()
+	dir := benchkit.TempDir("scidex-bench-fanout-")
 	bin := *binPath
 	if bin == "" {
-		bin = build(dir)
+		bin = benchkit.Build(dir)
 	}
 	if *profileDir != "" {
-		check(os.MkdirAll(*profileDir, 0o755))
+		benchkit.Check(os.MkdirAll(*profileDir, 0o755))
 	}
 
 	fmt.Printf("P4 subscription fan-out: %d events/s for %s, graphql-transport-ws, one subscription per connection (%s)\n",
@@ -93,13 +90,6 @@ func main() {
 	printTable(results, floors)
 }
 
-func mintToken(sub string, perm auth.Permission) string {
-	tok, err := auth.Mint(auth.MintOpts{Secret: []byte(secret), Issuer: "scidex", Audience: "scidex", Subject: sub,
-		Kind: auth.KindAILocal, Permissions: []auth.Permission{perm}, TTL: 2 * time.Hour, Now: time.Now()})
-	check(err)
-	return tok
-}
-
 func (r *run) idPrefix() string { return r.id }
 
 func newRun(events int) *run {
@@ -111,13 +101,13 @@ func newRun(events int) *run {
 // phases, and stops it.
 func measure(srv *server, n int) result {
 	res := result{n: n}
-	defer srv.stop()
+	defer srv.Stop()
 	total := *rate * int(duration.Seconds())
 	r := newRun(total)
-	reader := mintToken("fanout-reader", auth.PermViewer)
+	reader := benchkit.Token("fanout-reader", auth.PermViewer)
 	var pubs []string
 	for w := 0; w < *writers; w++ {
-		pubs = append(pubs, mintToken(fmt.Sprintf("fanout-writer-%d", w), auth.PermContributor))
+		pubs = append(pubs, benchkit.Token(fmt.Sprintf("fanout-writer-%d", w), auth.PermContributor))
 	}
 	probeN := 0
 	nextProbe := func() int64 { probeN++; probe(srv, pubs[0], r, probeN); return int64(probeN) }
@@ -125,8 +115,8 @@ func measure(srv *server, n int) result {
 	// Warm up: a few subscribers receive a few events and leave, so that the
 	// baseline has the write path, the websocket code and the pools paged in.
 	g0 := srv.memory().goroutines
-	warm, _, err := connect(srv.addr, reader, r, 8, 8, total)
-	check(err)
+	warm, _, err := connect(srv.Addr, reader, r, 8, 8, total)
+	benchkit.Check(err)
 	awaitLive(warm, nextProbe)
 	closeAll(warm)
 	for deadline := time.Now().Add(10 * time.Second); srv.memory().goroutines > g0 && time.Now().Before(deadline); {
@@ -134,13 +124,13 @@ func measure(srv *server, n int) result {
 	}
 	res.mem0 = srv.memory()
 
-	subs, took, err := connect(srv.addr, reader, r, n, *dialConc, total)
-	check(err)
+	subs, took, err := connect(srv.Addr, reader, r, n, *dialConc, total)
+	benchkit.Check(err)
 	res.connect = took
 	t0 := time.Now()
 	awaitLive(subs, nextProbe)
 	if reached, ok := awaitProbe(subs, nextProbe(), 2*time.Minute); !ok {
-		fail(fmt.Errorf("n=%d: only %d of %d subscribers received the readiness fence", n, reached, n))
+		benchkit.Fail(fmt.Errorf("n=%d: only %d of %d subscribers received the readiness fence", n, reached, n))
 	}
 	res.live = time.Since(t0)
 	res.memN = srv.memory()
@@ -206,16 +196,5 @@ func awaitLive(subs []*subscriber, nextProbe func() int64) {
 			}
 		}
 	}
-	fail(fmt.Errorf("not every subscriber received a probe within 2 minutes"))
-}
-
-func check(err error) {
-	if err != nil {
-		fail(err)
-	}
-}
-
-func fail(err error) {
-	fmt.Fprintln(os.Stderr, "fanout:", err)
-	os.Exit(1)
+	benchkit.Fail(fmt.Errorf("not every subscriber received a probe within 2 minutes"))
 }

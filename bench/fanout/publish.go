@@ -3,11 +3,12 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"net/http"
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/scidex/substrate/bench/internal/benchkit"
 )
 
 var httpClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 2 * time.Minute}
@@ -18,15 +19,7 @@ var createBody = `{"query":"mutation($in: CreateArtifactInput!) { createArtifact
 
 // create writes one hypothesis with the given id through POST /graphql.
 func create(addr, token, id string) error {
-	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/graphql", bytes.NewReader(fmt.Appendf(nil, createBody, id, id)))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := httpClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := benchkit.Post(httpClient, "http://"+addr+"/graphql", token, fmt.Appendf(nil, createBody, id, id))
 	if err != nil {
 		return err
 	}
@@ -100,7 +93,7 @@ func probe(srv *server, token string, r *run, k int) {
 			return
 		}
 	}
-	fail(fmt.Errorf("probe %d: %w", k, err))
+	benchkit.Fail(fmt.Errorf("probe %d: %w", k, err))
 }
 
 // awaitProbe waits until every subscriber still connected has seen probe k

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/scidex/substrate/bench/internal/benchkit"
 )
 
 // result is what one server with n subscribers measured.
@@ -140,21 +142,14 @@ func printTable(results, floors []result) {
 		return
 	}
 	rss, _, _, _ := at.perIdle()
-	fmt.Printf("  p99 %s: %s\n", ms(at.p99), verdict(at.p99 < targetP99 && at.delivered == at.expected))
-	fmt.Printf("  memory %.1f KB per idle subscriber: %s\n", rss/1024, verdict(rss < targetPerIdleB))
-	fmt.Printf("  delivered %d of %d: %s\n", at.delivered, at.expected, verdict(at.delivered == at.expected))
+	fmt.Printf("  p99 %s: %s\n", ms(at.p99), benchkit.Verdict(at.p99 < targetP99 && at.delivered == at.expected))
+	fmt.Printf("  memory %.1f KB per idle subscriber: %s\n", rss/1024, benchkit.Verdict(rss < targetPerIdleB))
+	fmt.Printf("  delivered %d of %d: %s\n", at.delivered, at.expected, benchkit.Verdict(at.delivered == at.expected))
 }
 
 // cpuPerMessage is the server's CPU time per delivered event, in microseconds.
 func (res *result) cpuPerMessage() float64 {
 	return 1e6 * res.serverCPU * res.window / float64(max(res.delivered, 1))
-}
-
-func verdict(ok bool) string {
-	if ok {
-		return "met"
-	}
-	return "MISSED"
 }
 
 // never is the latency of an event that did not arrive.

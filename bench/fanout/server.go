@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -9,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -17,39 +15,31 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/scidex/substrate/bench/internal/benchkit"
 )
 
 // server is one running `scidex serve` on the embedded PostgreSQL, or the
 // fan-out floor.
 type server struct {
-	cmd   *exec.Cmd
-	addr  string // host:port of /graphql
-	pprof string // host:port of net/http/pprof
-	floor bool
+	*benchkit.Server        // Addr is the host:port of /graphql
+	pprof            string // host:port of net/http/pprof
+	floor            bool
 }
 
 // create writes (or, on the floor, publishes) the hypothesis with this id.
 func (s *server) create(token, id string) error {
 	if s.floor {
-		return floorCreate(s.addr, id)
+		return floorCreate(s.Addr, id)
 	}
-	return create(s.addr, token, id)
-}
-
-func build(dir string) string {
-	bin := filepath.Join(dir, "scidex")
-	out, err := exec.Command("go", "build", "-o", bin, "./cmd/scidex").CombinedOutput()
-	if err != nil {
-		fail(fmt.Errorf("build: %v\n%s", err, out))
-	}
-	return bin
+	return create(s.Addr, token, id)
 }
 
 // raiseFileLimit lifts RLIMIT_NOFILE as far as the process may (the server
 // started later inherits it): 10,000 subscribers are 10,000 sockets on each side.
 func raiseFileLimit(want uint64) uint64 {
 	var lim syscall.Rlimit
-	check(syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim))
+	benchkit.Check(syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim))
 	if lim.Max < want {
 		// Only root may raise the hard limit; otherwise keep what we have.
 		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: want, Max: want}); err == nil {
@@ -57,18 +47,16 @@ func raiseFileLimit(want uint64) uint64 {
 		}
 	}
 	lim.Cur = lim.Max
-	check(syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim))
+	benchkit.Check(syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim))
 	return lim.Cur
 }
-
-var listenRE = regexp.MustCompile(`msg=listening addr=(\S+)`)
 
 // startServer runs the binary with production defaults (write rate limit
 // included) plus pprof on a free loopback port, and waits for /readyz.
 func startServer(bin, dataDir string) *server {
 	pp := freePort()
 	s := launch(bin, []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir, "--pprof-addr", pp, "--log-level", "info"},
-		[]string{"DATABASE_URL=", "SCIDEX_JWT_SECRET=" + secret})
+		[]string{"DATABASE_URL=", "SCIDEX_JWT_SECRET=" + benchkit.Secret})
 	s.pprof = pp
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		resp, err := http.Get("http://" + pp + "/debug/pprof/")
@@ -77,56 +65,16 @@ func startServer(bin, dataDir string) *server {
 			return s
 		}
 		if time.Now().After(deadline) {
-			s.stop()
-			fail(fmt.Errorf("pprof on %s: %w", pp, err))
+			s.Stop()
+			benchkit.Fail(fmt.Errorf("pprof on %s: %w", pp, err))
 		}
 	}
 }
 
-// launch starts a server process, reads its address from the log line
-// `msg=listening addr=...` and waits until /readyz answers 200.
+// launch starts a server process and waits until it is ready
+// (benchkit.StartServer).
 func launch(bin string, args, env []string) *server {
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), env...)
-	stderr, _ := cmd.StderrPipe()
-	check(cmd.Start())
-	addr := make(chan string, 1)
-	var head bytes.Buffer
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if m := listenRE.FindStringSubmatch(sc.Text()); m != nil {
-				addr <- m[1]
-				break
-			}
-			head.WriteString(sc.Text() + "\n")
-		}
-		_, _ = io.Copy(io.Discard, stderr)
-	}()
-	s := &server{cmd: cmd}
-	select {
-	case s.addr = <-addr:
-	case <-time.After(60 * time.Second):
-		s.stop()
-		fail(fmt.Errorf("%s did not log its address within 60s:\n%s", bin, head.String()))
-	}
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		resp, err := http.Get("http://" + s.addr + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return s
-			}
-		}
-	}
-	s.stop()
-	fail(fmt.Errorf("%s not ready within 60s", bin))
-	return nil
-}
-
-func (s *server) stop() {
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
-	_ = s.cmd.Wait()
+	return &server{Server: benchkit.StartServer(benchkit.ServerOpts{Bin: bin, Args: args, Env: env})}
 }
 
 // freePort finds a free port below the ephemeral range (32768 and up on
@@ -140,7 +88,7 @@ func freePort() string {
 			return l.Addr().String()
 		}
 	}
-	fail(fmt.Errorf("no free port for pprof"))
+	benchkit.Fail(fmt.Errorf("no free port for pprof"))
 	return ""
 }
 
@@ -166,31 +114,31 @@ func (s *server) memory() mem {
 	m.heapInuse = atoiMatch(heapInuseRE, heap)
 	m.stackInuse = atoiMatch(stackRE, heap)
 	m.goroutines = atoiMatch(goroutineRE, s.pprofGet("/debug/pprof/goroutine?debug=1"))
-	m.rss = procStatusKB(s.cmd.Process.Pid, "VmRSS") * 1024
+	m.rss = procStatusKB(s.Cmd.Process.Pid, "VmRSS") * 1024
 	return m
 }
 
 func (s *server) pprofGet(path string) []byte {
 	resp, err := http.Get("http://" + s.pprof + path)
-	check(err)
+	benchkit.Check(err)
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	check(err)
+	benchkit.Check(err)
 	if resp.StatusCode != http.StatusOK {
-		fail(fmt.Errorf("pprof %s: %s", path, resp.Status))
+		benchkit.Fail(fmt.Errorf("pprof %s: %s", path, resp.Status))
 	}
 	return b
 }
 
 // saveProfile writes a pprof profile of the server to path.
 func (s *server) saveProfile(path, query string) {
-	check(os.WriteFile(path, s.pprofGet(query), 0o644))
+	benchkit.Check(os.WriteFile(path, s.pprofGet(query), 0o644))
 }
 
 func atoiMatch(re *regexp.Regexp, b []byte) int64 {
 	m := re.FindSubmatch(b)
 	if m == nil {
-		fail(fmt.Errorf("no %s in pprof output", re))
+		benchkit.Fail(fmt.Errorf("no %s in pprof output", re))
 	}
 	v, _ := strconv.ParseInt(string(m[1]), 10, 64)
 	return v
@@ -198,14 +146,14 @@ func atoiMatch(re *regexp.Regexp, b []byte) int64 {
 
 func procStatusKB(pid int, field string) int64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	check(err)
+	benchkit.Check(err)
 	for _, line := range strings.Split(string(b), "\n") {
 		if v, ok := strings.CutPrefix(line, field+":"); ok {
 			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
 			return n
 		}
 	}
-	fail(fmt.Errorf("no %s in /proc/%d/status", field, pid))
+	benchkit.Fail(fmt.Errorf("no %s in /proc/%d/status", field, pid))
 	return 0
 }
 
@@ -227,7 +175,7 @@ func (s *server) cpu() cpuTicks {
 			procs[pid] = [2]int64{ppid, ticks}
 		}
 	}
-	root := s.cmd.Process.Pid
+	root := s.Cmd.Process.Pid
 	t.server = procs[root][1]
 	for pid, p := range procs {
 		for a := p[0]; a > 1; a = procs[int(a)][0] {
@@ -238,7 +186,7 @@ func (s *server) cpu() cpuTicks {
 		}
 	}
 	b, err := os.ReadFile("/proc/stat")
-	check(err)
+	benchkit.Check(err)
 	line, _, _ := strings.Cut(string(b), "\n")
 	for i, v := range strings.Fields(line)[1:] {
 		n, _ := strconv.ParseInt(v, 10, 64)
@@ -267,7 +215,7 @@ func procStat(path string) (ppid, ticks int64, ok bool) {
 // clientCPU is this process's CPU time (the subscribers and the publishers).
 func clientCPU() time.Duration {
 	var ru syscall.Rusage
-	check(syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
+	benchkit.Check(syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 

@@ -21,25 +21,20 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/scidex/substrate/bench/internal/benchkit"
 	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/mcp"
-	"github.com/scidex/substrate/internal/pgembed"
 )
 
 var (
@@ -53,34 +48,22 @@ var (
 	pprofAddr  = flag.String("pprof-addr", "", "passed to the server's --pprof-addr, to profile it while the benchmark runs")
 )
 
-const (
-	secret = "bench-secret-0123456789abcdef-0123456789abcdef"
-	// revision is the protocol revision the stateless server negotiates.
-	revision = "2026-07-28"
-)
+// revision is the protocol revision the stateless server negotiates.
+const revision = "2026-07-28"
 
 func main() {
 	flag.Parse()
-	dir, err := os.MkdirTemp("", "scidex-bench-mcp-")
-	check(err)
-	_ = os.Chmod(dir, 0o755)
-	defer os.RemoveAll(dir)
-	ctx := context.Background()
-	cluster, err := pgembed.Start(ctx, pgembed.Options{Dir: filepath.Join(dir, "pg"), Settings: map[string]string{"max_connections": "100"}})
-	check(err)
-	defer cluster.Stop(context.Background())
-	bin := *binFlag
-	if bin == "" {
-		bin = filepath.Join(dir, "scidex")
-		if out, err := exec.Command("go", "build", "-o", bin, "./cmd/scidex").CombinedOutput(); err != nil {
-			fail(fmt.Errorf("build: %v\n%s", err, out))
-		}
+	defer benchkit.Cleanup()
+	var flags []string
+	if *pprofAddr != "" {
+		flags = append(flags, "--pprof-addr", *pprofAddr)
 	}
-	srv, base := startServer(bin, dir, cluster.ConnString())
-	defer func() { _ = srv.Process.Signal(os.Interrupt); _ = srv.Wait() }()
-	tok := token("bench", auth.PermContributor)
+	st := benchkit.Start(benchkit.StackOpts{Prefix: "scidex-bench-mcp-", Settings: map[string]string{"max_connections": "100"},
+		Bin: *binFlag, Pool: 32, Flags: flags})
+	base := st.Server.URL()
+	tok := benchkit.Token("bench", auth.PermContributor)
 
-	ref := createArtifact(base, tok)
+	ref := createArtifact(st.GraphQL(), tok)
 	gql, rpc := requests(base, tok, ref)
 	// One full check of each answer before the cheap per-request checks.
 	checkAnswers(gql, rpc, ref)
@@ -107,9 +90,9 @@ func main() {
 	fmt.Printf("  all rounds, 1 client: graphql p50 %.3f p90 %.3f p99 %.3f ms; mcp p50 %.3f p90 %.3f p99 %.3f ms\n",
 		pct(allG, 50), pct(allG, 90), pct(allG, 99), pct(allM, 50), pct(allM, 90), pct(allM, 99))
 	lr, tr := median(latRatios), median(tpRatios)
-	fmt.Printf("  P9 latency: mcp p50 %.2fx graphql's, median of %d rounds (target <= 1.3x): %s\n", lr, *rounds, verdict(lr <= 1.3))
+	fmt.Printf("  P9 latency: mcp p50 %.2fx graphql's, median of %d rounds (target <= 1.3x): %s\n", lr, *rounds, benchkit.Verdict(lr <= 1.3))
 	fmt.Printf("  P9 throughput: mcp %.0f%% of graphql's at %d clients, median of %d rounds (target >= 70%%): %s\n",
-		100*tr, *clients, *rounds, verdict(tr >= 0.7))
+		100*tr, *clients, *rounds, benchkit.Verdict(tr >= 0.7))
 }
 
 // request is one pre-built POST and how to tell its answer succeeded.
@@ -125,9 +108,9 @@ type request struct {
 // sends, and the tools/call of that tool.
 func requests(base, tok, ref string) (gql, rpc request) {
 	doc, err := fsRead("get_artifact.graphql")
-	check(err)
+	benchkit.Check(err)
 	gbody, err := json.Marshal(map[string]any{"query": doc, "operationName": "GetArtifact", "variables": map[string]any{"ref": ref}})
-	check(err)
+	benchkit.Check(err)
 	gql = request{name: "graphql", url: base + "/graphql", body: gbody, header: http.Header{
 		"Content-Type": {"application/json"}, "Accept": {"application/json"}, "Authorization": {"Bearer " + tok}},
 		ok: func(status int, b []byte) bool {
@@ -140,7 +123,7 @@ func requests(base, tok, ref string) (gql, rpc request) {
 			"io.modelcontextprotocol/clientCapabilities": map[string]any{},
 		},
 		"name": "get_artifact", "arguments": map[string]any{"ref": ref}}})
-	check(err)
+	benchkit.Check(err)
 	rpc = request{name: "mcp", url: base + "/mcp", body: rbody, header: http.Header{
 		"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}, "Authorization": {"Bearer " + tok},
 		"Mcp-Protocol-Version": {revision}, "Mcp-Method": {"tools/call"}, "Mcp-Name": {"get_artifact"}},
@@ -165,16 +148,16 @@ func fsRead(name string) (string, error) {
 // carry: the MCP result's structured content is the GraphQL data.
 func checkAnswers(gql, rpc request, ref string) {
 	st, gb, err := gql.do()
-	check(err)
+	benchkit.Check(err)
 	var g struct {
 		Data   json.RawMessage
 		Errors []any
 	}
 	if err := json.Unmarshal(gb, &g); err != nil || st != http.StatusOK || len(g.Errors) > 0 || !gql.ok(st, gb) {
-		fail(fmt.Errorf("graphql answered %d: %s", st, gb))
+		benchkit.Fail(fmt.Errorf("graphql answered %d: %s", st, gb))
 	}
 	st, mb, err := rpc.do()
-	check(err)
+	benchkit.Check(err)
 	var m struct {
 		JSONRPC string `json:"jsonrpc"`
 		ID      int
@@ -188,13 +171,13 @@ func checkAnswers(gql, rpc request, ref string) {
 	}
 	if err := json.Unmarshal(mb, &m); err != nil || st != http.StatusOK || m.JSONRPC != "2.0" || m.ID != 1 || m.Error != nil ||
 		m.Result.IsError || len(m.Result.Content) != 1 || !rpc.ok(st, mb) {
-		fail(fmt.Errorf("mcp answered %d: %s", st, mb))
+		benchkit.Fail(fmt.Errorf("mcp answered %d: %s", st, mb))
 	}
 	if !jsonEqual(m.Result.StructuredContent, g.Data) || !jsonEqual([]byte(m.Result.Content[0].Text), g.Data) {
-		fail(fmt.Errorf("the MCP result is not the GraphQL data:\n%s\n%s", mb, gb))
+		benchkit.Fail(fmt.Errorf("the MCP result is not the GraphQL data:\n%s\n%s", mb, gb))
 	}
 	if !strings.Contains(string(g.Data), ref) {
-		fail(fmt.Errorf("the answer is not about %s: %s", ref, g.Data))
+		benchkit.Fail(fmt.Errorf("the answer is not about %s: %s", ref, g.Data))
 	}
 }
 
@@ -221,7 +204,7 @@ func (q request) timed() float64 {
 	st, b, err := q.do()
 	d := time.Since(t0)
 	if err != nil || !q.ok(st, b) {
-		fail(fmt.Errorf("%s answered %d: %v %s", q.name, st, err, b))
+		benchkit.Fail(fmt.Errorf("%s answered %d: %v %s", q.name, st, err, b))
 	}
 	return float64(d.Nanoseconds()) / 1e6
 }
@@ -282,59 +265,22 @@ func count(q request, d time.Duration) (float64, float64) {
 	return float64(done.Load()), time.Since(start).Seconds()
 }
 
-func createArtifact(base, tok string) string {
-	body, _ := json.Marshal(map[string]any{"query": `mutation { createArtifact(input: {type: "hypothesis", title: "bench", ` +
-		`content: {target_gene: "TREM2", mechanism: "microglial activation", confidence: 0.5}}) { ... on WriteSuccess { ref } } }`})
-	q := request{url: base + "/graphql", body: body, header: http.Header{"Content-Type": {"application/json"}, "Authorization": {"Bearer " + tok}}}
-	st, b, err := q.do()
-	check(err)
-	var out struct {
-		Data struct{ CreateArtifact struct{ Ref string } }
-	}
-	if err := json.Unmarshal(b, &out); err != nil || st != http.StatusOK || out.Data.CreateArtifact.Ref == "" {
-		fail(fmt.Errorf("create the artifact: %d %s", st, b))
+// createArtifact makes the hypothesis both sides read and returns its ref.
+func createArtifact(url, tok string) string {
+	d, err := benchkit.GQL(client, url, tok, `mutation { createArtifact(input: {type: "hypothesis", title: "bench", `+
+		`content: {target_gene: "TREM2", mechanism: "microglial activation", confidence: 0.5}}) { ... on WriteSuccess { ref } } }`, nil)
+	benchkit.Check(err)
+	created, _ := d["createArtifact"].(map[string]any)["ref"].(string)
+	if created == "" {
+		benchkit.Fail(fmt.Errorf("create the artifact: %v", d))
 	}
 	// The unpinned ref: the latest version, as an agent would read it.
-	ref, _, _ := strings.Cut(out.Data.CreateArtifact.Ref, "@")
+	ref, _, _ := strings.Cut(created, "@")
 	return ref
 }
 
-func token(sub string, p auth.Permission) string {
-	tok, err := auth.Mint(auth.MintOpts{Secret: []byte(secret), Issuer: "scidex", Audience: "scidex", Subject: sub,
-		Kind: auth.KindAILocal, Permissions: []auth.Permission{p}, TTL: time.Hour, Now: time.Now()})
-	check(err)
-	return tok
-}
-
-func startServer(bin, dir, dbURL string) (*exec.Cmd, string) {
-	args := []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", filepath.Join(dir, "data"), "--log-level", "info"}
-	if *pprofAddr != "" {
-		args = append(args, "--pprof-addr", *pprofAddr)
-	}
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "DATABASE_URL="+dbURL+" pool_max_conns=32", "SCIDEX_JWT_SECRET="+secret)
-	stderr, _ := cmd.StderrPipe()
-	check(cmd.Start())
-	re := regexp.MustCompile(`msg=listening addr=(\S+)`)
-	var buf []byte
-	tmp := make([]byte, 512)
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		n, err := stderr.Read(tmp)
-		buf = append(buf, tmp[:n]...)
-		if m := re.FindSubmatch(buf); m != nil {
-			go func() { _, _ = io.Copy(io.Discard, stderr) }()
-			return cmd, "http://" + string(m[1])
-		}
-		if err != nil {
-			break
-		}
-	}
-	fail(fmt.Errorf("server did not start:\n%s", buf))
-	return nil, ""
-}
-
-// pct is the p-th percentile of xs (nearest rank).
+// pct is the p-th percentile of xs (nearest rank), the way the P9 figures of
+// bench/RESULTS.md were taken.
 func pct(xs []float64, p int) float64 {
 	s := append([]float64{}, xs...)
 	sort.Float64s(s)
@@ -352,22 +298,4 @@ func jsonEqual(a, b []byte) bool {
 	ra, _ := json.Marshal(x)
 	rb, _ := json.Marshal(y)
 	return bytes.Equal(ra, rb)
-}
-
-func verdict(ok bool) string {
-	if ok {
-		return "met"
-	}
-	return "MISSED"
-}
-
-func check(err error) {
-	if err != nil {
-		fail(err)
-	}
-}
-
-func fail(err error) {
-	fmt.Fprintln(os.Stderr, "bench/mcp:", err)
-	os.Exit(1)
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/scidex/substrate/bench/internal/benchkit"
 )
 
 // page is a Prism page in a form both servers' answers reduce to.
@@ -107,24 +109,24 @@ func unpin(ref string) string { return strings.SplitN(ref, "@", 2)[0] }
 func compareServers(ourURL, tok, pgURL string) {
 	votes, funded := 0, 0
 	for n := 1; n <= hubs; n += hubs / 40 {
-		rawOurs, err := post(ourURL, tok, ourBody(n))
-		check(err)
-		rawPG, err := post(pgURL, "", pgBody(n))
-		check(err)
+		rawOurs, err := benchkit.Post(client, ourURL, tok, ourBody(n))
+		benchkit.Check(err)
+		rawPG, err := benchkit.Post(client, pgURL, "", pgBody(n))
+		benchkit.Check(err)
 		if !validResponse(rawOurs, n) || !validResponse(rawPG, n) {
-			fail(fmt.Errorf("hub-%d: ours %.300s\nPostGraphile %.300s", n, rawOurs, rawPG))
+			benchkit.Fail(fmt.Errorf("hub-%d: ours %.300s\nPostGraphile %.300s", n, rawOurs, rawPG))
 		}
 		ours, err := ourPage(rawOurs)
-		check(err)
+		benchkit.Check(err)
 		pg, err := postgraphilePage(rawPG)
-		check(err)
+		benchkit.Check(err)
 		if len(ours.Targets) != linksPerHub {
-			fail(fmt.Errorf("hub-%d: %d targets, want %d", n, len(ours.Targets), linksPerHub))
+			benchkit.Fail(fmt.Errorf("hub-%d: %d targets, want %d", n, len(ours.Targets), linksPerHub))
 		}
 		if !samePage(ours, pg) {
 			a, _ := json.MarshalIndent(ours, "", " ")
 			b, _ := json.MarshalIndent(pg, "", " ")
-			fail(fmt.Errorf("hub-%d: the servers disagree\nours: %s\nPostGraphile: %s", n, a, b))
+			benchkit.Fail(fmt.Errorf("hub-%d: the servers disagree\nours: %s\nPostGraphile: %s", n, a, b))
 		}
 		for _, t := range ours.Targets {
 			if t.Signals.Vote != nil && t.Signals.Vote.Count > 0 {
@@ -172,11 +174,11 @@ func near(a, b *float64) bool {
 // server runs for one Prism page (docs/targets.md P2), over k sequential requests.
 func statementsPerPage(ctx context.Context, conn, name, url, tok string, body func(int) []byte) {
 	db, err := pgx.Connect(ctx, conn)
-	check(err)
+	benchkit.Check(err)
 	defer db.Close(ctx)
 	exec := func(sql string) {
 		_, err := db.Exec(ctx, sql)
-		check(err)
+		benchkit.Check(err)
 	}
 	exec(`ALTER SYSTEM SET pg_stat_statements.track = 'top'`)
 	exec(`SELECT pg_reload_conf()`)
@@ -185,22 +187,22 @@ func statementsPerPage(ctx context.Context, conn, name, url, tok string, body fu
 	exec(`SELECT prism.pg_stat_statements_reset()`)
 	const k = 50
 	for i := 0; i < k; i++ {
-		_, err := post(url, tok, body(1+i*hubs/k))
-		check(err)
+		_, err := benchkit.Post(client, url, tok, body(1+i*hubs/k))
+		benchkit.Check(err)
 	}
 	rows, err := db.Query(ctx, `SELECT calls, regexp_replace(left(query, 70), '\s+', ' ', 'g') FROM prism.pg_stat_statements
 	    WHERE query NOT LIKE '%pg_stat_statements%' AND query NOT LIKE '%pg_reload_conf%' AND calls >= $1 ORDER BY calls DESC`, k/2)
-	check(err)
+	benchkit.Check(err)
 	total := 0
 	var lines []string
 	for rows.Next() {
 		var calls int
 		var q string
-		check(rows.Scan(&calls, &q))
+		benchkit.Check(rows.Scan(&calls, &q))
 		total += calls
 		lines = append(lines, fmt.Sprintf("      %4.1f× %s", float64(calls)/k, q))
 	}
-	check(rows.Err())
+	benchkit.Check(rows.Err())
 	exec(`ALTER SYSTEM SET pg_stat_statements.track = 'none'`)
 	exec(`SELECT pg_reload_conf()`)
 	fmt.Printf("  %s: %.1f SQL statements per Prism page (pg_stat_statements over %d requests)\n%s\n", name, float64(total)/k, k, strings.Join(lines, "\n"))

@@ -4,14 +4,13 @@ import (
 	"bufio"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/scidex/substrate/bench/internal/benchkit"
 )
 
 // The raw-SQL floor: pgbench running, prepared, the three statements our
@@ -52,7 +51,7 @@ func floorScript(root string) string {
 // comments and the final semicolon.
 func namedQuery(file, name string) string {
 	raw, err := os.ReadFile(file)
-	check(err)
+	benchkit.Check(err)
 	var lines []string
 	in := false
 	for _, l := range strings.Split(string(raw), "\n") {
@@ -65,7 +64,7 @@ func namedQuery(file, name string) string {
 		}
 	}
 	if len(lines) == 0 {
-		fail(fmt.Errorf("no query %s in %s", name, file))
+		benchkit.Fail(fmt.Errorf("no query %s in %s", name, file))
 	}
 	return strings.TrimSuffix(strings.TrimSpace(strings.Join(lines, "\n")), ";")
 }
@@ -81,64 +80,49 @@ func bind(sql string, params map[string]string) string {
 	return paramRE.ReplaceAllStringFunc(sql, func(p string) string {
 		v, ok := params[p[1:]]
 		if !ok {
-			fail(fmt.Errorf("no floor value for %s in %q", p, sql))
+			benchkit.Fail(fmt.Errorf("no floor value for %s in %q", p, sql))
 		}
 		return "(" + v + ")"
 	})
 }
-
-var tpsRE = regexp.MustCompile(`tps = ([0-9.]+) \(without initial connection time\)`)
 
 // floor runs the script with pgbench, prepared, and returns its throughput
 // (transactions of three statements per second), latency percentiles from
 // pgbench's per-transaction log, and CPU use (pgbench's as the client's).
 func floor(conn, script string, clients int, warmup, duration time.Duration) figures {
 	path := filepath.Join(tempDir, "prism.pgbench")
-	check(os.WriteFile(path, []byte(script), 0o644))
-	bin := filepath.Join(pgBinDir(), "pgbench")
-	run := func(d time.Duration, logPrefix string) []byte {
-		args := []string{"-n", "-M", "prepared", "-c", strconv.Itoa(clients), "-j", "2",
-			"-T", strconv.Itoa(max(1, int(d.Round(time.Second).Seconds()))), "-f", path}
+	benchkit.Check(os.WriteFile(path, []byte(script), 0o644))
+	run := func(d time.Duration, logPrefix string) float64 {
+		o := benchkit.PgbenchOpts{Conn: conn, Script: path, Clients: clients, Seconds: max(1, int(d.Round(time.Second).Seconds())), Dir: tempDir}
 		if logPrefix != "" {
-			args = append(args, "-l", "--log-prefix", logPrefix)
+			o.Args = []string{"-l", "--log-prefix", logPrefix}
 		}
-		cmd := exec.Command(bin, append(args, connArgs(conn)...)...)
-		cmd.Dir = tempDir
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			fail(fmt.Errorf("pgbench: %v\n%s", err, out))
-		}
-		return out
+		return benchkit.Pgbench(o)
 	}
 	if warmup >= time.Second {
 		run(warmup, "")
 	}
 	prefix := filepath.Join(tempDir, fmt.Sprintf("pgbench-%d", time.Now().UnixNano()))
 	before := takeSnap(0)
-	out := run(duration, prefix)
+	tps := run(duration, prefix)
 	time.Sleep(300 * time.Millisecond) // the postmaster reaps pgbench's backends
 	after := takeSnap(0)
-	m := tpsRE.FindSubmatch(out)
-	if m == nil {
-		fail(fmt.Errorf("pgbench output has no tps:\n%s", out))
-	}
-	tps, _ := strconv.ParseFloat(string(m[1]), 64)
 	lat := pgbenchLatencies(prefix)
 	f := figures{RPS: tps, N: len(lat), CPU: before.use(after, len(lat))}
 	if len(lat) > 0 {
-		f.P50, f.P99 = lat[len(lat)*50/100], lat[len(lat)*99/100]
+		f.P50, f.P99 = benchkit.Percentile(lat, 50), benchkit.Percentile(lat, 99)
 	}
 	return f
 }
 
 // pgbenchLatencies reads the per-transaction logs (the third field is the
-// latency in µs), sorted, and removes them.
+// latency in µs) and removes them.
 func pgbenchLatencies(prefix string) []time.Duration {
 	files, _ := filepath.Glob(prefix + ".*")
 	var out []time.Duration
 	for _, f := range files {
 		fh, err := os.Open(f)
-		check(err)
+		benchkit.Check(err)
 		sc := bufio.NewScanner(fh)
 		for sc.Scan() {
 			if fs := strings.Fields(sc.Text()); len(fs) >= 3 {
@@ -150,50 +134,5 @@ func pgbenchLatencies(prefix string) []time.Duration {
 		fh.Close()
 		os.Remove(f)
 	}
-	slices.Sort(out)
 	return out
-}
-
-var kvRE = regexp.MustCompile(`(\w+)='?([^' ]*)'?`)
-
-// connKV splits the cluster's keyword/value connection string.
-func connKV(conn string) map[string]string {
-	kv := map[string]string{}
-	for _, m := range kvRE.FindAllStringSubmatch(conn, -1) {
-		kv[m[1]] = m[2]
-	}
-	return kv
-}
-
-// connArgs turns the connection string into pgbench flags.
-func connArgs(conn string) []string {
-	kv := connKV(conn)
-	return []string{"-h", kv["host"], "-p", kv["port"], "-U", kv["user"], kv["dbname"]}
-}
-
-// pgBinDir finds the PostgreSQL client binaries the way the embedded cluster
-// finds its server binaries.
-func pgBinDir() string {
-	if d := os.Getenv("SCIDEX_PG_BIN"); d != "" {
-		return d
-	}
-	if out, err := exec.Command("pg_config", "--bindir").Output(); err == nil {
-		if d := strings.TrimSpace(string(out)); exists(filepath.Join(d, "pgbench")) {
-			return d
-		}
-	}
-	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
-	sort.Strings(dirs)
-	for i := len(dirs) - 1; i >= 0; i-- {
-		if exists(filepath.Join(dirs[i], "pgbench")) {
-			return dirs[i]
-		}
-	}
-	fail(fmt.Errorf("pgbench not found"))
-	return ""
-}
-
-func exists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"slices"
@@ -12,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/scidex/substrate/bench/internal/benchkit"
 )
 
 // figures are one measurement: throughput and latency percentiles.
@@ -25,28 +26,6 @@ type figures struct {
 var client = &http.Client{Transport: &http.Transport{
 	MaxIdleConns: 256, MaxIdleConnsPerHost: 256, DisableCompression: true, IdleConnTimeout: time.Minute,
 }}
-
-// post sends a prepared body and returns the whole response body.
-func post(url, tok string, body []byte) ([]byte, error) {
-	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if tok != "" {
-		req.Header.Set("Authorization", "Bearer "+tok)
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err == nil && resp.StatusCode != http.StatusOK {
-		err = fmt.Errorf("HTTP %d: %.300s", resp.StatusCode, raw)
-	}
-	return raw, err
-}
 
 // validResponse checks, cheaply, that raw is data without errors about hub n:
 // the root artifact comes first in both servers' answers.
@@ -79,7 +58,7 @@ func measure(name, url, tok string, bodies [][]byte, clients, pgid int, warmup, 
 			for !stopping.Load() {
 				n := 1 + rng.IntN(len(bodies))
 				t0 := time.Now()
-				raw, err := post(url, tok, bodies[n-1])
+				raw, err := benchkit.Post(client, url, tok, bodies[n-1])
 				d := time.Since(t0)
 				if err == nil && !validResponse(raw, n) {
 					err = fmt.Errorf("hub-%d: %.400s", n, raw)
@@ -107,16 +86,15 @@ func measure(name, url, tok string, bodies [][]byte, clients, pgid int, warmup, 
 	stopping.Store(true)
 	wg.Wait()
 	if f := failed.Load(); f > 0 {
-		fail(fmt.Errorf("%s: %d failed requests, first: %v", name, f, firstErr.Load()))
+		benchkit.Fail(fmt.Errorf("%s: %d failed requests, first: %v", name, f, firstErr.Load()))
 	}
 	all := slices.Concat(lat...)
-	slices.Sort(all)
 	if len(all) == 0 {
-		fail(fmt.Errorf("%s: no request completed", name))
+		benchkit.Fail(fmt.Errorf("%s: no request completed", name))
 	}
 	return figures{
 		RPS: float64(len(all)) / elapsed.Seconds(),
-		P50: all[len(all)*50/100], P99: all[len(all)*99/100], N: len(all),
+		P50: benchkit.Percentile(all, 50), P99: benchkit.Percentile(all, 99), N: len(all),
 		CPU: before.use(after, len(all)),
 	}
 }
@@ -132,7 +110,7 @@ func pgBody(n int) []byte {
 
 func encode(query string, vars map[string]any) []byte {
 	b, err := json.Marshal(map[string]any{"query": query, "variables": vars})
-	check(err)
+	benchkit.Check(err)
 	return b
 }
 

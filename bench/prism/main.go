@@ -24,14 +24,12 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
+	"github.com/scidex/substrate/bench/internal/benchkit"
 	"github.com/scidex/substrate/internal/auth"
-	"github.com/scidex/substrate/internal/pgembed"
 )
 
 var (
@@ -63,12 +61,10 @@ const ourQuery = `query Prism($ref: Ref!) {
   }
 }`
 
-const secret = "bench-secret-0123456789abcdef-0123456789abcdef"
-
 func main() {
 	flag.Parse()
-	onSignal()
-	defer cleanup()
+	benchkit.CleanupOnSignal()
+	defer benchkit.Cleanup()
 	b := setup(context.Background())
 	ourBodies, pgBodies := bodies(ourBody), bodies(pgBody)
 	var ours, pg, fl []figures
@@ -106,43 +102,27 @@ type bench struct {
 // setup starts a private cluster, our server (which migrates it), seeds the
 // dataset, starts PostGraphile, and checks both servers before measuring.
 func setup(ctx context.Context) *bench {
-	root := moduleRoot()
-	var err error
-	tempDir, err = os.MkdirTemp("", "scidex-bench-prism-")
-	check(err)
-	check(os.Chmod(tempDir, 0o755)) // the cluster runs as the postgres user
-	atExit(func() { _ = os.RemoveAll(tempDir) })
-
+	root := benchkit.ModuleRoot()
 	fmt.Printf("P1 Prism page, %d clients, %s per measurement after %s warm-up, %d rounds (%s)\n",
 		*clients, *duration, *warmup, *rounds, time.Now().UTC().Format(time.RFC3339))
-	cluster, err := pgembed.Start(ctx, pgembed.Options{Dir: filepath.Join(tempDir, "pg"), Settings: map[string]string{
-		"max_connections": "200", "shared_buffers": "512MB", "shared_preload_libraries": "pg_stat_statements",
-	}})
-	check(err)
-	atExit(func() { _ = cluster.Stop(context.Background()) })
-	b := &bench{conn: cluster.ConnString()}
-
-	bin := *serverBin
-	if bin == "" {
-		bin = filepath.Join(tempDir, "scidex")
-		build := exec.Command("go", "build", "-o", bin, "./cmd/scidex")
-		build.Dir = root
-		if out, err := build.CombinedOutput(); err != nil {
-			fail(fmt.Errorf("build: %v\n%s", err, out))
-		}
-	}
+	b := &bench{}
+	flags := []string{"--write-rate", "0"}
 	if *cpuprofile != "" {
 		b.pprofAddr = fmt.Sprintf("127.0.0.1:%d", freePort())
+		flags = append(flags, "--pprof-addr", b.pprofAddr)
 	}
-	b.ourURL, b.ourPgid = startServer(bin, b.conn, *pool, b.pprofAddr) // migrates the database
-	check(seed(ctx, b.conn))
+	// The server migrates the database; it runs in a process group of its own
+	// for the CPU accounting.
+	st := benchkit.Start(benchkit.StackOpts{Prefix: "scidex-bench-prism-", Bin: *serverBin, Pool: *pool, Flags: flags, Group: true,
+		Settings: map[string]string{"max_connections": "200", "shared_buffers": "512MB", "shared_preload_libraries": "pg_stat_statements"}})
+	tempDir, b.conn = st.Dir, st.Cluster.ConnString()
+	b.ourURL, b.ourPgid = st.GraphQL(), st.Server.Cmd.Process.Pid
+	benchkit.Check(seed(ctx, b.conn))
 	// pg_stat_statements counts statements only while statementsPerPage asks it to.
-	execSQL(ctx, b.conn, `CREATE SCHEMA IF NOT EXISTS prism; CREATE EXTENSION IF NOT EXISTS pg_stat_statements SCHEMA prism`)
-	execSQL(ctx, b.conn, `ALTER SYSTEM SET pg_stat_statements.track = 'none'`)
-	execSQL(ctx, b.conn, `SELECT pg_reload_conf()`)
-	b.tok, err = auth.Mint(auth.MintOpts{Secret: []byte(secret), Issuer: "scidex", Audience: "scidex", Subject: "bench",
-		Kind: auth.KindAILocal, Permissions: []auth.Permission{auth.PermViewer}, TTL: 2 * time.Hour, Now: time.Now()})
-	check(err)
+	benchkit.ExecSQL(ctx, b.conn, `CREATE SCHEMA IF NOT EXISTS prism; CREATE EXTENSION IF NOT EXISTS pg_stat_statements SCHEMA prism`)
+	benchkit.ExecSQL(ctx, b.conn, `ALTER SYSTEM SET pg_stat_statements.track = 'none'`)
+	benchkit.ExecSQL(ctx, b.conn, `SELECT pg_reload_conf()`)
+	b.tok = benchkit.Token("bench", auth.PermViewer)
 	pgPool := max(1, *pool / *pgWorkers)
 	b.pgURL, b.pgPgid = startPostGraphile(ctx, root, b.conn, *pgWorkers, pgPool)
 	fmt.Printf("  PostGraphile 4.14.1: %d cluster worker(s), pool %d each; our server: pool %d\n", *pgWorkers, pgPool, *pool)
@@ -153,7 +133,7 @@ func setup(ctx context.Context) *bench {
 	b.script = floorScript(root)
 	if *hold {
 		fmt.Printf("  holding: psql %s\n  our server %s (token %s)\n  PostGraphile %s\n  floor script:\n%s\n",
-			strings.Join(connArgs(b.conn), " "), b.ourURL, b.tok, b.pgURL, b.script)
+			strings.Join(benchkit.ConnArgs(b.conn), " "), b.ourURL, b.tok, b.pgURL, b.script)
 		select {}
 	}
 	return b
@@ -174,8 +154,7 @@ func report(ours, pg, fl []figures) {
 		for i, x := range xs {
 			v[i] = f(x)
 		}
-		slices.Sort(v)
-		return v[len(v)/2]
+		return benchkit.Median(v)
 	}
 	rps := func(x figures) float64 { return x.RPS }
 	p50 := func(x figures) float64 { return float64(x.P50) / 1e6 }
@@ -185,8 +164,7 @@ func report(ours, pg, fl []figures) {
 		for i := range v {
 			v[i] = f(i)
 		}
-		slices.Sort(v)
-		return v[len(v)/2]
+		return benchkit.Median(v)
 	}
 	vsPG := ratio(func(i int) float64 { return ours[i].RPS / pg[i].RPS })
 	vsFloor := ratio(func(i int) float64 { return ours[i].RPS / fl[i].RPS })
@@ -202,15 +180,9 @@ func report(ours, pg, fl []figures) {
 	fmt.Printf("  CPU per request (server + postgres + client), median: ours %.1f ms, PostGraphile %.1f ms, floor %.1f ms;\n"+
 		"    capacity on a quiet machine (cores / CPU per request): ours/PostGraphile %.2f×, ours/floor %.0f%%\n",
 		cOurs, cPG, cFloor, cPG/cOurs, 100*cFloor/cOurs)
-	verdict := func(ok bool) string {
-		if ok {
-			return "met"
-		}
-		return "MISSED"
-	}
-	fmt.Printf("  ours/PostGraphile: median %.2f× (target >= 2×: %s)\n", vsPG, verdict(vsPG >= 2))
-	fmt.Printf("  ours/floor:        median %.0f%% (target >= 60%%: %s)\n", 100*vsFloor, verdict(vsFloor >= 0.6))
-	fmt.Printf("  p99 ours/PostGraphile: median %.2f (target <= 1: %s)\n", p99Ratio, verdict(p99Ratio <= 1))
+	fmt.Printf("  ours/PostGraphile: median %.2f× (target >= 2×: %s)\n", vsPG, benchkit.Verdict(vsPG >= 2))
+	fmt.Printf("  ours/floor:        median %.0f%% (target >= 60%%: %s)\n", 100*vsFloor, benchkit.Verdict(vsFloor >= 0.6))
+	fmt.Printf("  p99 ours/PostGraphile: median %.2f (target <= 1: %s)\n", p99Ratio, benchkit.Verdict(p99Ratio <= 1))
 }
 
 // profile fetches an 8-second CPU profile of our server once the warm-up is
@@ -225,33 +197,17 @@ func profile(addr string, on bool) func() {
 		defer close(done)
 		time.Sleep(*warmup + 500*time.Millisecond)
 		resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, secs))
-		check(err)
+		benchkit.Check(err)
 		defer resp.Body.Close()
-		check(os.MkdirAll(filepath.Dir(*cpuprofile), 0o755))
+		benchkit.Check(os.MkdirAll(filepath.Dir(*cpuprofile), 0o755))
 		f, err := os.Create(*cpuprofile)
-		check(err)
+		benchkit.Check(err)
 		defer f.Close()
 		_, err = io.Copy(f, resp.Body)
-		check(err)
+		benchkit.Check(err)
 	}()
 	return func() {
 		<-done
 		fmt.Printf("  CPU profile of our server (%d s of round 1): %s  (go tool pprof -top -cum %s)\n", secs, *cpuprofile, *cpuprofile)
-	}
-}
-
-// moduleRoot is the directory of the module's go.mod, found upwards from here.
-func moduleRoot() string {
-	dir, err := os.Getwd()
-	check(err)
-	for {
-		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && strings.Contains(string(b), "module github.com/scidex/substrate") {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			fail(fmt.Errorf("run from inside the substrate module"))
-		}
-		dir = parent
 	}
 }

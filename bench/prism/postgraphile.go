@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/scidex/substrate/bench/internal/benchkit"
 )
 
 // signalSummarySQL gives PostGraphile the equivalent of our `signals` field as a
@@ -92,7 +92,7 @@ const pgQuery = `query Prism($type: String!, $id: String!) {
 // pgURL turns the cluster's keyword connection string into the postgres:// URL
 // node-postgres understands, over the same unix socket.
 func pgURL(conn string) string {
-	kv := connKV(conn)
+	kv := benchkit.ConnParams(conn)
 	q := url.Values{"host": {kv["host"]}, "port": {kv["port"]}, "user": {kv["user"]}}
 	return "postgres:///" + kv["dbname"] + "?" + q.Encode()
 }
@@ -103,7 +103,7 @@ func pgURL(conn string) string {
 func startPostGraphile(ctx context.Context, root, connString string, workers, poolSize int) (string, int) {
 	for _, tool := range []string{"node", "npm"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			fail(fmt.Errorf("%s not found: install Debian's nodejs and npm (scripts/deps test does)", tool))
+			benchkit.Fail(fmt.Errorf("%s not found: install Debian's nodejs and npm (scripts/deps test does)", tool))
 		}
 	}
 	dir := filepath.Join(root, "bench", "prism", "postgraphile")
@@ -113,10 +113,10 @@ func startPostGraphile(ctx context.Context, root, connString string, workers, po
 		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
 		cmd.Dir = dir
 		if out, err := cmd.CombinedOutput(); err != nil {
-			fail(fmt.Errorf("npm ci: %v\n%s", err, out))
+			benchkit.Fail(fmt.Errorf("npm ci: %v\n%s", err, out))
 		}
 	}
-	execSQL(ctx, connString, signalSummarySQL)
+	benchkit.ExecSQL(ctx, connString, signalSummarySQL)
 
 	port := freePort()
 	args := []string{cli,
@@ -134,7 +134,7 @@ func startPostGraphile(ctx context.Context, root, connString string, workers, po
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "NODE_ENV=production")
 	logf, err := os.Create(filepath.Join(tempDir, "postgraphile.log"))
-	check(err)
+	benchkit.Check(err)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	pgid := startGroup(cmd, "postgraphile")
 	u := fmt.Sprintf("http://127.0.0.1:%d/graphql", port)
@@ -145,7 +145,7 @@ func startPostGraphile(ctx context.Context, root, connString string, workers, po
 		// a few times so both have.
 		ok := 0
 		for i := 0; i < 8; i++ {
-			if raw, err := post(u, "", body); err == nil && validResponse(raw, 1) {
+			if raw, err := benchkit.Post(client, u, "", body); err == nil && validResponse(raw, 1) {
 				ok++
 			}
 		}
@@ -155,15 +155,6 @@ func startPostGraphile(ctx context.Context, root, connString string, workers, po
 		time.Sleep(300 * time.Millisecond)
 	}
 	log, _ := os.ReadFile(logf.Name())
-	fail(fmt.Errorf("postgraphile did not answer:\n%s", log))
+	benchkit.Fail(fmt.Errorf("postgraphile did not answer:\n%s", log))
 	return "", 0
-}
-
-// execSQL runs statements on a connection of its own.
-func execSQL(ctx context.Context, connString, sql string) {
-	conn, err := pgx.Connect(ctx, connString)
-	check(err)
-	defer conn.Close(ctx)
-	_, err = conn.Exec(ctx, sql)
-	check(err)
 }

@@ -27,6 +27,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/scidex/substrate/bench/internal/benchkit"
 	"github.com/scidex/substrate/runtimes"
 	"github.com/scidex/substrate/runtimes/bwrap"
 )
@@ -40,30 +41,28 @@ func main() {
 	d := flag.Duration("d", 10*time.Second, "duration of each throughput run")
 	conc := flag.String("c", "1,2,4,8", "concurrencies of the throughput runs")
 	flag.Parse()
+	defer benchkit.Cleanup()
 
-	dir, err := os.MkdirTemp("", "scidex-bench-sandbox-")
-	check(err)
-	defer os.RemoveAll(dir)
-	check(os.Chmod(dir, 0o755))
+	dir := benchkit.TempDir("scidex-bench-sandbox-")
 	prog := filepath.Join(dir, "run.sh")
-	check(os.WriteFile(prog, []byte(script), 0o755))
+	benchkit.Check(os.WriteFile(prog, []byte(script), 0o755))
 
 	rt, err := bwrap.New(bwrap.Options{CacheDir: filepath.Join(dir, "cache")})
-	check(err)
+	benchkit.Check(err)
 	tool := trivialTool()
 	ctx := context.Background()
 	// The first call materializes the bundle: not part of any figure.
 	_, err = sandboxed(ctx, rt, tool)
-	check(err)
+	benchkit.Check(err)
 
 	// Latency: bare and sandboxed calls alternate, so both see the same
 	// machine at the same moments.
 	var bare, boxed, diff []time.Duration
 	for i := 0; i < *n; i++ {
 		b, err := runBare(prog)
-		check(err)
+		benchkit.Check(err)
 		s, err := sandboxed(ctx, rt, tool)
-		check(err)
+		benchkit.Check(err)
 		bare, boxed, diff = append(bare, b), append(boxed, s), append(diff, s-b)
 	}
 	fmt.Printf("P6 bwrap runtime, trivial tool (sh: exec cat) vs the same script run bare (%s, %d cores, bwrap %s)\n",
@@ -72,15 +71,15 @@ func main() {
 	fmt.Printf("  latency over %d alternating calls: bare p50 %s p99 %s; sandboxed p50 %s p99 %s\n",
 		*n, pct(bare, 50), pct(bare, 99), pct(boxed, 50), pct(boxed, 99))
 	o := pct(diff, 50)
-	fmt.Printf("  sandbox overhead p50 %s (p90 %s)  target < 30ms: %s\n", o, pct(diff, 90), verdict(o < 30*time.Millisecond))
+	fmt.Printf("  sandbox overhead p50 %s (p90 %s)  target < 30ms: %s\n", o, pct(diff, 90), benchkit.Verdict(o < 30*time.Millisecond))
 
 	for _, c := range strings.Split(*conc, ",") {
 		k, err := strconv.Atoi(strings.TrimSpace(c))
-		check(err)
+		benchkit.Check(err)
 		bareRate := throughput(k, *d, func() error { _, err := runBare(prog); return err })
 		boxRate := throughput(k, *d, func() error { _, err := sandboxed(ctx, rt, tool); return err })
 		fmt.Printf("  concurrency %d: sandboxed %.1f calls/s, bare %.1f calls/s (%.0f%%)  target >= 20/s: %s\n",
-			k, boxRate, bareRate, 100*boxRate/bareRate, verdict(boxRate >= 20))
+			k, boxRate, bareRate, 100*boxRate/bareRate, benchkit.Verdict(boxRate >= 20))
 	}
 }
 
@@ -138,7 +137,7 @@ func throughput(k int, d time.Duration, f func() error) float64 {
 		go func() {
 			defer wg.Done()
 			for time.Now().Before(deadline) {
-				check(f())
+				benchkit.Check(f())
 				done.Add(1)
 			}
 		}()
@@ -147,18 +146,13 @@ func throughput(k int, d time.Duration, f func() error) float64 {
 	return float64(done.Load()) / time.Since(start).Seconds()
 }
 
+// pct is the p-th percentile of ds, at index (len-1)*p/100, rounded to 10 µs:
+// the way the P6 figures of bench/RESULTS.md were taken.
 func pct(ds []time.Duration, p int) time.Duration {
 	s := append([]time.Duration(nil), ds...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 	i := (len(s) - 1) * p / 100
 	return s[i].Round(10 * time.Microsecond)
-}
-
-func verdict(ok bool) string {
-	if ok {
-		return "met"
-	}
-	return "MISSED"
 }
 
 func bwrapVersion() string {
@@ -167,11 +161,4 @@ func bwrapVersion() string {
 		return "?"
 	}
 	return strings.TrimPrefix(strings.TrimSpace(string(out)), "bubblewrap ")
-}
-
-func check(err error) {
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "bench/sandbox:", err)
-		os.Exit(1)
-	}
 }
