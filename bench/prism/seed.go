@@ -195,12 +195,16 @@ func seed(ctx context.Context, connString string) error {
 		return err
 	}
 	var nArt, nVer, nLinks, nHubs, nBad, nSig int
-	err = conn.QueryRow(ctx, `SELECT
-	    (SELECT count(*) FROM artifacts WHERE type <> 'schema'),
-	    (SELECT count(*) FROM artifact_versions v JOIN artifacts a ON a.pk = v.artifact_pk WHERE a.type <> 'schema'),
-	    (SELECT count(*) FROM links),
-	    (SELECT count(DISTINCT from_pk) FROM links),
-	    (SELECT count(*) FROM (SELECT from_pk FROM links GROUP BY from_pk HAVING count(*) <> $1) x),
+	// Only what the seed wrote: the server installs artifacts of its own at
+	// start (the skills, their tools, the links between them).
+	err = conn.QueryRow(ctx, `WITH seeded AS (SELECT pk FROM artifacts WHERE type IN ('hypothesis', 'paper', 'knowledge_gap', 'experiment')),
+	    seeded_links AS (SELECT l.from_pk FROM links l JOIN seeded s ON s.pk = l.from_pk)
+	  SELECT
+	    (SELECT count(*) FROM seeded),
+	    (SELECT count(*) FROM artifact_versions v JOIN seeded s ON s.pk = v.artifact_pk),
+	    (SELECT count(*) FROM seeded_links),
+	    (SELECT count(DISTINCT from_pk) FROM seeded_links),
+	    (SELECT count(*) FROM (SELECT from_pk FROM seeded_links GROUP BY from_pk HAVING count(*) <> $1) x),
 	    (SELECT count(*) FROM signals)`, linksPerHub).Scan(&nArt, &nVer, &nLinks, &nHubs, &nBad, &nSig)
 	if err != nil {
 		return err
