@@ -184,10 +184,11 @@ func datasetTable(ctx context.Context, deps Deps, s, file string) (*table, error
 	if err != nil {
 		return nil, err
 	}
-	t.reader, t.size, t.verify, t.close, err = openDatasetFile(deps.DatasetDir, a.Unpinned().String(), f)
+	fr, err := openDatasetFile(deps.DatasetDir, a.Unpinned().String(), f)
 	if err != nil {
 		return nil, err
 	}
+	t.reader, t.size, t.verify, t.close = fr, fr.size, fr.verify, fr.close
 	t.source = a.Ref().String() + " file " + f.Path + " (sha256:" + f.SHA256 + ")"
 	return t, nil
 }
