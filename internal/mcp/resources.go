@@ -138,7 +138,9 @@ var errLegacySubscribe = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Messag
 	"run `scidex mcp` on stdio, or follow changes with the events tool"}
 
 // subscribeHandler checks a subscription (the URI is an artifact the caller
-// may read) and records it, for the sdk server srv serves c on.
+// may read) and records it, for the sdk server *srv serves c on. srv is a
+// pointer to the variable MCPServer assigns: the handler goes in the options
+// the server is made with, before the server exists.
 func (s *Server) subscribeHandler(srv **sdk.Server, c Caller) func(context.Context, *sdk.SubscribeRequest) error {
 	return func(ctx context.Context, req *sdk.SubscribeRequest) error {
 		if s.getArtifact == nil {
