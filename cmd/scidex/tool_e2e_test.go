@@ -21,7 +21,9 @@ import (
 func startWorker(t *testing.T, env []string, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := e2e.Command(t, append([]string{"worker"}, args...)...)
-	cmd.Env = append(cmd.Env, env...)
+	// A data dir of its own (its sandbox cache lives there): nothing of a
+	// test lands in the default /var/lib/scidex.
+	cmd.Env = append(append(cmd.Env, "SCIDEX_DATA_DIR="+e2e.DataDir(t)), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
