@@ -145,11 +145,12 @@ func (s *SSE) read(body io.ReadCloser) {
 }
 
 // Next is the next event, comments skipped; the test fails if the stream ends
-// first or nothing comes within WSTimeout.
+// first or no event comes within WSTimeout.
 func (s *SSE) Next() SSEEvent {
 	s.t.Helper()
+	deadline := time.Now().Add(WSTimeout)
 	for {
-		e, ok := s.recv()
+		e, ok := s.recv(deadline)
 		if !ok {
 			s.t.Fatal("sse: the stream ended")
 		}
@@ -162,8 +163,9 @@ func (s *SSE) Next() SSEEvent {
 // NextComment waits for the next comment line, skipping events.
 func (s *SSE) NextComment() {
 	s.t.Helper()
+	deadline := time.Now().Add(WSTimeout)
 	for {
-		e, ok := s.recv()
+		e, ok := s.recv(deadline)
 		if !ok {
 			s.t.Fatal("sse: the stream ended")
 		}
@@ -177,7 +179,7 @@ func (s *SSE) NextComment() {
 // ended.
 func (s *SSE) Any() (SSEEvent, bool) {
 	s.t.Helper()
-	return s.recv()
+	return s.recv(time.Now().Add(WSTimeout))
 }
 
 // Rest reads the events (comments skipped) until the stream ends; the test
@@ -185,8 +187,9 @@ func (s *SSE) Any() (SSEEvent, bool) {
 func (s *SSE) Rest() []SSEEvent {
 	s.t.Helper()
 	var out []SSEEvent
+	deadline := time.Now().Add(WSTimeout)
 	for {
-		e, ok := s.recv()
+		e, ok := s.recv(deadline)
 		if !ok {
 			return out
 		}
@@ -196,13 +199,15 @@ func (s *SSE) Rest() []SSEEvent {
 	}
 }
 
-func (s *SSE) recv() (SSEEvent, bool) {
+// recv is the next message; the test fails if none came by deadline (a
+// stream of keepalives alone does not go on forever).
+func (s *SSE) recv(deadline time.Time) (SSEEvent, bool) {
 	s.t.Helper()
 	select {
 	case e, ok := <-s.events:
 		return e, ok
-	case <-time.After(WSTimeout):
-		s.t.Fatal("sse: nothing within the timeout")
+	case <-time.After(time.Until(deadline)):
+		s.t.Fatal("sse: not within the timeout")
 		return SSEEvent{}, false
 	}
 }

@@ -145,20 +145,27 @@ func TestSSEQueriesAndMutations(t *testing.T) {
 	before := env.Count(t, "artifacts")
 	st, resp := apitest.StartSSE(t, env.SSERequest(t, http.MethodGet, ada,
 		`mutation { createArtifact(input: {type: "hypothesis", title: "over GET", content: {}}) { __typename } }`, nil))
-	if st != nil || resp.Status != http.StatusMethodNotAllowed || len(resp.Errors) != 1 || env.Count(t, "artifacts") != before {
-		t.Errorf("GET mutation: stream %v, %d %s", st != nil, resp.Status, resp.Raw)
+	if st != nil {
+		t.Fatalf("GET mutation: a stream opened: %+v", st.Rest())
+	}
+	if resp.Status != http.StatusMethodNotAllowed || len(resp.Errors) != 1 || env.Count(t, "artifacts") != before {
+		t.Errorf("GET mutation: %d %s", resp.Status, resp.Raw)
 	}
 	// A body that is not a GraphQL request: the 400 a POST gets.
 	req := env.SSERequest(t, http.MethodPost, ada, "", nil)
 	req.Body, req.ContentLength = http.NoBody, 0
-	if st, resp := apitest.StartSSE(t, req); st != nil || resp.Status != http.StatusBadRequest || len(resp.Errors) != 1 {
-		t.Errorf("empty body: stream %v, %d %s", st != nil, resp.Status, resp.Raw)
+	if st, resp := apitest.StartSSE(t, req); st != nil {
+		t.Errorf("empty body: a stream opened: %+v", st.Rest())
+	} else if resp.Status != http.StatusBadRequest || len(resp.Errors) != 1 {
+		t.Errorf("empty body: %d %s", resp.Status, resp.Raw)
 	}
 	// A client that lists JSON first gets JSON.
 	req = env.SSERequest(t, http.MethodPost, ada, q, map[string]any{"r": h.Ref})
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	if st, resp := apitest.StartSSE(t, req); st != nil || resp.Status != http.StatusOK || !strings.Contains(string(resp.Data), "read over SSE") {
-		t.Errorf("Accept: application/json first: stream %v, %d %s", st != nil, resp.Status, resp.Raw)
+	if st, resp := apitest.StartSSE(t, req); st != nil {
+		t.Errorf("Accept: application/json first: a stream opened: %+v", st.Rest())
+	} else if resp.Status != http.StatusOK || !strings.Contains(string(resp.Data), "read over SSE") {
+		t.Errorf("Accept: application/json first: %d %s", resp.Status, resp.Raw)
 	}
 }
 
