@@ -20,7 +20,7 @@ type Resolver struct {
 	Consumers *event.Consumers
 	// Dispatch runs tools (invokeTool, registerTool, cancelToolCall).
 	Dispatch *dispatch.Dispatcher
-	// CloseConn ends a subscriber's websocket with a code and reason (set by the
-	// server; nil outside websockets).
+	// CloseConn ends a subscriber's websocket with a code and reason, or its
+	// SSE stream with the reason (set by the server; nil outside it).
 	CloseConn func(ctx context.Context, code int, reason string) bool
 }

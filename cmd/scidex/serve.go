@@ -35,6 +35,7 @@ func serve(ctx context.Context, args []string) error {
 	pprofAddr := f.str("pprof-addr", "SCIDEX_PPROF_ADDR", "", "serve net/http/pprof on this address, for profiling; off when empty", hostPort)
 	origins := f.str("allowed-origins", "SCIDEX_ALLOWED_ORIGINS", "", "comma-separated browser origins besides this server's own that may open a websocket")
 	maxSubs := f.integer("max-subscriptions", "SCIDEX_MAX_SUBSCRIPTIONS", server.DefaultMaxSubscriptions, "operations active at once on one websocket", atLeast(1))
+	maxStreams := f.integer("max-event-streams", "SCIDEX_MAX_EVENT_STREAMS", server.DefaultMaxEventStreams, "subscriptions one actor holds open over SSE at once", atLeast(1))
 	listenURL := f.str("listen-url", "SCIDEX_LISTEN_URL", "", "direct database connection for LISTEN (the event hub's and the job queue's) when DATABASE_URL goes through a transaction pooler", connString)
 	tf := addToolFlags(f)
 	mf := addMCPFlags(f)
@@ -83,7 +84,7 @@ func serve(ctx context.Context, args []string) error {
 		Server: server.Opts{
 			Verifier: verifier, AnonymousRead: *anonRead, Introspection: *introspection,
 			MaxBodyBytes: int64(*maxBody), MaxResponseBytes: int64(*maxResponse), MaxDepth: *maxDepth, MaxComplexity: *maxComplexity,
-			AllowedOrigins: splitList(*origins), MaxSubscriptions: *maxSubs,
+			AllowedOrigins: splitList(*origins), MaxSubscriptions: *maxSubs, MaxEventStreams: *maxStreams,
 			MCP: mf.options(), NoMCP: !*serveMCP,
 		},
 	})

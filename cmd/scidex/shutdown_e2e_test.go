@@ -23,7 +23,8 @@ import (
 
 // SIGTERM with subscriptions open and a write in flight, on the embedded
 // default (internal/app documents the order): the write completes and is
-// answered, the websocket gets a close frame (1001), an MCP resource
+// answered, the websocket gets a close frame (1001), an SSE stream its last
+// event (the server is shutting down) and its end, an MCP resource
 // subscription's listen stream (a request that would otherwise never end)
 // is closed so the requests drain, the background work stops before the pool
 // closes, and the embedded cluster stops last.
@@ -48,6 +49,11 @@ func TestShutdownDrainsInOrder(t *testing.T) {
 	}
 	ws.Subscribe("s", `subscription($r: Ref!) { artifactEvents(ref: $r) { type } }`, map[string]any{"r": id})
 	listenMCP(t, p.URL, tok, "scidex://"+strings.Replace(id, ":", "/", 1))
+	stream, resp := apitest.StartSSE(t, apitest.SSERequestURL(t, p.URL, http.MethodPost, tok,
+		`subscription($r: Ref!) { artifactEvents(ref: $r) { type } }`, map[string]any{"r": id}))
+	if stream == nil {
+		t.Fatalf("no SSE stream (%d): %s", resp.Status, resp.Raw)
+	}
 
 	// Hold the artifact's row, so the update below is in flight (waiting on the
 	// lock) when SIGTERM arrives.
@@ -99,6 +105,11 @@ func TestShutdownDrainsInOrder(t *testing.T) {
 	if code, reason := ws.WaitClosed(); code != 1001 || !strings.Contains(reason, "shutting down") {
 		t.Errorf("websocket closed with %d %q, want 1001", code, reason)
 	}
+	// So is the SSE stream: a last next with the reason, then complete.
+	if rest := stream.Rest(); len(rest) != 2 || rest[1].Event != "complete" ||
+		!strings.Contains(string(rest[0].Data), `"reason":"SHUTTING_DOWN"`) {
+		t.Errorf("the SSE stream ended with %+v", rest)
+	}
 	select {
 	case a := <-answered:
 		t.Fatalf("the write was answered before its lock was released: %d %s %v", a.status, a.body, a.err)
@@ -120,7 +131,7 @@ func TestShutdownDrainsInOrder(t *testing.T) {
 	}
 	log := p.Log()
 	at := -1
-	for _, line := range []string{"shutting down", "websockets closed", "requests drained", "background work stopped",
+	for _, line := range []string{"shutting down", "websockets closed", "event streams closed", "requests drained", "background work stopped",
 		"database pool closed", "embedded PostgreSQL stopped"} {
 		i := strings.Index(log, line)
 		if i < 0 || i < at {

@@ -91,7 +91,7 @@ func New(t testing.TB, opts ...Opts) *Env {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(a.Handler)
-	// Cleanups run last-registered first: the HTTP server, then the websockets
+	// Cleanups run last-registered first: the SSE streams, the HTTP server, then the websockets
 	// it hijacked, then the background work, and the pool (dbtest's) after.
 	t.Cleanup(func() {
 		if err := a.Stop(); err != nil {
@@ -104,6 +104,12 @@ func New(t testing.TB, opts ...Opts) *Env {
 		_, _ = a.Handler.CloseWebsockets(ctx)
 	})
 	t.Cleanup(srv.Close)
+	// httptest's Close waits for every request: end the SSE streams first.
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_, _ = a.Handler.CloseEventStreams(ctx)
+	})
 	return &Env{Pool: pool, Store: a.Store, Hub: a.Hub, Server: srv, Log: logBuf, App: a}
 }
 

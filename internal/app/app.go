@@ -14,7 +14,8 @@
 //  2. requests in flight finish (a write in flight commits and is answered),
 //     within the shutdown timeout;
 //  3. every websocket gets a close frame, 1001 "going away" (its client
-//     reconnects and resumes from its cursor), and is closed;
+//     reconnects and resumes from its cursor), and is closed; every SSE
+//     stream gets a last event saying so, and ends;
 //  4. the background goroutines stop: the hub ends its subscriptions and its
 //     LISTEN connection, the sweeps return;
 //  5. the caller closes the pool, then stops the embedded cluster (cmd/scidex).
@@ -60,6 +61,9 @@ type Config struct {
 	// SweepEvery is how often expired idempotency keys and consumers are
 	// deleted. Default one hour.
 	SweepEvery time.Duration
+	// HubBuffer is each live subscriber's queue length (event.HubOpts.Buffer):
+	// a subscriber that falls this far behind is dropped. Default 256.
+	HubBuffer int
 	// HubTimeout bounds how long Start waits for the hub to listen. Default 30s.
 	HubTimeout time.Duration
 	// Tools configures the tool dispatcher: its runtimes (registered by the
@@ -150,7 +154,7 @@ func New(cfg Config) (*App, error) {
 	if bind != nil {
 		bind.Bind(disp)
 	}
-	hub := event.NewHub(event.HubOpts{Pool: cfg.Pool, Listen: cfg.Listen, Logger: cfg.Logger})
+	hub := event.NewHub(event.HubOpts{Pool: cfg.Pool, Listen: cfg.Listen, Logger: cfg.Logger, Buffer: cfg.HubBuffer})
 	consumers := event.NewConsumers(cfg.Pool)
 	o := cfg.Server
 	o.Store, o.Hub, o.Consumers, o.Logger, o.Dispatch = st, hub, consumers, cfg.Logger, disp
@@ -278,6 +282,8 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, wait time.Duration) er
 		}
 		n, err := a.Handler.CloseWebsockets(sctx)
 		a.log.Info("websockets closed", "count", n, "err", err)
+		n, err = a.Handler.CloseEventStreams(sctx)
+		a.log.Info("event streams closed", "count", n, "err", err)
 	})
 	shutdownErr := srv.Shutdown(sctx)
 	if serveErr == nil {

@@ -39,23 +39,12 @@ func (get) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor
 		writeResponse(w, status, exec.DispatchError(ctx, gqlerror.List{gqlerror.Errorf(format, args...)}))
 	}
 
-	query, err := url.ParseQuery(r.URL.RawQuery)
-	if err != nil {
-		refuse(http.StatusBadRequest, "the query string does not parse: %v", err)
+	params, perr := queryParams(r)
+	if perr != nil {
+		writeResponse(w, http.StatusBadRequest, exec.DispatchError(ctx, gqlerror.List{perr}))
 		return
 	}
-	params := graphql.RawParams{Query: query.Get("query"), OperationName: query.Get("operationName"), Headers: r.Header}
-	for _, p := range []struct {
-		name string
-		dst  *map[string]any
-	}{{"variables", &params.Variables}, {"extensions", &params.Extensions}} {
-		if v := query.Get(p.name); v != "" {
-			if err := decodeOne(strings.NewReader(v), p.dst); err != nil {
-				refuse(http.StatusBadRequest, "the %s parameter is not one JSON object: %v", p.name, err)
-				return
-			}
-		}
-	}
+	params.Headers = r.Header
 	if params.Query == "" && params.Extensions["persistedQuery"] == nil {
 		refuse(http.StatusBadRequest, "the request has no query")
 		return
@@ -74,6 +63,27 @@ func (get) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor
 	}
 	responses, ctx := exec.DispatchOperation(ctx, oc)
 	writeResponse(w, http.StatusOK, responses(ctx))
+}
+
+// queryParams reads a GraphQL request from a GET's query string; the
+// variables and extensions parameters must each be one JSON object.
+func queryParams(r *http.Request) (graphql.RawParams, *gqlerror.Error) {
+	query, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return graphql.RawParams{}, gqlerror.Errorf("the query string does not parse: %v", err)
+	}
+	params := graphql.RawParams{Query: query.Get("query"), OperationName: query.Get("operationName")}
+	for _, p := range []struct {
+		name string
+		dst  *map[string]any
+	}{{"variables", &params.Variables}, {"extensions", &params.Extensions}} {
+		if v := query.Get(p.name); v != "" {
+			if err := decodeOne(strings.NewReader(v), p.dst); err != nil {
+				return graphql.RawParams{}, gqlerror.Errorf("the %s parameter is not one JSON object: %v", p.name, err)
+			}
+		}
+	}
+	return params, nil
 }
 
 // otherRequests answers what no other transport serves, in place of gqlgen's

@@ -129,9 +129,16 @@ func responseMedia(accept string) string {
 	return mediaGraphQLResponse
 }
 
-// writeResponse writes resp as {"errors": …, "data": …, "extensions": …},
-// each entry only when present; data is copied as it is.
+// writeResponse writes resp as responseJSON does, with status.
 func writeResponse(w http.ResponseWriter, status int, resp *graphql.Response) {
+	b := responseJSON(resp)
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// responseJSON is resp as {"errors": …, "data": …, "extensions": …}, each
+// entry only when present; data is copied as it is.
+func responseJSON(resp *graphql.Response) []byte {
 	var b bytes.Buffer
 	b.Grow(len(resp.Data) + 64)
 	b.WriteByte('{')
@@ -158,8 +165,7 @@ func writeResponse(w http.ResponseWriter, status int, resp *graphql.Response) {
 		}
 	}
 	b.WriteByte('}')
-	w.WriteHeader(status)
-	_, _ = w.Write(b.Bytes())
+	return b.Bytes()
 }
 
 // operationContext parses and validates the request's document. A document

@@ -1,5 +1,5 @@
-// Package server is the HTTP face of the substrate: GraphQL over HTTP and
-// websockets on /graphql, GraphiQL, MCP streamable HTTP on /mcp (internal/mcp,
+// Package server is the HTTP face of the substrate: GraphQL over HTTP,
+// websockets and Server-Sent Events (graphql-sse) on /graphql, GraphiQL, MCP streamable HTTP on /mcp (internal/mcp,
 // which calls /graphql in process), health and readiness. It turns
 // each request into a request.Context (who, when, which request) before any
 // resolver runs, and keeps internal errors away from clients.
@@ -68,6 +68,12 @@ type Opts struct {
 	AllowedOrigins []string
 	// MaxSubscriptions caps the operations active at once on one websocket.
 	MaxSubscriptions int
+	// MaxEventStreams caps the subscriptions one actor holds open over SSE
+	// at once, across all its requests.
+	MaxEventStreams int
+	// SSEKeepAlive is how often an idle SSE stream gets a comment line.
+	// Default 12s.
+	SSEKeepAlive time.Duration
 	// Executor builds the GraphQL executor. Nil means graph.NewExecutableSchema:
 	// gqlgen's executor as cmd/gqlgen rewrote it, which marshals plain scalar
 	// fields straight from their objects, past gqlgen's field middleware.
@@ -94,13 +100,14 @@ const (
 
 // Server is the substrate's http.Handler.
 type Server struct {
-	opts   Opts
-	log    *slog.Logger
-	mux    *http.ServeMux
-	gql    *handler.Server
-	mcp    *mcp.Server
-	ws     *wsconn.Implementation
-	tokens tokenCache
+	opts    Opts
+	log     *slog.Logger
+	mux     *http.ServeMux
+	gql     *handler.Server
+	mcp     *mcp.Server
+	ws      *wsconn.Implementation
+	streams streams // the open SSE streams
+	tokens  tokenCache
 }
 
 // Check refuses options the server cannot honour: an extension that
@@ -156,7 +163,13 @@ func New(opts Opts) *Server {
 	if opts.MaxSubscriptions == 0 {
 		opts.MaxSubscriptions = DefaultMaxSubscriptions
 	}
-	s := &Server{opts: opts, log: opts.Logger, mux: http.NewServeMux()}
+	if opts.MaxEventStreams == 0 {
+		opts.MaxEventStreams = DefaultMaxEventStreams
+	}
+	if opts.SSEKeepAlive == 0 {
+		opts.SSEKeepAlive = DefaultSSEKeepAlive
+	}
+	s := &Server{opts: opts, log: opts.Logger, mux: http.NewServeMux(), streams: streams{keepAlive: opts.SSEKeepAlive}}
 	s.gql = s.graphQL()
 	s.mux.Handle("/graphql", s.withRequest(wsconn.Middleware(s.gql)))
 	graphiql.Mount(s.mux, "/graphiql", graphiql.Options{Endpoint: "/graphql"})
@@ -180,6 +193,12 @@ func New(opts Opts) *Server {
 	return s
 }
 
+// closeConn ends the subscriber's websocket, or its SSE stream, when the hub
+// dropped it.
+func closeConn(ctx context.Context, code int, reason string) bool {
+	return wsconn.CloseConn(ctx, code, reason) || endStream(ctx, reason)
+}
+
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
 
 // MCP is the MCP server behind /mcp, to serve on other transports (`scidex
@@ -187,7 +206,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.Serve
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
 func (s *Server) graphQL() *handler.Server {
-	res := &resolvers.Resolver{Store: s.opts.Store, Logger: s.log, Hub: s.opts.Hub, Consumers: s.opts.Consumers, Dispatch: s.opts.Dispatch, CloseConn: wsconn.CloseConn}
+	res := &resolvers.Resolver{Store: s.opts.Store, Logger: s.log, Hub: s.opts.Hub, Consumers: s.opts.Consumers, Dispatch: s.opts.Dispatch, CloseConn: closeConn}
 	cfg := graph.Config{Resolvers: res, Complexity: resolvers.Complexity()}
 	executor := s.opts.Executor
 	if executor == nil {
@@ -195,6 +214,7 @@ func (s *Server) graphQL() *handler.Server {
 	}
 	srv := handler.New(executor(cfg))
 	srv.AddTransport(s.websocket())
+	srv.AddTransport(sse{s}) // before get and post: it takes their requests that accept text/event-stream
 	srv.AddTransport(get{})
 	srv.AddTransport(post{})
 	srv.AddTransport(otherRequests{}) // last: it answers whatever the others do not serve
