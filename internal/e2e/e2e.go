@@ -54,6 +54,15 @@ func Binary(t testing.TB) string {
 	return binPath
 }
 
+// RemoveBinary removes what Binary built, if it built anything: a test
+// process's TestMain calls it after the tests, so that every run does not
+// leave a 50 MB binary in the temporary directory.
+func RemoveBinary() {
+	if binPath != "" {
+		_ = os.RemoveAll(filepath.Dir(binPath))
+	}
+}
+
 // DataDir returns a fresh data directory the embedded cluster's unprivileged
 // user can reach (t.TempDir is 0700, which it cannot enter when tests run as root).
 func DataDir(t testing.TB) string {
