@@ -1,13 +1,8 @@
 package main
 
 import (
-	"context"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/scidex/substrate/internal/e2e"
 )
@@ -46,24 +41,5 @@ func TestGraphQLSSE(t *testing.T) {
 	p := e2e.Start(t, e2e.Opts{DataDir: dataDir})
 	tok := e2e.Token(t, dataDir, "ada", "contributor")
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "e2e.mjs")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "SCIDEX_URL="+p.URL, "SCIDEX_TOKEN="+tok)
-	start := time.Now()
-	out, err := cmd.CombinedOutput()
-	t.Logf("node e2e.mjs (%s):\n%s", time.Since(start).Round(time.Millisecond), out)
-	if err != nil {
-		t.Fatalf("e2e.mjs: %v\nserver log:\n%s", err, p.Log())
-	}
-	for _, want := range graphqlSSEChecks {
-		found := false
-		for _, line := range strings.Split(string(out), "\n") {
-			found = found || strings.HasPrefix(line, "ok   "+want)
-		}
-		if !found {
-			t.Errorf("no passed check %q in the output", want)
-		}
-	}
+	runNodeChecks(t, node, dir, "e2e.mjs", []string{"SCIDEX_URL=" + p.URL, "SCIDEX_TOKEN=" + tok}, p.Log, graphqlSSEChecks)
 }

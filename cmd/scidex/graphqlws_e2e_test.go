@@ -71,26 +71,35 @@ func TestGraphQLWSConformance(t *testing.T) {
 	// close that connection with 4401 when it expires a few seconds later.
 	short := tokenWithTTL(t, dataDir, "ada", 6*time.Second)
 
+	runNodeChecks(t, node, dir, "conformance.mjs", []string{"SCIDEX_URL=" + p.URL, "SCIDEX_TOKEN=" + tok, "SCIDEX_SHORT_TOKEN=" + short}, p.Log, graphqlWSChecks)
+}
+
+// runNodeChecks runs a Node script of the e2e folder dir against the server
+// (env added to this process's environment), fails the test if it fails
+// (with the server's log), and requires each of checks to start a line of
+// its output after "ok   ": the script's report of a check that passed.
+func runNodeChecks(t *testing.T, node, dir, script string, env []string, serverLog func() string, checks []string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "conformance.mjs")
+	cmd := exec.CommandContext(ctx, node, script)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "SCIDEX_URL="+p.URL, "SCIDEX_TOKEN="+tok, "SCIDEX_SHORT_TOKEN="+short)
+	cmd.Env = append(os.Environ(), env...)
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
-	t.Logf("node conformance.mjs (%s):\n%s", time.Since(start).Round(time.Millisecond), out)
+	t.Logf("node %s (%s):\n%s", script, time.Since(start).Round(time.Millisecond), out)
 	if err != nil {
-		t.Fatalf("conformance.mjs: %v\nserver log:\n%s", err, p.Log())
+		t.Fatalf("%s: %v\nserver log:\n%s", script, err, serverLog())
 	}
-	passed := map[string]bool{}
+	var passed []string
 	for _, line := range strings.Split(string(out), "\n") {
 		if name, ok := strings.CutPrefix(line, "ok   "); ok {
-			passed[name] = true
+			passed = append(passed, name)
 		}
 	}
-	for _, want := range graphqlWSChecks {
+	for _, want := range checks {
 		found := false
-		for name := range passed {
+		for _, name := range passed {
 			found = found || strings.HasPrefix(name, want)
 		}
 		if !found {

@@ -1,11 +1,7 @@
 package main
 
 import (
-	"context"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -26,27 +22,14 @@ func TestMCPWithTheNPMClient(t *testing.T) {
 	}
 	n := startForNode(t, "../../e2e/mcp", "mcp-npm-secret-0123456789abcdef-0123456789")
 	node, dir, srv, db, secret, tok := n.node, n.dir, n.srv, n.db, n.secret, n.token
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "client.mjs")
-	cmd.Dir = dir
 	// The stdio server (client.mjs starts it with this environment) gets its
 	// own data dir: nothing of a test lands in the default /var/lib/scidex.
-	cmd.Env = append(os.Environ(), "SCIDEX_URL="+srv.URL, "SCIDEX_TOKEN="+tok, "SCIDEX_BIN="+e2e.Binary(t),
-		"DATABASE_URL="+db, "SCIDEX_JWT_SECRET="+secret, "SCIDEX_DATA_DIR="+e2e.DataDir(t))
-	out, err := cmd.CombinedOutput()
-	t.Logf("node client.mjs:\n%s", out)
-	if err != nil {
-		t.Fatalf("client.mjs: %v\nserver log:\n%s", err, srv.Log())
-	}
-	for _, want := range []string{"ok   http lists", "ok   http create and get", "ok   http version conflict",
-		"ok   http reads the artifact as a resource", "ok   http events", "ok   http refuses resources/subscribe",
-		"ok   stdio lists", "ok   stdio create and get", "ok   stdio version conflict",
-		"ok   stdio reads the artifact as a resource", "ok   stdio events", "ok   stdio subscription: told of another client's edit", "ok   done"} {
-		if !strings.Contains(string(out), want) {
-			t.Errorf("no %q in the client's output", want)
-		}
-	}
+	env := []string{"SCIDEX_URL=" + srv.URL, "SCIDEX_TOKEN=" + tok, "SCIDEX_BIN=" + e2e.Binary(t),
+		"DATABASE_URL=" + db, "SCIDEX_JWT_SECRET=" + secret, "SCIDEX_DATA_DIR=" + e2e.DataDir(t)}
+	runNodeChecks(t, node, dir, "client.mjs", env, srv.Log, []string{"http lists", "http create and get", "http version conflict",
+		"http reads the artifact as a resource", "http events", "http refuses resources/subscribe",
+		"stdio lists", "stdio create and get", "stdio version conflict",
+		"stdio reads the artifact as a resource", "stdio events", "stdio subscription: told of another client's edit", "done"})
 }
 
 // nodeRun is what a test driving an npm client against the real binary
