@@ -278,8 +278,15 @@ func TestResourceSubscriptionOnASession(t *testing.T) {
 // older revision's resources/subscribe answered on the session.
 func sessionFor(t *testing.T, e *apitest.Env, token string, opts *sdk.ClientOptions) *sdk.ClientSession {
 	t.Helper()
+	return sessionAs(t, e, mcp.Caller{Authorization: "Bearer " + token}, opts)
+}
+
+// sessionAs is sessionFor for any caller (a writer sees the mutation and
+// substrate tools).
+func sessionAs(t *testing.T, e *apitest.Env, c mcp.Caller, opts *sdk.ClientOptions) *sdk.ClientSession {
+	t.Helper()
 	st, ct := sdk.NewInMemoryTransports()
-	srv := e.App.Handler.MCP().MCPServer(mcp.Caller{Authorization: "Bearer " + token})
+	srv := e.App.Handler.MCP().MCPServer(c)
 	ss, err := srv.Connect(t.Context(), st, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -34,7 +34,14 @@ type CatalogTool struct {
 type catalog struct {
 	mu      sync.Mutex
 	current map[string]CatalogTool // by MCP name
-	targets []*sdk.Server
+	targets []catalogTarget
+}
+
+// catalogTarget is a writer MCP server and the caller it serves: a tool
+// added to it later runs for that caller (on stdio, with its token).
+type catalogTarget struct {
+	srv *sdk.Server
+	c   Caller
 }
 
 // addTarget registers a writer MCP server: it gets the current catalog now
@@ -42,7 +49,7 @@ type catalog struct {
 func (s *Server) addTarget(srv *sdk.Server, c Caller) {
 	s.cat.mu.Lock()
 	defer s.cat.mu.Unlock()
-	s.cat.targets = append(s.cat.targets, srv)
+	s.cat.targets = append(s.cat.targets, catalogTarget{srv, c})
 	for _, ct := range s.cat.current {
 		srv.AddTool(s.substrateTool(ct), s.invokeHandler(ct, c))
 	}
@@ -68,15 +75,15 @@ func (s *Server) SyncCatalog(tools []CatalogTool) {
 		}
 	}
 	sort.Strings(gone)
-	for _, srv := range s.cat.targets {
+	for _, tg := range s.cat.targets {
 		if len(gone) > 0 {
-			srv.RemoveTools(gone...)
+			tg.srv.RemoveTools(gone...)
 		}
 		for name, t := range want {
 			if old, ok := s.cat.current[name]; ok && old.ContentHash == t.ContentHash {
 				continue
 			}
-			srv.AddTool(s.substrateTool(t), s.invokeHandler(t, Caller{Writer: true}))
+			tg.srv.AddTool(s.substrateTool(t), s.invokeHandler(t, tg.c))
 		}
 	}
 	s.cat.current = want

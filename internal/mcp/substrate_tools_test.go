@@ -127,3 +127,30 @@ func TestSubstrateToolsAreMCPTools(t *testing.T) {
 		}
 	}
 }
+
+// On a session that carries its caller's token (stdio), a substrate tool
+// listed after the session began runs as that caller: the catalog's later
+// additions keep the session's credentials.
+func TestSubstrateToolAddedLaterRunsAsTheSessionsCaller(t *testing.T) {
+	e := env(t, mcp.Options{})
+	admin := apitest.Token(t, "ada", auth.PermAdmin)
+	changed := make(chan struct{}, 64)
+	cs := sessionAs(t, e, mcp.Caller{Authorization: "Bearer " + apitest.Contributor(t, "alice"), Writer: true},
+		&sdk.ClientOptions{ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { changed <- struct{}{} }})
+	b, err := os.ReadFile("../../tools/checksum/tool.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var manifest map[string]any
+	_ = json.Unmarshal(b, &manifest)
+	var reg struct{ RegisterTool struct{ ContentHash string } }
+	e.OK(t, admin, `mutation($m: JSON!) { registerTool(input: {manifest: $m}) { ... on WriteSuccess { contentHash } } }`, map[string]any{"m": manifest}, &reg)
+	e.OK(t, admin, `mutation($h: String!) { updateArtifact(input: {ref: "tool:checksum.sha256", baseContentHash: $h, lifecycleState: "active"}) { __typename } }`,
+		map[string]any{"h": reg.RegisterTool.ContentHash}, nil)
+	listed(t, cs, changed, func(m map[string]*sdk.Tool) bool { return m["tool.checksum.sha256"] != nil })
+	res := call(t, cs, "tool.checksum.sha256", map[string]any{"text": "abc"})
+	out, _ := json.Marshal(res.StructuredContent)
+	if res.IsError || !strings.Contains(string(out), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad") {
+		t.Fatalf("the substrate tool added after the session began: %s %s", text(res), out)
+	}
+}
