@@ -111,8 +111,14 @@ func (d *Dispatcher) Load(ctx context.Context, name, version string) (*store.Art
 }
 
 // known is what a call's record may name without the store checking it
-// again: the tool version this request read (store.ServerOpts.Known).
-func (t *tool) known() []*store.Artifact { return []*store.Artifact{t.art} }
+// again: the tool version this request read (store.ServerOpts.Known); none
+// for a tool that could not be loaded.
+func (t *tool) known() []*store.Artifact {
+	if t.art == nil {
+		return nil
+	}
+	return []*store.Artifact{t.art}
+}
 
 func (d *Dispatcher) load(ctx context.Context, name, version string) (*tool, error) {
 	if !nameRE.MatchString(name) {

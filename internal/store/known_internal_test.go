@@ -28,7 +28,9 @@ func TestKnownRefs(t *testing.T) {
 	if !out["tool:pk.nca"] || !out["tool:pk.nca@"+tool.ContentHash] || out["tool:pk.nca@"+other] || out["hypothesis:h1"] {
 		t.Fatalf("known: %v", out)
 	}
-	if n := len((&Checker{w: &writer{}}).known(refs, map[string]bool{})); n != len(refs) {
-		t.Fatalf("with nothing known, %d of %d refs are left to check", n, len(refs))
+	for _, none := range [][]*Artifact{nil, {nil}} {
+		if n := len((&Checker{w: &writer{op: writeOp{Known: none}}}).known(refs, map[string]bool{})); n != len(refs) {
+			t.Fatalf("with nothing known (%v), %d of %d refs are left to check", none, n, len(refs))
+		}
 	}
 }

@@ -98,7 +98,7 @@ func (c *Checker) known(refs []ref.Ref, out map[string]bool) []ref.Ref {
 	for _, r := range refs {
 		found := false
 		for _, a := range c.w.op.Known {
-			if a.Type == r.Type && a.ID == r.ID && (!r.IsPinned() || r.Hash == a.ContentHash) {
+			if a != nil && a.Type == r.Type && a.ID == r.ID && (!r.IsPinned() || r.Hash == a.ContentHash) {
 				found = true
 				break
 			}
