@@ -75,10 +75,14 @@ func (r *reporter) flushPending() {
 func (r *reporter) Close() {
 	r.mu.Lock()
 	r.closed = true
-	var p *runtimes.Progress
-	if r.timer != nil && r.timer.Stop() {
-		p, r.pending = r.pending, nil
+	// Take the pending report whether or not the timer already fired: a
+	// flush that fired but has not taken the lock yet then finds nothing, and
+	// one that took it first has counted its send, which Wait waits for.
+	if r.timer != nil {
+		r.timer.Stop()
 	}
+	p := r.pending
+	r.pending = nil
 	r.mu.Unlock()
 	if p != nil {
 		r.send(*p)
