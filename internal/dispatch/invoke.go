@@ -208,7 +208,7 @@ func (d *Dispatcher) finish(ctx context.Context, t *tool, call *store.Artifact, 
 		return nil, fmt.Errorf("finish tool call %s: %w", call.ID, err)
 	}
 	d.afterFinish(ctx, t, rec)
-	if d.opts.OnFinish != nil && rec.Async {
+	if d.opts.OnFinish != nil && rec.Async && ev != EventWaiting { // waiting for an agent is not finished
 		d.opts.OnFinish(ctx, d, res.Artifact)
 	}
 	return res.Artifact, nil
