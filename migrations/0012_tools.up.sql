@@ -17,6 +17,7 @@ CREATE TABLE tool_result_cache (
     tool_ref    text NOT NULL,
     inputs_hash text NOT NULL,
     result      jsonb NOT NULL,
+    call_ref    text NOT NULL,
     created_at  timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (tool_ref, inputs_hash)
 );
