@@ -25,9 +25,6 @@ type conformanceArgs struct {
 	MaxViolations int               `json:"max_violations,omitempty"`
 }
 
-// conformanceViolationsCap keeps a report within what a tool_call holds.
-const conformanceViolationsCap = 1000
-
 // conformance is data.check_conformance, a long-running skill: its declared
 // wall time puts every call on the job queue, and it reports progress.
 func conformance(deps Deps) Skill {
@@ -44,16 +41,20 @@ func conformance(deps Deps) Skill {
 			return []runtimes.Problem{problemOf("csv", "source_conflict", "give a dataset ref or csv, not both")}
 		case a.File != "" && a.Dataset == "":
 			return []runtimes.Problem{problemOf("file", "requires_dataset", "file names one of a dataset's files: give the dataset ref too")}
-		case a.MaxViolations > conformanceViolationsCap:
-			return []runtimes.Problem{problemOf("max_violations", "out_of_range", fmt.Sprintf("at most %d violations are listed (all are counted)", conformanceViolationsCap))}
+		case a.MaxViolations > data.DefaultMaxViolations:
+			// data's default is the skill's cap too: it keeps a report within
+			// what a tool_call holds (data itself allows up to MaxMaxViolations).
+			return []runtimes.Problem{problemOf("max_violations", data.CodeOutOfRange, fmt.Sprintf("at most %d violations are listed (all are counted)", data.DefaultMaxViolations))}
 		}
 		if a.Dataset != "" {
 			if r, err := ref.Parse(a.Dataset); err != nil || r.Type != "dataset" {
 				return []runtimes.Problem{problemOf("dataset", "ref", "a dataset ref is dataset:<id>")}
 			}
 		}
-		// The spec alone: an empty table checks it without reading anything.
-		_, err := data.CheckConformance(context.Background(), data.Input{CSV: "x\n", Spec: a.Spec, MaxViolations: 1}, nil)
+		// The spec and options alone (the caller's max_violations, 0 for
+		// data's default, and declared units): an empty table checks them
+		// with data's own validation without reading anything.
+		_, err := data.CheckConformance(context.Background(), data.Input{CSV: "x\n", Spec: a.Spec, DeclaredUnits: a.DeclaredUnits, MaxViolations: a.MaxViolations}, nil)
 		return refusalProblems(err, nil)
 	}
 	run := func(ctx context.Context, args json.RawMessage, progress func(runtimes.Progress)) (json.RawMessage, error) {
@@ -61,10 +62,8 @@ func conformance(deps Deps) Skill {
 		if err := json.Unmarshal(args, &a); err != nil {
 			return nil, refused(err)
 		}
+		// MaxViolations 0 is data's default, the skill's cap.
 		in := data.Input{CSV: a.CSV, Spec: a.Spec, DeclaredUnits: a.DeclaredUnits, MaxViolations: a.MaxViolations}
-		if in.MaxViolations == 0 {
-			in.MaxViolations = conformanceViolationsCap
-		}
 		source := "inline csv"
 		verify := func() error { return nil }
 		if a.Dataset != "" {

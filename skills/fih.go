@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"strings"
 
 	"github.com/scidex/substrate/runtimes"
 	"github.com/scidex/substrate/skills/tox"
@@ -72,6 +73,21 @@ func unitProblems(ps units.Problems) []runtimes.Problem {
 	return out
 }
 
+// fihPath maps a procedure's problem path to the caller's field: the
+// procedure names the weights in its canonical unit (human_weight_kg,
+// studies[i].body_weight_kg), the caller gives quantities (human_weight,
+// studies[i].body_weight).
+func fihPath(p string) string {
+	p = trimInputs(p)
+	if p == "human_weight_kg" {
+		return "human_weight"
+	}
+	if strings.HasPrefix(p, "studies[") && strings.HasSuffix(p, "].body_weight_kg") {
+		return strings.TrimSuffix(p, "_kg")
+	}
+	return p
+}
+
 // fih is tox.fih_dose_projection: the maximum recommended starting dose
 // from animal NOAELs per FDA 2005.
 func fih() Skill {
@@ -82,7 +98,7 @@ func fih() Skill {
 			return ps
 		}
 		_, err := tox.Project(in)
-		return refusalProblems(err, nil)
+		return refusalProblems(err, fihPath)
 	}
 	run := func(_ context.Context, args json.RawMessage, _ func(runtimes.Progress)) (json.RawMessage, error) {
 		in, ps := fihInput(args)
