@@ -153,6 +153,22 @@ type streams struct {
 	empty     chan struct{} // closed once closing and no stream is left
 }
 
+// canFlush reports whether w, or a writer it wraps (Unwrap, as
+// http.ResponseController follows), can flush.
+func canFlush(w http.ResponseWriter) bool {
+	for w != nil {
+		if _, ok := w.(http.Flusher); ok {
+			return true
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return false
+		}
+		w = u.Unwrap()
+	}
+	return false
+}
+
 var errNoFlush = errors.New("this connection cannot stream (its ResponseWriter does not flush)")
 
 // open starts the event stream: the headers and a first comment, which
@@ -163,14 +179,15 @@ func (t *streams) open(w http.ResponseWriter, rc *request.Context, cancel contex
 	if rc != nil {
 		st.rid = rc.RequestID
 	}
+	if !canFlush(w) { // said before the headers, so the refusal is a real 500
+		return nil, errNoFlush
+	}
 	h := w.Header()
 	h.Set("Content-Type", mediaEventStream+"; charset=utf-8")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no") // nginx: pass each event on at once
 	w.WriteHeader(http.StatusOK)
-	if err := st.rc.Flush(); errors.Is(err, http.ErrNotSupported) {
-		return nil, errNoFlush
-	}
+	_ = st.rc.Flush()
 	st.ping = time.AfterFunc(st.interval, st.keepAlive)
 	st.untrack = func() { t.remove(st) }
 	st.write(func() error { _, err := w.Write([]byte(":\n\n")); return err })
