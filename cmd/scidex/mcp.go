@@ -46,7 +46,7 @@ func mcpCmd(ctx context.Context, args []string) error {
 	publicKeys := f.str("jwt-public-keys", "SCIDEX_JWT_PUBLIC_KEYS", "", "comma-separated PEM files of RS256/EdDSA public keys")
 	jwksURL := f.str("jwks-url", "SCIDEX_JWKS_URL", "", "JWKS URL for RS256/EdDSA keys")
 	mf := addMCPFlags(f)
-	tf := addToolFlags(f)
+	tf := addToolFlags(f, 0)
 	if err := f.Parse(args); err != nil {
 		return err
 	}

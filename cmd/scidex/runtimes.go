@@ -38,7 +38,10 @@ type toolFlags struct {
 	datasetDir  *string
 }
 
-func addToolFlags(f flags) toolFlags {
+// addToolFlags adds the tool flags; workers is --tool-workers' default (0 for
+// `scidex mcp`: an agent's stdio subprocess does not join the shared queue
+// unless asked to).
+func addToolFlags(f flags, workers int) toolFlags {
 	return toolFlags{
 		secretsFile: f.str("secrets-file", "SCIDEX_SECRETS_FILE", "",
 			"file of tool secrets (NAME=value lines or a JSON object; mode 0600) that http_post tools name by secret_ref; SCIDEX_SECRET_<NAME> variables count too"),
@@ -54,7 +57,7 @@ func addToolFlags(f flags) toolFlags {
 		rateLimits: f.str("tool-rate-limits", "SCIDEX_TOOL_RATE_LIMITS", "",
 			`per-actor, per-tool rate limits of invokeTool, JSON: {"<tool name or *>": {"rate": <calls per second>, "burst": <calls>}}`),
 		cache:   f.boolean("tool-cache", "SCIDEX_TOOL_CACHE", false, "answer deterministic tools from the result cache of earlier identical calls"),
-		workers: f.integer("tool-workers", "SCIDEX_TOOL_WORKERS", 4, "queued tool calls this process works at once; 0 leaves them to `scidex worker`", atLeast(0)),
+		workers: f.integer("tool-workers", "SCIDEX_TOOL_WORKERS", workers, "queued tool calls this process works at once; 0 leaves them to `scidex worker`", atLeast(0)),
 		datasetDir: f.str("dataset-dir", "SCIDEX_DATASET_DIR", "",
 			"where dataset files are read (a dataset artifact's files[].path is relative to it, and each file must hash to its declared sha256); default <data-dir>/datasets"),
 		rescueAfter: f.duration("tool-rescue-after", "SCIDEX_TOOL_RESCUE_AFTER", time.Hour,

@@ -37,7 +37,7 @@ func serve(ctx context.Context, args []string) error {
 	maxSubs := f.integer("max-subscriptions", "SCIDEX_MAX_SUBSCRIPTIONS", server.DefaultMaxSubscriptions, "operations active at once on one websocket", atLeast(1))
 	maxStreams := f.integer("max-event-streams", "SCIDEX_MAX_EVENT_STREAMS", server.DefaultMaxEventStreams, "subscriptions one actor holds open over SSE at once", atLeast(1))
 	listenURL := f.str("listen-url", "SCIDEX_LISTEN_URL", "", "direct database connection for LISTEN (the event hub's and the job queue's) when DATABASE_URL goes through a transaction pooler", connString)
-	tf := addToolFlags(f)
+	tf := addToolFlags(f, 4)
 	mf := addMCPFlags(f)
 	serveMCP := f.boolean("mcp", "SCIDEX_MCP", true, "serve MCP streamable HTTP on /mcp")
 	shutdownWait := f.duration("shutdown-timeout", "SCIDEX_SHUTDOWN_TIMEOUT", 15*time.Second, "how long to drain requests on SIGTERM", atLeast(time.Duration(0)))

@@ -16,7 +16,7 @@ import (
 func workerCmd(ctx context.Context, args []string) error {
 	f := newFlags("worker")
 	c := addCommon(f)
-	tf := addToolFlags(f)
+	tf := addToolFlags(f, 4)
 	listenURL := f.str("listen-url", "SCIDEX_LISTEN_URL", "", "direct database connection for LISTEN (the event hub's and the job queue's) when DATABASE_URL goes through a transaction pooler", connString)
 	if err := f.Parse(args); err != nil {
 		return err
