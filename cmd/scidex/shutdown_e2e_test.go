@@ -154,7 +154,10 @@ func listenMCP(t *testing.T, base, token, uri string) {
 	c.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
 		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 			if method == "notifications/subscriptions/acknowledged" {
-				acked <- struct{}{}
+				select { // never block the client's receive loop
+				case acked <- struct{}{}:
+				default:
+				}
 			}
 			return next(ctx, method, req)
 		}

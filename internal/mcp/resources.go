@@ -138,14 +138,12 @@ var errLegacySubscribe = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Messag
 	"run `scidex mcp` on stdio, or follow changes with the events tool"}
 
 // subscribeHandler checks a subscription (the URI is an artifact the caller
-// may read) and records it, for the sdk server *srv serves c on. srv is a
+// may read) and records it (it is installed only when there is a
+// get_artifact to read with), for the sdk server *srv serves c on. srv is a
 // pointer to the variable MCPServer assigns: the handler goes in the options
 // the server is made with, before the server exists.
 func (s *Server) subscribeHandler(srv **sdk.Server, c Caller) func(context.Context, *sdk.SubscribeRequest) error {
 	return func(ctx context.Context, req *sdk.SubscribeRequest) error {
-		if s.getArtifact == nil {
-			return &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "this server's operations have no get_artifact, so it serves no resources"}
-		}
 		r, err := parseResourceURI(req.Params.URI)
 		if err != nil {
 			return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}

@@ -103,8 +103,6 @@ func introspectionOnly(op *graphql.OperationContext) bool {
 	return true
 }
 
-// sameOrigin reports whether a browser request comes from a page of this server
-// (or from no page at all, as with curl).
 // figureNavigation is a person opening a figure's URL in the browser's
 // address bar (Sec-Fetch-Site: none): a read that changes nothing, so the
 // session cookie may come with it.
@@ -113,6 +111,8 @@ func figureNavigation(r *http.Request) bool {
 		r.Header.Get("Sec-Fetch-Site") == "none"
 }
 
+// sameOrigin reports whether a browser request comes from a page of this server
+// (or from no page at all, as with curl).
 func sameOrigin(r *http.Request) bool {
 	origin := r.Header.Get("Origin")
 	if origin == "" {
