@@ -62,7 +62,7 @@ func (r *Runtime) config(t *runtimes.Tool) (config, []runtimes.Problem) {
 		ps = append(ps, runtimes.Problem{Path: "runtime_config.tool_name", Constraint: "required",
 			Message: "an mcp_server tool names the tool to call on its server in runtime_config.tool_name"})
 	}
-	if c.TimeoutMS != nil && (*c.TimeoutMS <= 0 || time.Duration(*c.TimeoutMS)*time.Millisecond > maxTimeout) {
+	if c.TimeoutMS != nil && (*c.TimeoutMS <= 0 || *c.TimeoutMS > maxTimeout.Milliseconds()) {
 		ps = append(ps, runtimes.Problem{Path: "runtime_config.timeout_ms", Constraint: "range",
 			Message: fmt.Sprintf("timeout_ms is %d; want 1 to %d milliseconds", *c.TimeoutMS, maxTimeout.Milliseconds())})
 	}

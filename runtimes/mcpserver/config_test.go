@@ -28,6 +28,11 @@ func TestCheckRefuses(t *testing.T) {
 		{`{"server":"alpha","tool_name":"x","command":["sh"]}`, "runtime_config", `unknown field "command"`},
 		{`{"server":"alpha","tool_name":"x","timeout_ms":0}`, "runtime_config.timeout_ms", "want 1 to 86400000 milliseconds"},
 		{`{"server":"alpha","tool_name":"x","timeout_ms":-5}`, "runtime_config.timeout_ms", "timeout_ms is -5"},
+		{`{"server":"alpha","tool_name":"x","timeout_ms":86400001}`, "runtime_config.timeout_ms", "timeout_ms is 86400001"},
+		// Multiplied into a Duration these overflow: to 448 µs, and to a
+		// negative duration (no deadline at all).
+		{`{"server":"alpha","tool_name":"x","timeout_ms":18446744073710}`, "runtime_config.timeout_ms", "timeout_ms is 18446744073710"},
+		{`{"server":"alpha","tool_name":"x","timeout_ms":9223372036855}`, "runtime_config.timeout_ms", "timeout_ms is 9223372036855"},
 		{`["alpha"]`, "runtime_config", `{"server": "<configured server>"`},
 		{``, "runtime_config.server", "configured: alpha, beta"},
 	}

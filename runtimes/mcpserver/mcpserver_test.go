@@ -118,7 +118,7 @@ func TestConformanceHTTP(t *testing.T) {
 }
 
 // call runs tool name on server with args and returns the output or failure.
-func call(t *testing.T, rt runtimes.Runtime, server, name, args string) (json.RawMessage, *runtimes.Error) {
+func call(t testing.TB, rt runtimes.Runtime, server, name, args string) (json.RawMessage, *runtimes.Error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), patience)
 	defer cancel()
@@ -129,7 +129,7 @@ func call(t *testing.T, rt runtimes.Runtime, server, name, args string) (json.Ra
 	return res.Output, nil
 }
 
-func mustCall(t *testing.T, rt runtimes.Runtime, server, name, args string) json.RawMessage {
+func mustCall(t testing.TB, rt runtimes.Runtime, server, name, args string) json.RawMessage {
 	t.Helper()
 	out, e := call(t, rt, server, name, args)
 	if e != nil {

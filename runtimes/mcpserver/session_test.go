@@ -3,12 +3,14 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -22,24 +24,49 @@ type whoami struct {
 	Handshakes int64 `json:"handshakes"`
 }
 
-func askWho(t *testing.T, rt runtimes.Runtime, server string) whoami {
+func askWho(t testing.TB, rt runtimes.Runtime, server string) whoami {
 	t.Helper()
-	var w whoami
-	if err := json.Unmarshal(mustCall(t, rt, server, "whoami", `{}`), &w); err != nil {
+	w, err := who(t, rt, server)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return w
 }
 
-// concurrently makes n calls of whoami at once and returns their answers.
-func concurrently(t *testing.T, rt runtimes.Runtime, server string, n int) []whoami {
+// who calls whoami; unlike askWho it returns its failure, so it can run on a
+// goroutine other than the test's.
+func who(t testing.TB, rt runtimes.Runtime, server string) (whoami, error) {
+	var w whoami
+	out, e := call(t, rt, server, "whoami", `{}`)
+	if e != nil {
+		return w, fmt.Errorf("whoami on %s: %w", server, e)
+	}
+	if err := json.Unmarshal(out, &w); err != nil {
+		return w, fmt.Errorf("whoami on %s: %w", server, err)
+	}
+	return w, nil
+}
+
+// concurrently makes n calls of whoami at once and returns the answers of
+// those that succeeded. Each failed call is reported with t.Errorf once all
+// are done (t.Fatal must not be called from the calls' goroutines).
+func concurrently(t testing.TB, rt runtimes.Runtime, server string, n int) []whoami {
 	t.Helper()
-	out := make([]whoami, n)
+	answers := make([]whoami, n)
+	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
-		wg.Go(func() { out[i] = askWho(t, rt, server) })
+		wg.Go(func() { answers[i], errs[i] = who(t, rt, server) })
 	}
 	wg.Wait()
+	var out []whoami
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("concurrent call %d of %d: %v", i, n, err)
+			continue
+		}
+		out = append(out, answers[i])
+	}
 	return out
 }
 
@@ -70,6 +97,9 @@ func TestConcurrentCallsShareOneStdioSession(t *testing.T) {
 	srv, starts := stdioServer(t)
 	rt := newRuntime(t, map[string]mcpserver.Server{"test": srv})
 	got := concurrently(t, rt, "test", 16)
+	if len(got) == 0 {
+		t.FailNow() // each failed call was reported
+	}
 	for i, w := range got {
 		if w.PID != got[0].PID || w.Handshakes != 1 {
 			t.Errorf("call %d answered by pid %d after %d handshakes; want pid %d after 1", i, w.PID, w.Handshakes, got[0].PID)
@@ -288,4 +318,67 @@ func closeOnce(c chan struct{}) {
 	default:
 		close(c)
 	}
+}
+
+// concurrently runs its calls on goroutines of its own, where t.Fatal must
+// not be called (it would end only that goroutine, and leave a zero answer
+// behind): a failed call is reported with t.Errorf once they are all done,
+// and left out of the answers.
+func TestConcurrentlyReportsFailedCalls(t *testing.T) {
+	rt := &halfFailing{}
+	rec := &recordingTB{TB: t}
+	got := concurrently(rec, rt, "test", 16)
+	if rec.fatal {
+		t.Errorf("concurrently called t.Fatal or t.FailNow (from a goroutine it started)")
+	}
+	if len(rec.errors) != 8 {
+		t.Errorf("concurrently reported %d failures, want 8: %q", len(rec.errors), rec.errors)
+	}
+	if len(got) != 8 {
+		t.Errorf("concurrently returned %d answers, want the 8 of the calls that succeeded", len(got))
+	}
+	for i, w := range got {
+		if w.PID != 1 {
+			t.Errorf("answer %d is %+v, not one a call gave", i, w)
+		}
+	}
+}
+
+// halfFailing is a runtime whose every second call fails.
+type halfFailing struct{ n atomic.Int64 }
+
+func (*halfFailing) Name() string                            { return mcpserver.Name }
+func (*halfFailing) Check(*runtimes.Tool) []runtimes.Problem { return nil }
+func (h *halfFailing) Run(context.Context, *runtimes.Call) (*runtimes.Result, error) {
+	if h.n.Add(1)%2 == 0 {
+		return nil, runtimes.Errorf(runtimes.CodeToolError, false, "call failed")
+	}
+	return &runtimes.Result{Output: json.RawMessage(`{"pid":1,"handshakes":1}`)}, nil
+}
+
+// recordingTB records the failures reported to it instead of failing the
+// test; Fatal and FailNow end the calling goroutine, as testing.T's do.
+type recordingTB struct {
+	testing.TB
+	mu     sync.Mutex
+	errors []string
+	fatal  bool
+}
+
+func (r *recordingTB) Errorf(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+}
+func (r *recordingTB) Error(args ...any) { r.Errorf("%s", fmt.Sprint(args...)) }
+func (r *recordingTB) Fatalf(format string, args ...any) {
+	r.Errorf(format, args...)
+	r.FailNow()
+}
+func (r *recordingTB) Fatal(args ...any) { r.Error(args...); r.FailNow() }
+func (r *recordingTB) FailNow() {
+	r.mu.Lock()
+	r.fatal = true
+	r.mu.Unlock()
+	runtime.Goexit()
 }

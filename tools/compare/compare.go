@@ -39,39 +39,63 @@ func New(st *store.Store) func(context.Context, json.RawMessage, func(runtimes.P
 		if err != nil {
 			return nil, err
 		}
-		var ops []op
-		_ = json.Unmarshal(d.Patch, &ops)
-		byOp := map[string][]string{}
-		for _, o := range ops {
-			byOp[o.Op] = append(byOp[o.Op], o.Path)
-		}
-		var texts []string
-		for _, t := range d.Text {
-			texts = append(texts, t.Path)
-		}
-		sort.Strings(texts)
-		summary := fmt.Sprintf("%d change(s) from %s to %s: %d added, %d removed, %d replaced; text fields changed: %s.",
-			len(ops), d.From.Ref(), d.To.Ref(), len(byOp["add"]), len(byOp["remove"]), len(byOp["replace"]), orNone(texts))
-		metrics := map[string]any{"changes": len(ops), "added": len(byOp["add"]), "removed": len(byOp["remove"]),
-			"replaced": len(byOp["replace"]), "text_fields_changed": len(texts)}
-		content, _ := json.Marshal(map[string]any{
-			"question":      fmt.Sprintf("What changed from %s to %s?", d.From.Ref(), d.To.Ref()),
-			"analysis_type": "comparison", "summary": summary, "methods": "RFC 6902 JSON Patch of the contents, line diff of the text fields (the substrate's diff).",
-			"results": results(byOp, texts), "parameters": map[string]any{"patch": json.RawMessage(d.Patch)},
-			"metrics": metrics, "inputs": []string{d.From.Ref().String(), d.To.Ref().String()}, "software": []string{"tool:compare " + Version},
-		})
-		res, err := st.CreateArtifact(ctx, store.CreateParams{Type: "analysis",
-			Title: fmt.Sprintf("Changes from %s to %s", d.From.Unpinned(), d.To.Unpinned()), Content: content})
+		create, summary, metrics, err := analysis(d)
 		if err != nil {
-			return nil, fmt.Errorf("record the comparison: %w", err)
+			return nil, err
 		}
-		for _, r := range []string{d.From.Ref().String(), d.To.Ref().String()} {
-			if _, err := st.AddLink(ctx, store.LinkParams{From: res.Ref, Predicate: "derived_from", To: r}); err != nil {
-				return nil, fmt.Errorf("link the comparison to %s: %w", r, err)
+		// The analysis and its derived_from links commit together: an
+		// analysis without them would not say what it compares.
+		var res *store.WriteResult
+		err = st.InTx(ctx, func(ctx context.Context, tx *store.Tx) error {
+			var err error
+			if res, err = tx.Store().CreateArtifact(ctx, create); err != nil {
+				return fmt.Errorf("record the comparison: %w", err)
 			}
+			for _, r := range []string{d.From.Ref().String(), d.To.Ref().String()} {
+				if _, err := tx.Store().AddLink(ctx, store.LinkParams{From: res.Ref, Predicate: "derived_from", To: r}); err != nil {
+					return fmt.Errorf("link the comparison to %s: %w", r, err)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 		return json.Marshal(map[string]any{"analysis": res.Ref, "result_ref": res.Ref, "summary": summary, "metrics": metrics})
 	}
+}
+
+// analysis is what compare records of d: the analysis artifact to create,
+// with its summary and metrics, which the tool's result repeats.
+func analysis(d *store.ArtifactDiff) (store.CreateParams, string, map[string]any, error) {
+	var ops []op
+	if err := json.Unmarshal(d.Patch, &ops); err != nil {
+		return store.CreateParams{}, "", nil, fmt.Errorf("read the patch from %s to %s: %w", d.From.Ref(), d.To.Ref(), err)
+	}
+	byOp := map[string][]string{}
+	for _, o := range ops {
+		byOp[o.Op] = append(byOp[o.Op], o.Path)
+	}
+	var texts []string
+	for _, t := range d.Text {
+		texts = append(texts, t.Path)
+	}
+	sort.Strings(texts)
+	summary := fmt.Sprintf("%d change(s) from %s to %s: %d added, %d removed, %d replaced; text fields changed: %s.",
+		len(ops), d.From.Ref(), d.To.Ref(), len(byOp["add"]), len(byOp["remove"]), len(byOp["replace"]), orNone(texts))
+	metrics := map[string]any{"changes": len(ops), "added": len(byOp["add"]), "removed": len(byOp["remove"]),
+		"replaced": len(byOp["replace"]), "text_fields_changed": len(texts)}
+	content, err := json.Marshal(map[string]any{
+		"question":      fmt.Sprintf("What changed from %s to %s?", d.From.Ref(), d.To.Ref()),
+		"analysis_type": "comparison", "summary": summary, "methods": "RFC 6902 JSON Patch of the contents, line diff of the text fields (the substrate's diff).",
+		"results": results(byOp, texts), "parameters": map[string]any{"patch": json.RawMessage(d.Patch)},
+		"metrics": metrics, "inputs": []string{d.From.Ref().String(), d.To.Ref().String()}, "software": []string{"tool:compare " + Version},
+	})
+	if err != nil {
+		return store.CreateParams{}, "", nil, fmt.Errorf("encode the comparison: %w", err)
+	}
+	return store.CreateParams{Type: "analysis",
+		Title: fmt.Sprintf("Changes from %s to %s", d.From.Unpinned(), d.To.Unpinned()), Content: content}, summary, metrics, nil
 }
 
 // Version is the version of the comparison logic.
