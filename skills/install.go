@@ -53,6 +53,10 @@ func installTool(ctx context.Context, d *dispatch.Dispatcher, st *store.Store, s
 	return err
 }
 
+// installOp is the server operation skills are written through: the only one
+// that sets a skill's served_status (policy.server_fields of the skill schema).
+const installOp = "installSkills"
+
 // lifecycleOf is the skill artifact's lifecycle state for a served status.
 func lifecycleOf(served string) string {
 	if served == Designed {
@@ -100,7 +104,7 @@ func installSkill(ctx context.Context, st *store.Store, s Skill, refs map[string
 	r := ref.Ref{Type: "skill", ID: s.Name}
 	cur, err := st.Get(ctx, r)
 	if errors.Is(err, store.ErrNotFound) {
-		res, err := st.CreateArtifact(ctx, store.CreateParams{Type: "skill", ID: s.Name, Title: name, Content: content, LifecycleState: &state})
+		res, err := st.ServerCreate(ctx, installOp, store.CreateParams{Type: "skill", ID: s.Name, Title: name, Content: content, LifecycleState: &state})
 		if err != nil {
 			return err
 		}
@@ -124,13 +128,13 @@ func installSkill(ctx context.Context, st *store.Store, s Skill, refs map[string
 	if curState != state {
 		p.LifecycleState = &state
 	}
-	if _, err := st.UpdateArtifact(ctx, p); err != nil {
+	if _, err := st.ServerUpdate(ctx, installOp, p); err != nil {
 		if pr, ok := problem.As(err); ok && pr.Code == problem.LifecycleViolation {
 			// A served status cannot go back by a declared transition (an
 			// available skill whose reference was found wrong): keep the
 			// content current and leave the state to a person.
 			p.LifecycleState = nil
-			_, err = st.UpdateArtifact(ctx, p)
+			_, err = st.ServerUpdate(ctx, installOp, p)
 		}
 		return err
 	}

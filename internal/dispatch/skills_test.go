@@ -348,3 +348,32 @@ func TestEverySkillExampleRuns(t *testing.T) {
 		}
 	}
 }
+
+// A skill's served status is the server's: only the installer, following
+// the references gate, sets it. A contributor's create may only start a
+// skill designed, and an update may not change it.
+func TestServedStatusIsTheServers(t *testing.T) {
+	e := env(t, nil)
+	type write struct {
+		Typename string `json:"__typename"`
+		Problems []struct{ Path, Constraint string }
+	}
+	var c struct{ CreateArtifact write }
+	e.OK(t, alice(t), `mutation { createArtifact(input: {type: "skill", title: "mine", content: {name: "my.skill", version: "1.0.0", served_status: "available"}}) {
+	  __typename ... on ValidationFailed { problems { path constraint } } } }`, nil, &c)
+	if c.CreateArtifact.Typename != "ValidationFailed" || len(c.CreateArtifact.Problems) == 0 || c.CreateArtifact.Problems[0].Path != "content.served_status" {
+		t.Fatalf("a contributor's skill served available: %+v", c.CreateArtifact)
+	}
+	var sk struct{ Artifact struct{ ContentHash string } }
+	e.OK(t, alice(t), `{ artifact(ref: "skill:pk.nca") { contentHash } }`, nil, &sk)
+	var u struct{ UpdateArtifact write }
+	e.OK(t, alice(t), `mutation($h: String!) { updateArtifact(input: {ref: "skill:pk.nca", baseContentHash: $h, patch: [{op: "replace", path: "/served_status", value: "available"}]}) {
+	  __typename ... on ValidationFailed { problems { path constraint } } } }`, map[string]any{"h": sk.Artifact.ContentHash}, &u)
+	if u.UpdateArtifact.Typename != "ValidationFailed" || len(u.UpdateArtifact.Problems) == 0 || u.UpdateArtifact.Problems[0].Path != "content.served_status" {
+		t.Fatalf("a contributor changed pk.nca's served status: %+v", u.UpdateArtifact)
+	}
+	e.OK(t, alice(t), `mutation { createArtifact(input: {type: "skill", title: "mine", content: {name: "my.skill", version: "1.0.0", served_status: "designed"}}) { __typename } }`, nil, &c)
+	if c.CreateArtifact.Typename != "WriteSuccess" {
+		t.Fatalf("a new skill served designed: %+v", c.CreateArtifact)
+	}
+}

@@ -44,6 +44,8 @@ var operations = map[string]opKind{
 	// The tool dispatcher's operations (docs/policy.md): they write the ledgers.
 	"invokeTool": opServer, "cancelToolCall": opServer, "runSkill": opServer,
 	"claimWorkPacket": opServer, "completeWorkPacket": opServer,
+	// The skills' installer: a skill's served status follows the references gate.
+	"installSkills": opServer,
 }
 
 // Known is what this build knows of the names a schema document may use.
