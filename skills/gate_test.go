@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"github.com/scidex/substrate/skills/tox"
 	"strings"
 	"testing"
 )
@@ -66,5 +67,19 @@ func TestReferenceFilesMatch(t *testing.T) {
 	altered["theoph_dataset"] = r
 	if ps := CheckFiles(altered); len(ps) != 1 {
 		t.Fatalf("a wrong hash went unnoticed: %v", ps)
+	}
+}
+
+// The references a skill's result names are entries of the references file:
+// a reader follows references_used into skills/references.json.
+func TestToxReferencesAreInTheReferencesFile(t *testing.T) {
+	refs, err := References()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{tox.GuidanceID, tox.TableID} {
+		if _, ok := refs[id]; !ok {
+			t.Errorf("tox names reference %q, which skills/references.json does not hold", id)
+		}
 	}
 }

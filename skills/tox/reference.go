@@ -10,8 +10,8 @@ const (
 	// refusal rule changes, so a recorded call says which logic produced it.
 	LogicVersion = "1.0.0"
 
-	// GuidanceID is the suggested key of the guidance in the references file.
-	GuidanceID = "fda_2005_mrsd_guidance"
+	// GuidanceID is the guidance's id in the references file (skills/references.json).
+	GuidanceID = "fda_2005_mrsd"
 	// GuidanceDocument names the guidance.
 	GuidanceDocument = "FDA CDER Guidance for Industry: Estimating the Maximum Safe Starting Dose in Initial Clinical Trials for Therapeutics in Adult Healthy Volunteers"
 	// GuidanceVersion is the guidance's issue date, which serves as its version.
@@ -25,8 +25,8 @@ const (
 	// The Table 1 rows carry their own statuses.
 	GuidanceStatus = StatusToVerify
 
-	// TableID is the suggested key of fda2005_table1.csv in the references file.
-	TableID = "fda2005_table1"
+	// TableID is fda2005_table1.csv's id in the references file.
+	TableID = "fda_2005_table1"
 )
 
 // The fixed phrases every result carries, word for word (issue 10, §6 of
