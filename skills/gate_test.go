@@ -1,9 +1,10 @@
 package skills
 
 import (
-	"github.com/scidex/substrate/skills/tox"
 	"strings"
 	"testing"
+
+	"github.com/scidex/substrate/skills/tox"
 )
 
 // The references gate: a skill intended for preview or available that
