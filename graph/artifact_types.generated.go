@@ -14126,6 +14126,29 @@ func (ec *executionContext) fieldContext_Tool_comments(ctx context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _Tool_callsPublic(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Tool_callsPublic(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CallsPublic()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Tool_callsPublic(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Tool", field, true, false, "Boolean")
+}
+
 func (ec *executionContext) _Tool_costModel(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -19781,6 +19804,11 @@ func (ec *executionContext) _Tool(ctx context.Context, sel ast.SelectionSet, obj
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Tool_comments(ctx, field, obj)
 				})
+		case "callsPublic":
+			out.Values[i] = ec._Tool_callsPublic(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "costModel":
 			out.Values[i] = ec._Tool_costModel(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {

@@ -12,3 +12,11 @@ SELECT * FROM artifact_versions
 WHERE artifact_pk = @artifact_pk AND version < @before_version::integer
 ORDER BY version DESC
 LIMIT @lim::integer;
+
+-- name: ArtifactVersionLatestInState :one
+-- The newest version of an artifact in a lifecycle state: the version of a tool
+-- that serves while a newer one waits for review.
+SELECT * FROM artifact_versions
+WHERE artifact_pk = @artifact_pk AND lifecycle_state = @state::text
+ORDER BY version DESC
+LIMIT 1;

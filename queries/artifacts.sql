@@ -45,10 +45,10 @@ WITH k AS (
 ), a AS (
     INSERT INTO artifacts (
         type, id, version, title, content, content_hash, lifecycle_state, schema_version,
-        created_at, updated_at, created_by, updated_by, provenance, visibility
+        created_at, updated_at, created_by, updated_by, provenance, visibility, participants
     )
     SELECT @type::text, @id::text, 1, @title::text, @content::jsonb, @content_hash::text, sqlc.narg(lifecycle_state)::text, @schema_version::integer,
-        @now::timestamptz, @now::timestamptz, @actor_id::text, @actor_id::text, @provenance::jsonb, @visibility::text
+        @now::timestamptz, @now::timestamptz, @actor_id::text, @actor_id::text, @provenance::jsonb, @visibility::text, @participants::text[]
     FROM go
     ON CONFLICT ON CONSTRAINT artifacts_type_id_key DO NOTHING
     RETURNING pk
@@ -145,5 +145,23 @@ SELECT
 
 -- name: ArtifactRestampVisibility :execrows
 -- A new schema version changed its type's policy.read: every artifact of the
--- type takes the new visibility, in the registering transaction.
-UPDATE artifacts SET visibility = @visibility::text WHERE type = @type::text AND visibility <> @visibility::text;
+-- type takes the new visibility, in the registering transaction; but an artifact
+-- made private for itself (participants: a tool call, what was derived from a
+-- private input) never becomes public with its type.
+UPDATE artifacts SET visibility = @visibility::text
+WHERE type = @type::text AND visibility <> @visibility::text
+  AND (@visibility::text = 'participants' OR cardinality(participants) = 0);
+
+-- name: ArtifactMakePrivate :exec
+-- Makes an artifact participants-only with these participants (its creator
+-- reads it anyway), and narrows the events this transaction wrote about it to
+-- the same audience: an artifact derived from a private input, in the
+-- transaction that links it. Events of earlier transactions stay as they were.
+WITH a AS (
+    UPDATE artifacts SET visibility = 'participants', participants = @participants::text[]
+    WHERE pk = @pk
+    RETURNING type || ':' || id AS ref
+)
+UPDATE events e SET audience = @audience::text[]
+FROM a
+WHERE e.xid = pg_current_xact_id() AND split_part(e.ref, '@', 1) = a.ref;

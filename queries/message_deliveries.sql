@@ -27,11 +27,11 @@ ORDER BY d.message_pk DESC
 LIMIT @lim::integer;
 
 -- name: ArtifactsVisibleToParticipant :many
--- Which of many participants-only artifacts an actor may read: their creator
--- or a recipient of a delivery.
+-- Which of many participants-only artifacts an actor may read: their creator,
+-- one of their participants, or a recipient of a delivery.
 SELECT a.pk FROM artifacts a
 WHERE a.pk = ANY (@pks::bigint[])
-  AND (a.created_by = @actor_id OR EXISTS (
+  AND (a.created_by = @actor_id OR @actor_id = ANY (a.participants) OR EXISTS (
         SELECT 1 FROM message_deliveries d WHERE d.message_pk = a.pk AND d.recipient = @actor_id));
 
 -- name: MailboxCount :one

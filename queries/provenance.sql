@@ -55,7 +55,7 @@ WHERE p.predicate = 'produced_by_actor' AND p.target = @actor_target::text
   AND (cardinality(@via_targets::text[]) = 0 OR EXISTS (
         SELECT 1 FROM provenance_edges v
         WHERE v.source_pk = p.source_pk AND v.predicate IN ('produced_by_tool', 'produced_by_skill') AND v.target = ANY (@via_targets::text[])))
-  AND (@admin::boolean OR a.visibility = 'public' OR a.created_by = @viewer::text
+  AND (@admin::boolean OR a.visibility = 'public' OR a.created_by = @viewer::text OR @viewer::text = ANY (a.participants)
        OR EXISTS (SELECT 1 FROM message_deliveries md WHERE md.message_pk = a.pk AND md.recipient = @viewer::text))
 ORDER BY p.pk DESC
 LIMIT @lim::integer;

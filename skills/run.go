@@ -140,7 +140,7 @@ func storeResult(ctx context.Context, st *store.Store, skill, call *store.Artifa
 	if idempotencyKey != "" {
 		key = idempotencyKey + "/skill_result"
 	}
-	res, err := st.CreateArtifact(ctx, store.CreateParams{Type: "skill_result", Title: fmt.Sprintf("%s %s result", doc.Name, doc.Version),
+	res, err := st.ServerCreate(ctx, "runSkill", store.CreateParams{Type: "skill_result", Title: fmt.Sprintf("%s %s result", doc.Name, doc.Version),
 		Content: content, IdempotencyKey: key})
 	if err != nil {
 		return nil, fmt.Errorf("runSkill: store the skill_result: %w", err)
@@ -160,7 +160,7 @@ func storeResult(ctx context.Context, st *store.Store, skill, call *store.Artifa
 		links = append(links, store.LinkParams{From: f, Predicate: "illustrates", To: res.Ref})
 	}
 	for _, l := range links {
-		if _, err := st.AddLink(ctx, l); err != nil {
+		if _, err := st.ServerLink(ctx, "runSkill", l); err != nil {
 			return nil, fmt.Errorf("runSkill: link the skill_result: %w", err)
 		}
 	}

@@ -983,6 +983,11 @@ func (a *SkillResult) Warnings() ([]string, error) {
 // Tool is the typed view of a tool artifact.
 type Tool struct{ *Base }
 
+// CallsPublic reads content.calls_public.
+func (a *Tool) CallsPublic() (*bool, error) {
+	return a.boolean("calls_public")
+}
+
 // CostModel reads content.cost_model.
 func (a *Tool) CostModel() (JSON, error) {
 	return a.json("cost_model")

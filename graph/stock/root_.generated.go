@@ -1031,6 +1031,7 @@ type ComplexityRoot struct {
 
 	Tool struct {
 		ArtifactID     func(childComplexity int) int
+		CallsPublic    func(childComplexity int) int
 		Comments       func(childComplexity int, first *int, after *string) int
 		Content        func(childComplexity int) int
 		ContentHash    func(childComplexity int) int
@@ -6602,6 +6603,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Tool.ArtifactID(childComplexity), true
+	case "Tool.callsPublic":
+		if e.ComplexityRoot.Tool.CallsPublic == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Tool.CallsPublic(childComplexity), true
 	case "Tool.comments":
 		if e.ComplexityRoot.Tool.Comments == nil {
 			break
@@ -8364,6 +8371,8 @@ func (ec *executionContext) childFields_Tool(ctx context.Context, field graphql.
 		return ec.fieldContext_Tool_history(ctx, field)
 	case "comments":
 		return ec.fieldContext_Tool_comments(ctx, field)
+	case "callsPublic":
+		return ec.fieldContext_Tool_callsPublic(ctx, field)
 	case "costModel":
 		return ec.fieldContext_Tool_costModel(ctx, field)
 	case "deterministic":

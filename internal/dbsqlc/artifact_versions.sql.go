@@ -36,6 +36,33 @@ func (q *Queries) ArtifactVersionGetByHash(ctx context.Context, artifactPk int64
 	return i, err
 }
 
+const artifactVersionLatestInState = `-- name: ArtifactVersionLatestInState :one
+SELECT artifact_pk, version, content_hash, title, content, lifecycle_state, schema_version, created_at, created_by, journal_id FROM artifact_versions
+WHERE artifact_pk = $1 AND lifecycle_state = $2::text
+ORDER BY version DESC
+LIMIT 1
+`
+
+// The newest version of an artifact in a lifecycle state: the version of a tool
+// that serves while a newer one waits for review.
+func (q *Queries) ArtifactVersionLatestInState(ctx context.Context, artifactPk int64, state string) (ArtifactVersion, error) {
+	row := q.db.QueryRow(ctx, artifactVersionLatestInState, artifactPk, state)
+	var i ArtifactVersion
+	err := row.Scan(
+		&i.ArtifactPk,
+		&i.Version,
+		&i.ContentHash,
+		&i.Title,
+		&i.Content,
+		&i.LifecycleState,
+		&i.SchemaVersion,
+		&i.CreatedAt,
+		&i.CreatedBy,
+		&i.JournalID,
+	)
+	return i, err
+}
+
 const artifactVersionList = `-- name: ArtifactVersionList :many
 SELECT artifact_pk, version, content_hash, title, content, lifecycle_state, schema_version, created_at, created_by, journal_id FROM artifact_versions
 WHERE artifact_pk = $1 AND version < $2::integer

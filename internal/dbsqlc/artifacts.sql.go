@@ -27,10 +27,10 @@ WITH k AS (
 ), a AS (
     INSERT INTO artifacts (
         type, id, version, title, content, content_hash, lifecycle_state, schema_version,
-        created_at, updated_at, created_by, updated_by, provenance, visibility
+        created_at, updated_at, created_by, updated_by, provenance, visibility, participants
     )
     SELECT $8::text, $9::text, 1, $10::text, $11::jsonb, $12::text, $13::text, $14::integer,
-        $6::timestamptz, $6::timestamptz, $1::text, $1::text, $15::jsonb, $16::text
+        $6::timestamptz, $6::timestamptz, $1::text, $1::text, $15::jsonb, $16::text, $17::text[]
     FROM go
     ON CONFLICT ON CONSTRAINT artifacts_type_id_key DO NOTHING
     RETURNING pk
@@ -39,9 +39,9 @@ WITH k AS (
         occurred_at, request_id, operation, ref, actor_id, actor_kind, permissions,
         session_id, parent_session_id, delegation_chain, idempotency_key, task_id, delegation
     )
-    SELECT $6::timestamptz, $17::text, $3::text, $18::text, $1::text, $19::text, $20::text[],
-        $21::text, $22::text, $23::text[], nullif($2::text, ''),
-        $24::text, $25::jsonb
+    SELECT $6::timestamptz, $18::text, $3::text, $19::text, $1::text, $20::text, $21::text[],
+        $22::text, $23::text, $24::text[], nullif($2::text, ''),
+        $25::text, $26::jsonb
     FROM a
     RETURNING id
 ), v AS (
@@ -54,11 +54,11 @@ WITH k AS (
     FROM a, j
 ), e AS (
     INSERT INTO events (event_type, occurred_at, source, actor_id, actor_kind, ref, payload, schema_version, audience)
-    SELECT $26::text, $6::timestamptz, $27::text, $1::text, $19::text, $18::text, $28::jsonb, 1, $29::text[]
+    SELECT $27::text, $6::timestamptz, $28::text, $1::text, $20::text, $19::text, $29::jsonb, 1, $30::text[]
     FROM a
     RETURNING id
 ), n AS (
-    SELECT e.id FROM e CROSS JOIN LATERAL (SELECT pg_notify($30::text, e.id::text)) AS notify
+    SELECT e.id FROM e CROSS JOIN LATERAL (SELECT pg_notify($31::text, e.id::text)) AS notify
 )
 SELECT
     EXISTS (SELECT 1 FROM go) AS claimed,
@@ -84,6 +84,7 @@ type ArtifactCreateWriteParams struct {
 	SchemaVersion   int32
 	Provenance      pgjson.JSON
 	Visibility      string
+	Participants    []string
 	RequestID       string
 	Ref             string
 	ActorKind       string
@@ -132,6 +133,7 @@ func (q *Queries) ArtifactCreateWrite(ctx context.Context, arg ArtifactCreateWri
 		arg.SchemaVersion,
 		arg.Provenance,
 		arg.Visibility,
+		arg.Participants,
 		arg.RequestID,
 		arg.Ref,
 		arg.ActorKind,
@@ -199,7 +201,7 @@ func (q *Queries) ArtifactExistMany(ctx context.Context, types []string, ids []s
 }
 
 const artifactGetByTypeID = `-- name: ArtifactGetByTypeID :one
-SELECT pk, type, id, version, title, content, content_hash, lifecycle_state, schema_version, created_at, updated_at, created_by, updated_by, is_latest, superseded_by, quality_score, provenance, visibility FROM artifacts WHERE type = $1 AND id = $2
+SELECT pk, type, id, version, title, content, content_hash, lifecycle_state, schema_version, created_at, updated_at, created_by, updated_by, is_latest, superseded_by, quality_score, provenance, visibility, participants FROM artifacts WHERE type = $1 AND id = $2
 `
 
 func (q *Queries) ArtifactGetByTypeID(ctx context.Context, type_ string, iD string) (Artifact, error) {
@@ -224,12 +226,13 @@ func (q *Queries) ArtifactGetByTypeID(ctx context.Context, type_ string, iD stri
 		&i.QualityScore,
 		&i.Provenance,
 		&i.Visibility,
+		&i.Participants,
 	)
 	return i, err
 }
 
 const artifactGetForUpdate = `-- name: ArtifactGetForUpdate :one
-SELECT pk, type, id, version, title, content, content_hash, lifecycle_state, schema_version, created_at, updated_at, created_by, updated_by, is_latest, superseded_by, quality_score, provenance, visibility FROM artifacts WHERE type = $1 AND id = $2 FOR UPDATE
+SELECT pk, type, id, version, title, content, content_hash, lifecycle_state, schema_version, created_at, updated_at, created_by, updated_by, is_latest, superseded_by, quality_score, provenance, visibility, participants FROM artifacts WHERE type = $1 AND id = $2 FOR UPDATE
 `
 
 // Locks the artifact row for the rest of the transaction: the optimistic-lock
@@ -256,12 +259,13 @@ func (q *Queries) ArtifactGetForUpdate(ctx context.Context, type_ string, iD str
 		&i.QualityScore,
 		&i.Provenance,
 		&i.Visibility,
+		&i.Participants,
 	)
 	return i, err
 }
 
 const artifactGetManyByPK = `-- name: ArtifactGetManyByPK :many
-SELECT pk, type, id, version, title, content, content_hash, lifecycle_state, schema_version, created_at, updated_at, created_by, updated_by, is_latest, superseded_by, quality_score, provenance, visibility FROM artifacts WHERE pk = ANY ($1::bigint[])
+SELECT pk, type, id, version, title, content, content_hash, lifecycle_state, schema_version, created_at, updated_at, created_by, updated_by, is_latest, superseded_by, quality_score, provenance, visibility, participants FROM artifacts WHERE pk = ANY ($1::bigint[])
 `
 
 func (q *Queries) ArtifactGetManyByPK(ctx context.Context, pks []int64) ([]Artifact, error) {
@@ -292,6 +296,7 @@ func (q *Queries) ArtifactGetManyByPK(ctx context.Context, pks []int64) ([]Artif
 			&i.QualityScore,
 			&i.Provenance,
 			&i.Visibility,
+			&i.Participants,
 		); err != nil {
 			return nil, err
 		}
@@ -304,7 +309,7 @@ func (q *Queries) ArtifactGetManyByPK(ctx context.Context, pks []int64) ([]Artif
 }
 
 const artifactGetManyByTypeID = `-- name: ArtifactGetManyByTypeID :many
-SELECT pk, type, id, version, title, content, content_hash, lifecycle_state, schema_version, created_at, updated_at, created_by, updated_by, is_latest, superseded_by, quality_score, provenance, visibility FROM artifacts
+SELECT pk, type, id, version, title, content, content_hash, lifecycle_state, schema_version, created_at, updated_at, created_by, updated_by, is_latest, superseded_by, quality_score, provenance, visibility, participants FROM artifacts
 WHERE (type, id) IN (SELECT unnest($1::text[]), unnest($2::text[]))
 `
 
@@ -337,6 +342,7 @@ func (q *Queries) ArtifactGetManyByTypeID(ctx context.Context, types []string, i
 			&i.QualityScore,
 			&i.Provenance,
 			&i.Visibility,
+			&i.Participants,
 		); err != nil {
 			return nil, err
 		}
@@ -348,12 +354,36 @@ func (q *Queries) ArtifactGetManyByTypeID(ctx context.Context, types []string, i
 	return items, nil
 }
 
+const artifactMakePrivate = `-- name: ArtifactMakePrivate :exec
+WITH a AS (
+    UPDATE artifacts SET visibility = 'participants', participants = $2::text[]
+    WHERE pk = $3
+    RETURNING type || ':' || id AS ref
+)
+UPDATE events e SET audience = $1::text[]
+FROM a
+WHERE e.xid = pg_current_xact_id() AND split_part(e.ref, '@', 1) = a.ref
+`
+
+// Makes an artifact participants-only with these participants (its creator
+// reads it anyway), and narrows the events this transaction wrote about it to
+// the same audience: an artifact derived from a private input, in the
+// transaction that links it. Events of earlier transactions stay as they were.
+func (q *Queries) ArtifactMakePrivate(ctx context.Context, audience []string, participants []string, pk int64) error {
+	_, err := q.db.Exec(ctx, artifactMakePrivate, audience, participants, pk)
+	return err
+}
+
 const artifactRestampVisibility = `-- name: ArtifactRestampVisibility :execrows
-UPDATE artifacts SET visibility = $1::text WHERE type = $2::text AND visibility <> $1::text
+UPDATE artifacts SET visibility = $1::text
+WHERE type = $2::text AND visibility <> $1::text
+  AND ($1::text = 'participants' OR cardinality(participants) = 0)
 `
 
 // A new schema version changed its type's policy.read: every artifact of the
-// type takes the new visibility, in the registering transaction.
+// type takes the new visibility, in the registering transaction; but an artifact
+// made private for itself (participants: a tool call, what was derived from a
+// private input) never becomes public with its type.
 func (q *Queries) ArtifactRestampVisibility(ctx context.Context, visibility string, type_ string) (int64, error) {
 	result, err := q.db.Exec(ctx, artifactRestampVisibility, visibility, type_)
 	if err != nil {

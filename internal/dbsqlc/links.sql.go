@@ -89,7 +89,7 @@ func (q *Queries) LinkInsert(ctx context.Context, arg LinkInsertParams) (int64, 
 }
 
 const linkListBoth = `-- name: LinkListBoth :many
-SELECT src.pk::bigint AS source_pk, links.pk, links.from_pk, links.predicate, links.to_pk, links.to_hash, links.evidence, links.created_by, links.created_at, links.metadata, artifacts.pk, artifacts.type, artifacts.id, artifacts.version, artifacts.title, artifacts.content, artifacts.content_hash, artifacts.lifecycle_state, artifacts.schema_version, artifacts.created_at, artifacts.updated_at, artifacts.created_by, artifacts.updated_by, artifacts.is_latest, artifacts.superseded_by, artifacts.quality_score, artifacts.provenance, artifacts.visibility
+SELECT src.pk::bigint AS source_pk, links.pk, links.from_pk, links.predicate, links.to_pk, links.to_hash, links.evidence, links.created_by, links.created_at, links.metadata, artifacts.pk, artifacts.type, artifacts.id, artifacts.version, artifacts.title, artifacts.content, artifacts.content_hash, artifacts.lifecycle_state, artifacts.schema_version, artifacts.created_at, artifacts.updated_at, artifacts.created_by, artifacts.updated_by, artifacts.is_latest, artifacts.superseded_by, artifacts.quality_score, artifacts.provenance, artifacts.visibility, artifacts.participants
 FROM unnest($1::bigint[]) AS src (pk)
 CROSS JOIN LATERAL (
     SELECT x.pk FROM links AS x
@@ -161,6 +161,7 @@ func (q *Queries) LinkListBoth(ctx context.Context, arg LinkListBothParams) ([]L
 			&i.Artifact.QualityScore,
 			&i.Artifact.Provenance,
 			&i.Artifact.Visibility,
+			&i.Artifact.Participants,
 		); err != nil {
 			return nil, err
 		}
@@ -173,7 +174,7 @@ func (q *Queries) LinkListBoth(ctx context.Context, arg LinkListBothParams) ([]L
 }
 
 const linkListIn = `-- name: LinkListIn :many
-SELECT src.pk::bigint AS source_pk, links.pk, links.from_pk, links.predicate, links.to_pk, links.to_hash, links.evidence, links.created_by, links.created_at, links.metadata, artifacts.pk, artifacts.type, artifacts.id, artifacts.version, artifacts.title, artifacts.content, artifacts.content_hash, artifacts.lifecycle_state, artifacts.schema_version, artifacts.created_at, artifacts.updated_at, artifacts.created_by, artifacts.updated_by, artifacts.is_latest, artifacts.superseded_by, artifacts.quality_score, artifacts.provenance, artifacts.visibility
+SELECT src.pk::bigint AS source_pk, links.pk, links.from_pk, links.predicate, links.to_pk, links.to_hash, links.evidence, links.created_by, links.created_at, links.metadata, artifacts.pk, artifacts.type, artifacts.id, artifacts.version, artifacts.title, artifacts.content, artifacts.content_hash, artifacts.lifecycle_state, artifacts.schema_version, artifacts.created_at, artifacts.updated_at, artifacts.created_by, artifacts.updated_by, artifacts.is_latest, artifacts.superseded_by, artifacts.quality_score, artifacts.provenance, artifacts.visibility, artifacts.participants
 FROM unnest($1::bigint[]) AS src (pk)
 CROSS JOIN LATERAL (
     SELECT x.pk FROM links AS x
@@ -245,6 +246,7 @@ func (q *Queries) LinkListIn(ctx context.Context, arg LinkListInParams) ([]LinkL
 			&i.Artifact.QualityScore,
 			&i.Artifact.Provenance,
 			&i.Artifact.Visibility,
+			&i.Artifact.Participants,
 		); err != nil {
 			return nil, err
 		}
@@ -257,7 +259,7 @@ func (q *Queries) LinkListIn(ctx context.Context, arg LinkListInParams) ([]LinkL
 }
 
 const linkListOut = `-- name: LinkListOut :many
-SELECT src.pk::bigint AS source_pk, links.pk, links.from_pk, links.predicate, links.to_pk, links.to_hash, links.evidence, links.created_by, links.created_at, links.metadata, artifacts.pk, artifacts.type, artifacts.id, artifacts.version, artifacts.title, artifacts.content, artifacts.content_hash, artifacts.lifecycle_state, artifacts.schema_version, artifacts.created_at, artifacts.updated_at, artifacts.created_by, artifacts.updated_by, artifacts.is_latest, artifacts.superseded_by, artifacts.quality_score, artifacts.provenance, artifacts.visibility
+SELECT src.pk::bigint AS source_pk, links.pk, links.from_pk, links.predicate, links.to_pk, links.to_hash, links.evidence, links.created_by, links.created_at, links.metadata, artifacts.pk, artifacts.type, artifacts.id, artifacts.version, artifacts.title, artifacts.content, artifacts.content_hash, artifacts.lifecycle_state, artifacts.schema_version, artifacts.created_at, artifacts.updated_at, artifacts.created_by, artifacts.updated_by, artifacts.is_latest, artifacts.superseded_by, artifacts.quality_score, artifacts.provenance, artifacts.visibility, artifacts.participants
 FROM unnest($1::bigint[]) AS src (pk)
 CROSS JOIN LATERAL (
     SELECT x.pk FROM links AS x
@@ -330,6 +332,7 @@ func (q *Queries) LinkListOut(ctx context.Context, arg LinkListOutParams) ([]Lin
 			&i.Artifact.QualityScore,
 			&i.Artifact.Provenance,
 			&i.Artifact.Visibility,
+			&i.Artifact.Participants,
 		); err != nil {
 			return nil, err
 		}

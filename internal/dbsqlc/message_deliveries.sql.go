@@ -13,12 +13,12 @@ import (
 const artifactsVisibleToParticipant = `-- name: ArtifactsVisibleToParticipant :many
 SELECT a.pk FROM artifacts a
 WHERE a.pk = ANY ($1::bigint[])
-  AND (a.created_by = $2 OR EXISTS (
+  AND (a.created_by = $2 OR $2 = ANY (a.participants) OR EXISTS (
         SELECT 1 FROM message_deliveries d WHERE d.message_pk = a.pk AND d.recipient = $2))
 `
 
-// Which of many participants-only artifacts an actor may read: their creator
-// or a recipient of a delivery.
+// Which of many participants-only artifacts an actor may read: their creator,
+// one of their participants, or a recipient of a delivery.
 func (q *Queries) ArtifactsVisibleToParticipant(ctx context.Context, pks []int64, actorID string) ([]int64, error) {
 	rows, err := q.db.Query(ctx, artifactsVisibleToParticipant, pks, actorID)
 	if err != nil {
@@ -160,7 +160,7 @@ func (q *Queries) MailboxCount(ctx context.Context, recipient string, status str
 }
 
 const mailboxList = `-- name: MailboxList :many
-SELECT a.pk, a.type, a.id, a.version, a.title, a.content, a.content_hash, a.lifecycle_state, a.schema_version, a.created_at, a.updated_at, a.created_by, a.updated_by, a.is_latest, a.superseded_by, a.quality_score, a.provenance, a.visibility, d.message_pk, d.recipient, d.status, d.acked_at, d.response, d.created_at
+SELECT a.pk, a.type, a.id, a.version, a.title, a.content, a.content_hash, a.lifecycle_state, a.schema_version, a.created_at, a.updated_at, a.created_by, a.updated_by, a.is_latest, a.superseded_by, a.quality_score, a.provenance, a.visibility, a.participants, d.message_pk, d.recipient, d.status, d.acked_at, d.response, d.created_at
 FROM message_deliveries d
 JOIN artifacts a ON a.pk = d.message_pk
 WHERE d.recipient = $1 AND d.status = $2 AND d.message_pk < $3::bigint
@@ -214,6 +214,7 @@ func (q *Queries) MailboxList(ctx context.Context, arg MailboxListParams) ([]Mai
 			&i.Artifact.QualityScore,
 			&i.Artifact.Provenance,
 			&i.Artifact.Visibility,
+			&i.Artifact.Participants,
 			&i.MessageDelivery.MessagePk,
 			&i.MessageDelivery.Recipient,
 			&i.MessageDelivery.Status,

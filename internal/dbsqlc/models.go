@@ -39,6 +39,7 @@ type Artifact struct {
 	QualityScore   *float64
 	Provenance     pgjson.JSON
 	Visibility     string
+	Participants   []string
 }
 
 type ArtifactVersion struct {

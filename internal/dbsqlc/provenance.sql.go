@@ -12,7 +12,7 @@ import (
 
 const provenanceProduced = `-- name: ProvenanceProduced :many
 SELECT p.pk AS stamp_pk, p.created_at AS produced_at, coalesce(tool.target, '')::text AS tool_target,
-       coalesce(skill.target, '')::text AS skill_target, a.pk, a.type, a.id, a.version, a.title, a.content, a.content_hash, a.lifecycle_state, a.schema_version, a.created_at, a.updated_at, a.created_by, a.updated_by, a.is_latest, a.superseded_by, a.quality_score, a.provenance, a.visibility
+       coalesce(skill.target, '')::text AS skill_target, a.pk, a.type, a.id, a.version, a.title, a.content, a.content_hash, a.lifecycle_state, a.schema_version, a.created_at, a.updated_at, a.created_by, a.updated_by, a.is_latest, a.superseded_by, a.quality_score, a.provenance, a.visibility, a.participants
 FROM provenance_edges p
 JOIN artifacts a ON a.pk = p.source_pk
 LEFT JOIN LATERAL (
@@ -26,7 +26,7 @@ WHERE p.predicate = 'produced_by_actor' AND p.target = $1::text
   AND (cardinality($3::text[]) = 0 OR EXISTS (
         SELECT 1 FROM provenance_edges v
         WHERE v.source_pk = p.source_pk AND v.predicate IN ('produced_by_tool', 'produced_by_skill') AND v.target = ANY ($3::text[])))
-  AND ($4::boolean OR a.visibility = 'public' OR a.created_by = $5::text
+  AND ($4::boolean OR a.visibility = 'public' OR a.created_by = $5::text OR $5::text = ANY (a.participants)
        OR EXISTS (SELECT 1 FROM message_deliveries md WHERE md.message_pk = a.pk AND md.recipient = $5::text))
 ORDER BY p.pk DESC
 LIMIT $6::integer
@@ -91,6 +91,7 @@ func (q *Queries) ProvenanceProduced(ctx context.Context, arg ProvenanceProduced
 			&i.Artifact.QualityScore,
 			&i.Artifact.Provenance,
 			&i.Artifact.Visibility,
+			&i.Artifact.Participants,
 		); err != nil {
 			return nil, err
 		}

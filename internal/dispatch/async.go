@@ -124,7 +124,7 @@ func (d *Dispatcher) RunQueued(ctx context.Context, r Run) error {
 }
 
 func (d *Dispatcher) loadCall(ctx context.Context, id string) (*store.Artifact, *record, error) {
-	call, err := d.store.Get(ctx, ref.Ref{Type: CallType, ID: id})
+	call, err := d.store.ServerGet(ctx, "invokeTool", ref.Ref{Type: CallType, ID: id})
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil, nil
 	}

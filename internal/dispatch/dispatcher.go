@@ -120,6 +120,18 @@ func (t *tool) known() []*store.Artifact {
 	return []*store.Artifact{t.art}
 }
 
+// readers says on o who may read a call of t: its caller (the record's
+// creator) and the tool's owner, as the tool_call schema's policy.read
+// (participants) has it, or everyone when the tool declares its calls public.
+func (t *tool) readers(o store.ServerOpts) store.ServerOpts {
+	if t.m.CallsPublic {
+		o.Visibility = schema.ReadPublic
+	} else {
+		o.Participants = []string{t.art.CreatedBy}
+	}
+	return o
+}
+
 func (d *Dispatcher) load(ctx context.Context, name, version string) (*tool, error) {
 	if !nameRE.MatchString(name) {
 		return nil, problem.Invalid(problem.Field("input.name", "pattern",
@@ -131,6 +143,20 @@ func (d *Dispatcher) load(ctx context.Context, name, version string) (*tool, err
 	}
 	if err != nil {
 		return nil, fmt.Errorf("load tool %s: %w", name, err)
+	}
+	if s := state(a); s == "deprecated" || s == "archived" {
+		// The tool as a whole was retired: no version of it runs, pinned or not.
+		return nil, problem.New(problem.PermissionDenied, "tool %s is %s and no longer runs", name, s)
+	}
+	if version == "" && state(a) == "draft" {
+		// A newer version waits for review: a call by name runs the newest
+		// reviewed one, if there is one (a tool never reviewed runs its draft,
+		// for its author and admins only).
+		if active, err := d.store.LatestInState(ctx, a, "active"); err == nil {
+			a = active
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return nil, fmt.Errorf("load tool %s: %w", name, err)
+		}
 	}
 	m, err := decodeManifest(a.Content)
 	if err != nil {
@@ -175,11 +201,7 @@ func authorize(rc *request.Context, t *tool) error {
 	if rc == nil || rc.Anonymous || !rc.Actor.Has(auth.PermContributor) {
 		return problem.New(problem.PermissionDenied, "invoking a tool needs the contributor permission")
 	}
-	state := ""
-	if t.art.LifecycleState != nil {
-		state = *t.art.LifecycleState
-	}
-	switch state {
+	switch state := state(t.art); state {
 	case "active":
 		return nil
 	case "draft":
@@ -191,6 +213,14 @@ func authorize(rc *request.Context, t *tool) error {
 	default:
 		return problem.New(problem.PermissionDenied, "tool %s %s is %s and no longer runs", t.m.Name, t.m.Version, state)
 	}
+}
+
+// state is a version's lifecycle state ("" for none).
+func state(a *store.Artifact) string {
+	if a.LifecycleState == nil {
+		return ""
+	}
+	return *a.LifecycleState
 }
 
 // compiled returns the tool's input or output schema, compiled once per

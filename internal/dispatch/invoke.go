@@ -50,7 +50,7 @@ func (d *Dispatcher) Invoke(ctx context.Context, in InvokeInput) (*store.Artifac
 		Args    json.RawMessage `json:"args"`
 		Async   bool            `json:"async"`
 	}{in.Name, t.m.Version, in.Args, in.Async}
-	opts := store.ServerOpts{Request: req, Known: t.known()}
+	opts := t.readers(store.ServerOpts{Request: req, Known: t.known()})
 
 	if cached, ok, err := d.cached(ctx, t, hash); err != nil {
 		return nil, err
@@ -96,7 +96,7 @@ func (d *Dispatcher) runThenRecord(ctx context.Context, t *tool, rec *record) (*
 	ctx = request.With(context.WithoutCancel(ctx), later(rc))
 	p := store.CreateParams{Type: CallType, ID: id, Title: title(t), Content: mustJSON(rec)}
 	if rec.CostUSD == nil || *rec.CostUSD == 0 {
-		res, err := d.store.ServerCreate(ctx, "invokeTool", p, store.ServerOpts{Event: ev, Known: t.known()})
+		res, err := d.store.ServerCreate(ctx, "invokeTool", p, t.readers(store.ServerOpts{Event: ev, Known: t.known()}))
 		if err != nil {
 			return nil, err
 		}
@@ -106,7 +106,7 @@ func (d *Dispatcher) runThenRecord(ctx context.Context, t *tool, rec *record) (*
 	var res *store.WriteResult
 	err := d.store.InTx(ctx, func(ctx context.Context, tx *store.Tx) error {
 		var err error
-		if res, err = tx.Store().ServerCreate(ctx, "invokeTool", p, store.ServerOpts{Event: EventStarted, Known: t.known()}); err != nil {
+		if res, err = tx.Store().ServerCreate(ctx, "invokeTool", p, t.readers(store.ServerOpts{Event: EventStarted, Known: t.known()})); err != nil {
 			return err
 		}
 		return d.finishEvents(ctx, tx.Store(), res.Artifact, rec, ev)
@@ -250,7 +250,7 @@ func (d *Dispatcher) afterFinish(ctx context.Context, t *tool, rec *record) {
 
 // current is the newest version of a call.
 func (d *Dispatcher) current(ctx context.Context, call *store.Artifact) (*store.Artifact, error) {
-	a, err := d.store.Get(ctx, ref.Ref{Type: CallType, ID: call.ID})
+	a, err := d.store.ServerGet(ctx, "invokeTool", ref.Ref{Type: CallType, ID: call.ID})
 	if err != nil {
 		return nil, fmt.Errorf("read tool call %s: %w", call.ID, err)
 	}

@@ -44,6 +44,9 @@ type Manifest struct {
 	Deterministic bool            `json:"deterministic"`
 	Idempotent    bool            `json:"idempotent"`
 	Retries       int             `json:"retries"`
+	// CallsPublic makes the tool's calls public; by default a call is
+	// readable by its caller, the tool's owner and admins only.
+	CallsPublic bool `json:"calls_public"`
 }
 
 // DefaultWallTime is a tool's wall time when it declares none.

@@ -43,8 +43,9 @@ const MaxBundleBytes = 16 << 20
 // bumping the patch version when the manifest's version is not newer — and
 // does nothing when nothing changed. The bundle files are stored by sha256
 // with the tool's write, and the manifest's files list is what was uploaded.
-// A new version by anyone but a reviewer or admin goes back to draft: what
-// runs for everyone has been looked at.
+// A new version by anyone but a reviewer or admin is a draft (the tool
+// schema's policy.review): what runs for everyone has been looked at, and the
+// reviewed version keeps serving calls by name until the draft is activated.
 func (d *Dispatcher) Register(ctx context.Context, in RegisterInput) (*store.WriteResult, error) {
 	rc := request.From(ctx)
 	if rc == nil || rc.Anonymous || !rc.Actor.Has(auth.PermContributor) {
@@ -98,16 +99,12 @@ func (d *Dispatcher) Register(ctx context.Context, in RegisterInput) (*store.Wri
 		m["version"] = mustJSON(bumped)
 		warnings = append(warnings, fmt.Sprintf("version %s is not newer than the registered %s: registered as %s", given, pm.Version, bumped))
 	}
-	var state *string
-	if prev.LifecycleState != nil && *prev.LifecycleState == "active" && !rc.Actor.Has(auth.PermReviewer) {
-		draft := "draft"
-		state = &draft
-		warnings = append(warnings, "the new version is a draft until a reviewer or admin makes it active")
-	}
+	// Whether the new version is a draft is the tool schema's review rule
+	// (policy.review), which the store applies to every write of a tool.
 	content := mustJSON(m)
 	return d.writeTool(ctx, in, func(s *store.Store) (*store.WriteResult, error) {
 		return s.ServerUpdate(ctx, "registerTool", store.UpdateParams{Ref: prev.Unpinned().String(), BaseContentHash: prev.ContentHash,
-			Content: content, Title: ptr(toolTitle(m)), LifecycleState: state, IdempotencyKey: in.IdempotencyKey})
+			Content: content, Title: ptr(toolTitle(m)), IdempotencyKey: in.IdempotencyKey})
 	}, warnings)
 }
 

@@ -173,7 +173,7 @@ func (d *Dispatcher) waitingCall(ctx context.Context, s *store.Store, callRef st
 	if err != nil || r.Type != CallType {
 		return nil, nil, nil
 	}
-	call, err := s.Get(ctx, r.Unpinned())
+	call, err := s.ServerGet(ctx, "completeWorkPacket", r.Unpinned())
 	if err != nil {
 		if isNotFound(err) {
 			return nil, nil, nil

@@ -77,6 +77,11 @@ type LinkRule struct {
 	Targets          []string `json:"targets"`
 	EvidenceRequired bool     `json:"evidence_required"`
 	Description      string   `json:"description,omitempty"`
+	// ServerOnly links are written only by the server's own operations (the
+	// produced_by_tool link of a result to the call that computed it): a
+	// client's addLink or batch of one is refused, so a result cannot claim a
+	// call it did not come from.
+	ServerOnly bool `json:"server_only,omitempty"`
 }
 
 // SignalRule declares a signal kind: its dimensions, allowed values and aggregation.
@@ -148,6 +153,9 @@ func ParseDocument(raw []byte) (*Document, error) {
 	}
 	if d.Lifecycle.Initial != nil && !d.Lifecycle.HasState(*d.Lifecycle.Initial) {
 		return nil, fmt.Errorf("schema document %s: initial state %q is not among the states", d.Type, *d.Lifecycle.Initial)
+	}
+	if r := d.Policy.Review; r != nil && !d.Lifecycle.HasState(r.State) {
+		return nil, fmt.Errorf("schema document %s: policy.review.state %q is not among the lifecycle states", d.Type, r.State)
 	}
 	d.Policy.withDefaults()
 	if problems := d.Policy.check(); len(problems) > 0 {

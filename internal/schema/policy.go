@@ -25,6 +25,23 @@ type Policy struct {
 	// updateArtifact, batch) may not set or change: only the operations named
 	// write them.
 	ServerFields []ServerField `json:"server_fields,omitempty"`
+	// Review, when set, makes every new version reviewed: see Review.
+	Review *Review `json:"review,omitempty"`
+}
+
+// Review is the rule that nothing written by an unreviewed hand serves: a
+// create or a new version (any change but a lifecycle move alone) by an actor
+// holding none of Roles is written in lifecycle state State, whatever state
+// the write asked for, through whichever operation wrote it (registerTool,
+// createArtifact, updateArtifact, a batch). Tools are code: a new version is a
+// draft until a reviewer makes it active, and the reviewed version keeps
+// serving meanwhile.
+type Review struct {
+	// Roles are the permissions whose holders' versions keep the state they ask
+	// for (reviewer, admin).
+	Roles []string `json:"roles"`
+	// State is the lifecycle state every other new version is written in.
+	State string `json:"state"`
 }
 
 // Read visibilities.
@@ -113,6 +130,16 @@ func (p *Policy) check() []string {
 		}
 		if r.rule.ServerOnly && (len(r.rule.Roles) > 0 || len(r.rule.Via) > 0) {
 			out = append(out, ruleName(r.kind)+": server_only excludes roles and via")
+		}
+	}
+	if r := p.Review; r != nil {
+		if len(r.Roles) == 0 {
+			out = append(out, "policy.review.roles: name the permissions whose versions need no review")
+		}
+		for _, role := range r.Roles {
+			if role != RoleContributor && role != RoleReviewer && role != RoleAdmin {
+				out = append(out, fmt.Sprintf("policy.review.roles: %q is not a permission (contributor, reviewer or admin)", role))
+			}
 		}
 	}
 	seen := map[string]bool{}

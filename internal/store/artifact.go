@@ -31,6 +31,9 @@ type Artifact struct {
 	// Visibility is who may read it: schema.ReadPublic or ReadParticipants,
 	// stamped from the type's policy.
 	Visibility string
+	// Participants may read a participants-only artifact besides its creator
+	// and its recipients (see privacy.go).
+	Participants []string
 	// Current is true when this is the artifact's newest version (even if the
 	// artifact itself has been superseded).
 	Current bool
@@ -48,7 +51,7 @@ func fromRow(r dbsqlc.Artifact) *Artifact {
 		ContentHash: r.ContentHash, LifecycleState: r.LifecycleState, SchemaVersion: int(r.SchemaVersion),
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, CreatedBy: r.CreatedBy, UpdatedBy: r.UpdatedBy,
 		IsLatest: r.IsLatest, SupersededBy: r.SupersededBy, QualityScore: r.QualityScore,
-		Provenance: json.RawMessage(r.Provenance), Visibility: r.Visibility, Current: true,
+		Provenance: json.RawMessage(r.Provenance), Visibility: r.Visibility, Participants: r.Participants, Current: true,
 	}
 }
 

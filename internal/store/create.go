@@ -37,6 +37,10 @@ type CreateParams struct {
 	// event names the created event when a server operation says so
 	// (tool_call.started); see ServerOpts.
 	event string
+	// visibility and participants are a server operation's say over who reads
+	// the artifact (ServerOpts.Visibility, ServerOpts.Participants).
+	visibility   string
+	participants []string
 }
 
 // WriteResult is what a single write returns. It is also what an idempotency key
@@ -103,6 +107,10 @@ func (s *Store) create(ctx context.Context, w *writer, p CreateParams, operation
 		return nil, err
 	}
 	state, problems := s.checkCreate(t, rc, &p)
+	warnings := []string{}
+	if st, warn := reviewed(t, rc); st != nil {
+		state, warnings = st, append(warnings, warn)
+	}
 	problems = append(problems, serverFieldsOnCreate(t, operation, p.Content)...)
 	if len(problems) > 0 {
 		return nil, problem.Invalid(problems...)
@@ -137,16 +145,22 @@ func (s *Store) create(ctx context.Context, w *writer, p CreateParams, operation
 	}
 	prov, _ := json.Marshal([]ProvenanceStep{newStep(rc, operation)})
 	// The created event of a participants-only artifact reaches its participants
-	// alone: the creator and the recipients the operation delivers it to.
+	// alone: the creator, the recipients the operation delivers it to, and the
+	// participants the server names.
+	visibility, participants := t.Doc.Policy.Read, []string{}
+	if p.visibility != "" {
+		visibility = p.visibility
+	}
 	audience := []string{}
-	if t.Doc.Policy.Participants() {
-		audience = dedupeSorted(append(p.audience, rc.Actor.ID))
+	if visibility == schema.ReadParticipants {
+		participants = dedupeSorted(p.participants)
+		audience = dedupeSorted(append(append(p.audience, rc.Actor.ID), participants...))
 	}
 	var row dbsqlc.ArtifactCreateWriteRow
 	for attempt := 0; ; attempt++ {
 		pinned := ref.Ref{Type: t.Name(), ID: id, Hash: hash}.String()
 		payload, _ := json.Marshal(map[string]any{"ref": pinned, "type": t.Name(), "id": id, "title": p.Title, "contentHash": hash, "version": 1})
-		key, reqHash, stored, expires, err := w.claimParams(&WriteResult{Ref: pinned, ContentHash: hash, RequestID: rc.RequestID, Warnings: []string{}})
+		key, reqHash, stored, expires, err := w.claimParams(&WriteResult{Ref: pinned, ContentHash: hash, RequestID: rc.RequestID, Warnings: warnings})
 		if err != nil {
 			return nil, err
 		}
@@ -158,7 +172,7 @@ func (s *Store) create(ctx context.Context, w *writer, p CreateParams, operation
 			SessionID: m.session, ParentSessionID: m.parentSession, DelegationChain: m.chain, TaskID: m.task, Delegation: m.delegation,
 			IdemKey: key, RequestHash: reqHash, Result: stored, ExpiresAt: expires,
 			EventType: orDefault(p.event, t.Name()+".created"), Source: Source, Payload: pgjson.JSON(payload), Audience: audience, Channel: event.Channel,
-			Visibility: t.Doc.Policy.Read,
+			Visibility: visibility, Participants: participants,
 		})
 		taken := isAssert(err, "scidex: id taken")
 		if err != nil && !taken {
@@ -186,9 +200,9 @@ func (s *Store) create(ctx context.Context, w *writer, p CreateParams, operation
 	pinned := ref.Ref{Type: t.Name(), ID: id, Hash: hash}.String()
 	a := &Artifact{PK: row.Pk, Type: t.Name(), ID: id, Version: 1, Title: p.Title, Content: content, ContentHash: hash,
 		LifecycleState: state, SchemaVersion: t.Version, CreatedAt: rc.Now, UpdatedAt: rc.Now, CreatedBy: rc.Actor.ID,
-		UpdatedBy: rc.Actor.ID, IsLatest: true, Provenance: prov, Visibility: t.Doc.Policy.Read, Current: true}
+		UpdatedBy: rc.Actor.ID, IsLatest: true, Provenance: prov, Visibility: visibility, Participants: participants, Current: true}
 	s.stampAfterCommit(ctx, w, a, schema.ProducedByOf(content))
-	return &WriteResult{Ref: pinned, ContentHash: hash, RequestID: rc.RequestID, Warnings: []string{}, Artifact: a}, nil
+	return &WriteResult{Ref: pinned, ContentHash: hash, RequestID: rc.RequestID, Warnings: warnings, Artifact: a}, nil
 }
 
 // typeOf returns the schema of a type named in input, as a validation problem

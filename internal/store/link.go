@@ -127,6 +127,11 @@ func (s *Store) link(ctx context.Context, w *writer, operation string, p LinkPar
 			Value:      mustJSON(p.Predicate),
 			Suggestion: "declared predicates: " + strings.Join(sortedKeys(t.Doc.Links), ", ")})
 	}
+	if rule.ServerOnly && operations[operation] != opServer {
+		return nil, problem.New(problem.PermissionDenied,
+			"%s --%s--> links are written only by the server's own operations (links.%s.server_only in the %s schema), not by %s: the server links a result to the call it ran",
+			src.Type, p.Predicate, p.Predicate, src.Type, operation)
+	}
 	if !allowsTarget(rule.Targets, to.Type) {
 		return nil, problem.Invalid(problem.Field(toPath, "target_type",
 			fmt.Sprintf("%s --%s--> links may point at %s, not %s", src.Type, p.Predicate, strings.Join(rule.Targets, ", "), to.Type), to.String()))
@@ -194,6 +199,11 @@ func (s *Store) link(ctx context.Context, w *writer, operation string, p LinkPar
 	}
 	if _, err := w.journal(ctx, operation, src.Ref().String()); err != nil {
 		return nil, err
+	}
+	if p.Predicate == PredDerivedFrom {
+		if err := inheritPrivacy(ctx, w, src, fromRow(tgtRow)); err != nil {
+			return nil, err
+		}
 	}
 	payload := map[string]any{"from": src.Unpinned().String(), "predicate": p.Predicate, "to": to.String(), "evidence": evStrings, "linkId": pk}
 	audience, err := w.audience(ctx, src, fromRow(tgtRow))

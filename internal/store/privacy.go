@@ -12,8 +12,10 @@ import (
 	"github.com/scidex/substrate/internal/schema"
 )
 
-// An artifact whose type's policy reads "participants" (messages) is visible
-// only to its creator, the recipients it was delivered to, and admins. The write
+// An artifact whose type's policy reads "participants" (messages, tool calls)
+// is visible only to its creator, the recipients it was delivered to, its
+// participants (artifacts.participants: the owner of the tool a call ran, the
+// participants of a private input it was derived from), and admins. The write
 // path stamps that on the artifact row (artifacts.visibility) and every read
 // path applies it, so to anyone else such an artifact does not exist.
 
@@ -28,7 +30,7 @@ func privateSQL(ctx context.Context, b *filter.Builder, alias string) string {
 		actor = rc.Actor.ID
 	}
 	arg := b.Arg(actor)
-	return fmt.Sprintf("(%[1]s.visibility = 'public' OR %[1]s.created_by = %[2]s OR EXISTS (SELECT 1 FROM message_deliveries md WHERE md.message_pk = %[1]s.pk AND md.recipient = %[2]s))", alias, arg)
+	return fmt.Sprintf("(%[1]s.visibility = 'public' OR %[1]s.created_by = %[2]s OR %[2]s = ANY (%[1]s.participants) OR EXISTS (SELECT 1 FROM message_deliveries md WHERE md.message_pk = %[1]s.pk AND md.recipient = %[2]s))", alias, arg)
 }
 
 // participantsOnly reports whether a is readable by its participants only.
@@ -113,7 +115,7 @@ func (w *writer) audience(ctx context.Context, arts ...*Artifact) ([]string, err
 		if err != nil {
 			return nil, fmt.Errorf("audience of %s: %w", a.Unpinned(), err)
 		}
-		set := dedupeSorted(append(rs, a.CreatedBy))
+		set := dedupeSorted(append(append(rs, a.CreatedBy), a.Participants...))
 		if !private {
 			out, private = set, true
 			continue
@@ -138,4 +140,40 @@ func intersectSorted(a, b []string) []string {
 		}
 	}
 	return out
+}
+
+// PredDerivedFrom is the link by which an artifact names an input it was
+// computed from. It is the one predicate that carries privacy: what is
+// derived from a participants-only input is participants-only too.
+const PredDerivedFrom = "derived_from"
+
+// inheritPrivacy makes src, just linked derived_from tgt, as private as tgt:
+// a public artifact derived from a participants-only one becomes
+// participants-only, readable by tgt's readers (its creator, recipients and
+// participants) besides its own creator, and the events this transaction
+// wrote about it reach only them. So an analysis a tool computes from a
+// private message (compare, in the transaction that writes both) is never
+// public, whichever tool wrote it. An artifact that is participants-only
+// already keeps its participants; events of earlier transactions stay as they
+// were (a public artifact linked later was public until then).
+func inheritPrivacy(ctx context.Context, w *writer, src, tgt *Artifact) error {
+	if !tgt.participantsOnly() || src.participantsOnly() {
+		return nil
+	}
+	rs, err := w.q.DeliveryRecipients(ctx, tgt.PK)
+	if err != nil {
+		return fmt.Errorf("readers of %s: %w", tgt.Unpinned(), err)
+	}
+	participants := []string{}
+	for _, r := range dedupeSorted(append(append(rs, tgt.CreatedBy), tgt.Participants...)) {
+		if r != src.CreatedBy {
+			participants = append(participants, r)
+		}
+	}
+	audience := dedupeSorted(append([]string{src.CreatedBy}, participants...))
+	if err := w.q.ArtifactMakePrivate(ctx, audience, participants, src.PK); err != nil {
+		return fmt.Errorf("make %s private: %w", src.Unpinned(), err)
+	}
+	src.Visibility, src.Participants = schema.ReadParticipants, participants
+	return nil
 }

@@ -25,6 +25,12 @@ type ServerOpts struct {
 	// check of the content's references does not ask the database again
 	// (two statements of every tool call's record).
 	Known []*Artifact
+	// Visibility, on a create, overrides the type's policy.read for this
+	// artifact (a tool declaring its calls public); "" keeps the type's.
+	Visibility string
+	// Participants, on a create of a participants-only artifact, may read it
+	// besides its creator (the owner of the tool a call ran).
+	Participants []string
 }
 
 func serverOpts(opts []ServerOpts) ServerOpts {
@@ -57,7 +63,7 @@ func (s *Store) ServerCreate(ctx context.Context, op string, p CreateParams, opt
 		return nil, err
 	}
 	o := serverOpts(opts)
-	p.event = o.Event
+	p.event, p.visibility, p.participants = o.Event, o.Visibility, o.Participants
 	var input any = p
 	if o.Request != nil {
 		input = o.Request
@@ -86,6 +92,33 @@ func (s *Store) ServerUpdate(ctx context.Context, op string, p UpdateParams, opt
 	res, replay, err := write(ctx, s, writeOp{Operation: op, IdempotencyKey: p.IdempotencyKey, Input: input, Unmetered: true,
 		SingleStatement: !strings.HasPrefix(p.Ref, schema.MetaType+":"), Known: o.Known},
 		func(ctx context.Context, w *writer) (*WriteResult, error) { return s.update(ctx, w, p) })
+	if err != nil {
+		return nil, err
+	}
+	return s.finish(ctx, res, replay)
+}
+
+// ServerGet reads an artifact for one of the server's own operations (op:
+// completeWorkPacket reading the call it finishes), whoever the request's
+// actor may read: the dispatcher keeping its ledger reads a participants-only
+// call an agent's work finishes, which the agent itself may not read. What it
+// returns is for the operation; it never reaches a client as is.
+func (s *Store) ServerGet(ctx context.Context, op string, r ref.Ref) (*Artifact, error) {
+	if operations[op] != opServer {
+		return nil, fmt.Errorf("store: ServerGet: %q is not a server operation", op)
+	}
+	return s.get(ctx, r, false)
+}
+
+// ServerLink adds a link for one of the server's own operations (op: runSkill
+// linking the skill_result it stored to its call), as AddLink does for a
+// client: the only writes a link's server_only rule admits.
+func (s *Store) ServerLink(ctx context.Context, op string, p LinkParams) (*WriteResult, error) {
+	if err := serverOperation("ServerLink", op); err != nil {
+		return nil, err
+	}
+	res, replay, err := write(ctx, s, writeOp{Operation: op, IdempotencyKey: p.IdempotencyKey, Input: p, Unmetered: true},
+		func(ctx context.Context, w *writer) (*WriteResult, error) { return s.link(ctx, w, op, p) })
 	if err != nil {
 		return nil, err
 	}

@@ -71,12 +71,17 @@ func (s *Store) update(ctx context.Context, w *writer, p UpdateParams) (*WriteRe
 		return nil, fmt.Errorf("lock %s: %w", r.Unpinned(), err)
 	}
 	cur := fromRow(row)
-	if err := s.readable(ctx, w, cur); err != nil {
-		return nil, err
-	}
 	operation := p.operation
 	if operation == "" {
 		operation = "updateArtifact"
+	}
+	// A server operation writes its ledger whoever the request's actor may
+	// read (an agent's completed packet finishes a call it may not read);
+	// every other write touches only what its actor may read.
+	if operations[operation] != opServer {
+		if err := s.readable(ctx, w, cur); err != nil {
+			return nil, err
+		}
 	}
 	t, err := s.registry.GetWith(ctx, w.q, cur.Type)
 	if err != nil {
@@ -104,6 +109,10 @@ func (s *Store) update(ctx context.Context, w *writer, p UpdateParams) (*WriteRe
 	next, err := nextFields(cur, p)
 	if err != nil {
 		return nil, err
+	}
+	warnings := []string{}
+	if st, warn := reviewed(t, w.rc); st != nil && !stateOnly {
+		next.LifecycleState, warnings = st, append(warnings, warn)
 	}
 	problems := serverFieldsOnUpdate(t, operation, cur.Content, next.Content)
 	problems = append(problems, checkTitle(next.Title)...)
@@ -152,7 +161,7 @@ func (s *Store) update(ctx context.Context, w *writer, p UpdateParams) (*WriteRe
 		return nil, err
 	}
 	m := w.meta(operation, pinned)
-	key, reqHash, stored, expires, err := w.claimParams(&WriteResult{Ref: pinned, ContentHash: hash, RequestID: rc.RequestID, Warnings: []string{}})
+	key, reqHash, stored, expires, err := w.claimParams(&WriteResult{Ref: pinned, ContentHash: hash, RequestID: rc.RequestID, Warnings: warnings})
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +206,7 @@ func (s *Store) update(ctx context.Context, w *writer, p UpdateParams) (*WriteRe
 	if pb := schema.ProducedByOf(content); !sameProducedBy(pb, schema.ProducedByOf(cur.Content)) {
 		s.stampAfterCommit(ctx, w, &a, pb)
 	}
-	return &WriteResult{Ref: pinned, ContentHash: hash, RequestID: rc.RequestID, Warnings: []string{}, Artifact: &a}, nil
+	return &WriteResult{Ref: pinned, ContentHash: hash, RequestID: rc.RequestID, Warnings: warnings, Artifact: &a}, nil
 }
 
 // checkMutable refuses updates the type's mutability forbids. Types that can
