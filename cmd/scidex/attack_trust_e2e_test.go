@@ -84,8 +84,13 @@ func (s *trustServer) register(t *testing.T, token string, manifest map[string]a
 
 func (s *trustServer) activate(t *testing.T, ref string) {
 	t.Helper()
-	cur := s.do(t, s.reviewer, `query($r: Ref!) { artifact(ref: $r) { contentHash } }`, map[string]any{"r": ref})
-	res := field(s.do(t, s.reviewer, `mutation($r: Ref!, $h: String!) { updateArtifact(input: {ref: $r, baseContentHash: $h, lifecycleState: "active"}) { `+writeResult+` } }`,
+	s.activateAs(t, s.reviewer, ref)
+}
+
+func (s *trustServer) activateAs(t *testing.T, who, ref string) {
+	t.Helper()
+	cur := s.do(t, who, `query($r: Ref!) { artifact(ref: $r) { contentHash } }`, map[string]any{"r": ref})
+	res := field(s.do(t, who, `mutation($r: Ref!, $h: String!) { updateArtifact(input: {ref: $r, baseContentHash: $h, lifecycleState: "active"}) { `+writeResult+` } }`,
 		map[string]any{"r": ref, "h": field(cur, "artifact", "contentHash")}), "updateArtifact")
 	if field(res, "__typename") != "WriteSuccess" {
 		t.Fatalf("activating %s: %v", ref, res)
@@ -207,7 +212,7 @@ func (s *trustServer) registerBundle(t *testing.T, dir, name string) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("scidex tool register %s: %v\n%s", dir, err, out)
 	}
-	s.activate(t, "tool:"+name)
+	s.activateAs(t, s.admin, "tool:"+name) // in_process tools: admins only
 }
 
 // visible says whether token reads ref, and whether a search for text finds

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -62,22 +63,25 @@ func (a *App) syncMCPTools(ctx context.Context) (run func() error, err error) {
 	}, nil
 }
 
-// activeTools lists the active tool artifacts, as the MCP server lists them.
+// activeTools lists the tools that serve, as the MCP server lists them: each
+// active tool, and the reviewed version of each tool whose newest version is
+// a draft waiting for review (what a call by name runs).
 func activeTools(ctx context.Context, st *store.Store) ([]mcp.CatalogTool, error) {
 	ctx = request.With(ctx, request.System("mcp-catalog", time.Now()))
-	f, err := filter.Parse("filter", []byte(`{"lifecycleState": "active"}`))
-	if err != nil {
-		return nil, err
-	}
 	var out []mcp.CatalogTool
-	after := ""
-	for {
-		first := 100
-		page, err := st.List(ctx, store.ListParams{Type: "tool", Filter: f, OrderBy: store.OrderCreatedAt, First: &first, After: after})
+	for _, state := range []string{"active", "draft"} {
+		arts, err := toolsIn(ctx, st, state)
 		if err != nil {
 			return nil, err
 		}
-		for _, a := range page.Items {
+		for _, a := range arts {
+			if state == "draft" {
+				if a, err = st.LatestInState(ctx, a, "active"); errors.Is(err, store.ErrNotFound) {
+					continue // never reviewed: it serves nobody but its author
+				} else if err != nil {
+					return nil, err
+				}
+			}
 			var m struct {
 				Name         string          `json:"name"`
 				Version      string          `json:"version"`
@@ -91,6 +95,25 @@ func activeTools(ctx context.Context, st *store.Store) ([]mcp.CatalogTool, error
 			out = append(out, mcp.CatalogTool{Name: m.Name, Version: m.Version, Summary: m.Summary,
 				InputSchema: m.InputSchema, OutputSchema: m.OutputSchema, ContentHash: a.ContentHash})
 		}
+	}
+	return out, nil
+}
+
+// toolsIn lists the tools whose newest version is in a lifecycle state.
+func toolsIn(ctx context.Context, st *store.Store, state string) ([]*store.Artifact, error) {
+	f, err := filter.Parse("filter", []byte(fmt.Sprintf(`{"lifecycleState": %q}`, state)))
+	if err != nil {
+		return nil, err
+	}
+	var out []*store.Artifact
+	after := ""
+	for {
+		first := 100
+		page, err := st.List(ctx, store.ListParams{Type: "tool", Filter: f, OrderBy: store.OrderCreatedAt, First: &first, After: after})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page.Items...)
 		if !page.HasNext || len(page.Cursors) == 0 {
 			return out, nil
 		}
