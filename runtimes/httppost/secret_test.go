@@ -286,7 +286,9 @@ func TestSecretEchoRefused(t *testing.T) {
 	wantCode(t, e, runtimes.CodeRefused, false)
 	leaks("redirect", res, e)
 	// An error body that holds no secret is still shown.
-	mux.HandleFunc("/plain-error", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no such unit: furlong", http.StatusBadRequest) })
+	mux.HandleFunc("/plain-error", func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "no such unit: furlong", http.StatusBadRequest)
+	})
 	_, e = run(t, r, toolFor(s.URL+"/plain-error", ref), `{}`)
 	if e == nil || !strings.Contains(e.Message, "no such unit: furlong") {
 		t.Errorf("a plain error body: %+v", e)
