@@ -183,7 +183,13 @@ func TestAttackSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	refusedForGrant("updateArtifact moving the URL to another name of the host", upd.UpdateArtifact, "units.echo", "localhost:")
-	var now struct{ Tool struct{ Content struct{ RuntimeConfig struct{ URL string } `json:"runtime_config"` } } }
+	var now struct {
+		Tool struct {
+			Content struct {
+				RuntimeConfig struct{ URL string } `json:"runtime_config"`
+			}
+		}
+	}
 	if err := gql(ctx, srv.URL, admin, `{ tool(name: "units.echo") { content } }`, nil, &now); err != nil || now.Tool.Content.RuntimeConfig.URL != tool.URL+"/echo" {
 		t.Fatalf("the tool's URL after the refused moves: %v %q", err, now.Tool.Content.RuntimeConfig.URL)
 	}
