@@ -40,7 +40,8 @@
 // may use it, and the server warns of it at start, by name (Ungranted).
 // A malformed grant (an unknown key, a host without a port, a tool name the
 // tool schema would refuse, a grant of a secret defined nowhere) stops the
-// start with an error naming the entry, never the value.
+// start with an error naming the entry, never the value. Grants, like
+// values, are read once, at start.
 //
 // # The secrets file
 //
