@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/hex"
+	"hash/maphash"
+	"html"
 	"net/url"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -20,8 +22,8 @@ import (
 // they decode to: the bytes with JSON escapes undone, which in a JSON
 // document is every string value and object key decoded (so \u escapes
 // hide nothing) and in other text (an error body need not be JSON, nor
-// whole) every escape wherever it stands, and the bytes percent-decoded
-// (with and without "+" as a blank); decoded text is decoded again, down to
+// whole) every escape wherever it stands, the bytes percent-decoded (with
+// and without "+" as a blank), and HTML character references read; decoded text is decoded again, down to
 // maxDepth levels, so a secret base64'd inside a JSON string inside a JSON
 // string is still found.
 //
@@ -86,7 +88,9 @@ func (m *Matcher) FoundIn(b []byte) bool {
 	if m == nil || m.n == 0 {
 		return false
 	}
-	return m.search(b, maxDepth)
+	seen := newViews()
+	seen.first(b, maxDepth)
+	return m.search(b, maxDepth, seen)
 }
 
 // Reach is how many bytes a form of the secret the matcher finds may take
@@ -95,26 +99,81 @@ func (m *Matcher) FoundIn(b []byte) bool {
 // the value at most 64 times).
 func (m *Matcher) Reach() int { return 64*m.n + 16 }
 
-func (m *Matcher) search(b []byte, depth int) bool {
+// search looks for the secret in b and, depth levels down, in what b
+// decodes to. A decoding already searched (the same bytes reached by
+// another path: percent- then JSON-decoded, or JSON- then percent-) is not
+// searched again.
+func (m *Matcher) search(b []byte, depth int, seen *views) bool {
 	if m.direct(b) {
 		return true
 	}
 	if depth == 0 {
 		return false
 	}
+	for _, decode := range decoders {
+		if u := decode(b); u != nil && seen.first(u, depth-1) && m.search(u, depth-1, seen) {
+			return true
+		}
+	}
+	return false
+}
+
+// views remembers the texts a search has looked at, by hash, with the
+// depth it looked below each.
+type views struct {
+	seed maphash.Seed
+	seen map[uint64]int
+}
+
+func newViews() *views { return &views{seed: maphash.MakeSeed(), seen: map[uint64]int{}} }
+
+// first reports whether b is yet to be searched depth levels down (new, or
+// searched less deep before), and remembers that it is.
+func (v *views) first(b []byte, depth int) bool {
+	h := maphash.Bytes(v.seed, b)
+	if d, ok := v.seen[h]; ok && d >= depth {
+		return false
+	}
+	v.seen[h] = depth
+	return true
+}
+
+// decoders are the decodings a Matcher looks through; each returns b
+// decoded, or nil when it has nothing to decode in b.
+var decoders = []func([]byte) []byte{
 	// JSON escapes are undone wherever they stand. In a JSON document a
 	// backslash stands only inside a string, so this decodes every key and
 	// value in place, as encoding/json would (a test holds the two equal);
 	// in other text (an error page, a body cut short) the escapes are read
 	// all the same.
-	if bytes.IndexByte(b, '\\') >= 0 && m.search(unescapeJSON(b), depth-1) {
-		return true
-	}
-	pct, plus := bytes.IndexByte(b, '%') >= 0, bytes.IndexByte(b, '+') >= 0
-	if pct && m.search(unpercent(b, false), depth-1) {
-		return true
-	}
-	return (pct || plus) && m.search(unpercent(b, true), depth-1)
+	func(b []byte) []byte {
+		if bytes.IndexByte(b, '\\') < 0 {
+			return nil
+		}
+		return unescapeJSON(b)
+	},
+	// HTML character references (&#115;, &#x73;, &lt;), which a page
+	// showing the result would render as the secret.
+	func(b []byte) []byte {
+		if bytes.IndexByte(b, '&') < 0 || bytes.IndexByte(b, ';') < 0 {
+			return nil
+		}
+		return []byte(html.UnescapeString(string(b)))
+	},
+	// Percent-encoding, as a path has it...
+	func(b []byte) []byte {
+		if bytes.IndexByte(b, '%') < 0 {
+			return nil
+		}
+		return unpercent(b, false)
+	},
+	// ...and as a query has it, "+" a blank.
+	func(b []byte) []byte {
+		if bytes.IndexByte(b, '%') < 0 && bytes.IndexByte(b, '+') < 0 {
+			return nil
+		}
+		return unpercent(b, true)
+	},
 }
 
 func (m *Matcher) direct(b []byte) bool {

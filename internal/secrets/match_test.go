@@ -57,6 +57,14 @@ var encodings = map[string]func(string) string{
 	"hex in \\u":      func(s string) string { return jsonU(hex.EncodeToString([]byte(s))) },
 	"query of base64": func(s string) string { return url.QueryEscape(base64.StdEncoding.EncodeToString([]byte(s))) },
 	"\\u then %":      func(s string) string { return url.QueryEscape(jsonU(s)) },
+	"html numeric": func(s string) string {
+		var b strings.Builder
+		for _, r := range s {
+			fmt.Fprintf(&b, "&#%d;", r)
+		}
+		return b.String()
+	},
+	"html escape": strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace,
 	"json in json": func(s string) string {
 		inner, _ := json.Marshal(map[string]string{"t": jsonU(s)})
 		b, _ := json.Marshal(string(inner))
@@ -197,7 +205,7 @@ func BenchmarkFoundInWorst(b *testing.B) {
 	s, _ := New(map[string]string{"A": matchSecret}, nil)
 	v, _ := s.Lookup("A")
 	m := v.Matcher()
-	body := []byte(`["` + strings.Repeat(`\\u0025\u0025%2541+%5c`, 512<<10/24) + `"]`)
+	body := []byte(`["` + strings.Repeat(`\\u0025\u0025%2541+%5c&amp;&#x26;`, 512<<10/34) + `"]`)
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
 		if m.FoundIn(body) {
