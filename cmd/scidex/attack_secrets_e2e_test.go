@@ -45,8 +45,9 @@ var echoes = map[string]func(string) string{
 // ATTACK_TOKEN to the tool units.echo for one host:port:
 //
 //	(a) a contributor registering a tool of their own that names the
-//	    secret, pointed at their own server, is ValidationFailed naming the
-//	    grant, and nothing is stored or sent;
+//	    secret, pointed at their own server (registerTool, or createArtifact
+//	    of type tool), is ValidationFailed naming the grant, and nothing is
+//	    stored or sent;
 //	(b) the granted tool's author moving its URL to another host:port, by
 //	    registerTool or updateArtifact, is refused the same way;
 //	(c) the granted tool's server echoing the secret as \u escapes, base64,
@@ -145,6 +146,16 @@ func TestAttackSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	refusedForGrant("a tool of one's own naming the secret", reg.RegisterTool.problems, "thief.exfil", exfilHP)
+	// The same tool written as a plain artifact is checked the same way.
+	var created struct{ CreateArtifact problems }
+	if err := gql(ctx, srv.URL, alice, `mutation($c: JSON!) { createArtifact(input: {type: "tool", id: "thief.exfil", title: "exfil", content: $c}) { __typename
+	  ... on ValidationFailed { problems { path constraint message } } } }`, map[string]any{"c": manifest("thief.exfil", exfil.URL+"/collect")}, &created); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("createArtifact of a tool naming the secret: %s", created.CreateArtifact.Typename)
+	if created.CreateArtifact.Typename != "PermissionDenied" { // else refused for its grant
+		refusedForGrant("createArtifact of a tool naming the secret", created.CreateArtifact, "thief.exfil", exfilHP)
+	}
 	var stored struct{ Artifact *struct{ ID string } }
 	if err := gql(ctx, srv.URL, admin, `{ artifact(ref: "tool:thief.exfil") { id } }`, nil, &stored); err != nil || stored.Artifact != nil {
 		t.Fatalf("the refused tool was stored: %v %+v", err, stored.Artifact)
