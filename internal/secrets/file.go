@@ -88,7 +88,7 @@ func (s *Store) parseJSON(path string, b []byte) error {
 			return fmt.Errorf("%s: %w", at, err)
 		}
 		if e.Value != nil {
-			if err := s.add(name, *e.Value, where); err != nil {
+			if err := s.add(name, *e.Value, at); err != nil {
 				return err
 			}
 		} else if e.Tools == nil && e.Hosts == nil {
