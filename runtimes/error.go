@@ -37,6 +37,11 @@ const (
 	CodeRefused = "refused"
 	// CodeBundleAltered: a bundle file no longer matches its registered hash.
 	CodeBundleAltered = "bundle_altered"
+	// CodeSecretInOutput: the tool's answer held a secret the call carried
+	// (as sent, JSON-escaped, base64, hex or URL-encoded): none of the
+	// output is recorded, not even an excerpt, so that no reader of the
+	// call sees the secret.
+	CodeSecretInOutput = "secret_in_output"
 )
 
 // Error is a call's failure, as the tool_call records it. Setup tells a

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/scidex/substrate/internal/secrets"
@@ -44,7 +45,7 @@ type toolFlags struct {
 func addToolFlags(f flags, workers int) toolFlags {
 	return toolFlags{
 		secretsFile: f.str("secrets-file", "SCIDEX_SECRETS_FILE", "",
-			"file of tool secrets (NAME=value lines or a JSON object; mode 0600) that http_post tools name by secret_ref; SCIDEX_SECRET_<NAME> variables count too"),
+			`file of tool secrets and their grants, mode 0600: JSON {"NAME": {"value": "...", "tools": ["tool.name"], "hosts": ["host:port"]}} (an entry without "value" grants the SCIDEX_SECRET_NAME variable); an http_post tool may send a secret only as granted; NAME=value lines and "NAME": "value" members are granted to nothing`),
 		httpAllow: f.str("http-post-allow", "SCIDEX_HTTP_POST_ALLOW", "",
 			"comma-separated host:port an http_post tool may reach although it is loopback or private (the outbound guard refuses those otherwise)"),
 		bwrapCache: f.str("bwrap-cache-dir", "SCIDEX_BWRAP_CACHE_DIR", "",
@@ -92,6 +93,11 @@ func (t toolFlags) runtimes(log *slog.Logger, dataDir string) func(*store.Store)
 		secretStore, err := secrets.Load(secrets.Options{File: *t.secretsFile})
 		if err != nil {
 			return nil, err
+		}
+		if names := secretStore.Ungranted(); len(names) > 0 {
+			// Names only: an operator sees which secrets no tool may use.
+			log.Warn("secrets granted to no tool: an http_post tool naming one is refused until the secrets file grants it to the tool and its host:port",
+				"secrets", strings.Join(names, ","))
 		}
 		post, err := httppost.New(httppost.Options{Secrets: secretStore, Allow: splitList(*t.httpAllow), Logger: log})
 		if err != nil {

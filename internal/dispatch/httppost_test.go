@@ -45,7 +45,9 @@ func TestHTTPPostTool(t *testing.T) {
 			_ = c.Close()
 		}
 	}()
-	sec, err := secrets.New(map[string]string{"UNITS_TOKEN": secret})
+	_, tripPort, _ := net.SplitHostPort(trip.Addr().String())
+	sec, err := secrets.New(map[string]string{"UNITS_TOKEN": secret}, map[string]secrets.Grant{"UNITS_TOKEN": {
+		Tools: []string{"test.remote", "test.localhost"}, Hosts: []string{allowed, "localhost:" + tripPort}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,8 +77,7 @@ func TestHTTPPostTool(t *testing.T) {
 	if r.RegisterTool.Typename != "ValidationFailed" {
 		t.Fatalf("a loopback URL was registered: %+v", r.RegisterTool)
 	}
-	_, port, _ := net.SplitHostPort(trip.Addr().String())
-	activate(t, e, httpTool("test.localhost", "http://localhost:"+port+"/x"))
+	activate(t, e, httpTool("test.localhost", "http://localhost:"+tripPort+"/x"))
 	f := invoke(t, e, alice(t), "test.localhost", map[string]any{"value": 1})
 	if f.Status != "FAILED" || f.Error == nil || f.Error.Code != runtimes.CodeRefused {
 		t.Fatalf("a call to localhost: %+v", f)

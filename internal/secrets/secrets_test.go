@@ -75,8 +75,8 @@ func TestLoadRefuses(t *testing.T) {
 		"twice in file":  {content: "A=" + value + "\nA=" + value, mode: 0o600, want: "defined twice"},
 		"env and file":   {env: []string{"SCIDEX_SECRET_A=" + value}, content: "A=" + value, mode: 0o600, want: "defined twice"},
 		"json syntax":    {content: `{"A": "` + value + `",}`, mode: 0o600, want: "syntax error at byte"},
-		"json number":    {content: `{"A": 12345}`, mode: 0o600, want: "not a JSON string"},
-		"json array":     {content: `{"A": ["` + value + `"]}`, mode: 0o600, want: "not a JSON string"},
+		"json number":    {content: `{"A": 12345}`, mode: 0o600, want: "an entry is a string (the value) or an object"},
+		"json array":     {content: `{"A": ["` + value + `"]}`, mode: 0o600, want: "an entry is a string (the value) or an object"},
 		"env bad name":   {env: []string{"SCIDEX_SECRET_a-b=" + value}, want: `"a-b" is not a secret name`},
 		"env empty":      {env: []string{"SCIDEX_SECRET_A="}, want: "secret A is empty"},
 	} {
@@ -107,7 +107,7 @@ func TestLoadRefuses(t *testing.T) {
 
 // A Value printed, logged or marshalled any way shows [redacted].
 func TestValueRedacted(t *testing.T) {
-	s, err := New(map[string]string{"A": value})
+	s, err := New(map[string]string{"A": value}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,6 +35,7 @@ type Options struct {
 // safe for concurrent use afterwards.
 type Store struct {
 	values map[string]Value
+	grants map[string]*grant
 }
 
 // Load reads the secrets from the environment and the file. A malformed
@@ -42,7 +43,7 @@ type Store struct {
 // the entry (never its value): the server should not start on a secrets
 // configuration it cannot fully honour.
 func Load(opts Options) (*Store, error) {
-	s := &Store{values: map[string]Value{}}
+	s := newStore()
 	env := opts.Environ
 	if env == nil {
 		env = os.Environ()
@@ -65,16 +66,75 @@ func Load(opts Options) (*Store, error) {
 	return s, nil
 }
 
-// New returns a store of the given secrets, checked like loaded ones. It is
-// for tests and for callers that get their secrets elsewhere.
-func New(values map[string]string) (*Store, error) {
-	s := &Store{values: map[string]Value{}}
+func newStore() *Store {
+	return &Store{values: map[string]Value{}, grants: map[string]*grant{}}
+}
+
+// New returns a store of the given secrets and grants, checked like loaded
+// ones (a grant names a secret of values). It is for tests and for callers
+// that get their secrets elsewhere.
+func New(values map[string]string, grants map[string]Grant) (*Store, error) {
+	s := newStore()
 	for _, name := range sortedKeys(values) {
 		if err := s.add(name, values[name], "secret "+name); err != nil {
 			return nil, err
 		}
 	}
+	for _, name := range sortedKeys(grants) {
+		if err := s.addGrant(name, grants[name], "grant of "+name); err != nil {
+			return nil, err
+		}
+	}
+	for _, name := range sortedKeys(grants) {
+		if !s.Has(name) {
+			return nil, fmt.Errorf("a grant names secret %s, which is not defined", name)
+		}
+	}
 	return s, nil
+}
+
+// addGrant checks a secret's grant and records it; where says where it was
+// written. A secret has at most one grant.
+func (s *Store) addGrant(name string, g Grant, where string) error {
+	if !ValidName(name) {
+		return fmt.Errorf("%s: the name is not a secret name (upper-case letters, digits and _, starting with a letter, at most 128)", where)
+	}
+	where = strings.TrimSuffix(where, ", secret "+name)
+	if _, dup := s.grants[name]; dup {
+		return fmt.Errorf("%s: secret %s is granted twice; keep one grant", where, name)
+	}
+	checked, err := g.check()
+	if err != nil {
+		return fmt.Errorf("%s: the grant of secret %s: %w", where, name, err)
+	}
+	s.grants[name] = checked
+	return nil
+}
+
+// Granted reports whether the operator lets tool send the secret called
+// name to target (a Target: the host:port a URL dials). A secret without a
+// grant, or not in the store, is granted to nothing.
+func (s *Store) Granted(name, tool, target string) bool {
+	if s == nil || target == "" {
+		return false
+	}
+	g, ok := s.grants[name]
+	if !ok || !s.Has(name) {
+		return false
+	}
+	return g.tools[tool] && g.hosts[target]
+}
+
+// Ungranted lists, sorted, the secrets the store holds that no tool may use
+// (defined without a grant): the server warns of them at start.
+func (s *Store) Ungranted() []string {
+	var out []string
+	for _, n := range s.Names() {
+		if _, ok := s.grants[n]; !ok {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // add checks one secret and adds it; where says where it came from, for the
@@ -133,7 +193,7 @@ func (s *Store) Names() []string {
 	return out
 }
 
-func sortedKeys(m map[string]string) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)

@@ -38,7 +38,8 @@ const maxTimeoutMS = 24 * 60 * 60 * 1000
 // Check implements runtimes.Runtime: runtime_config is {"url", "secret_ref"?,
 // "timeout_ms"?}; the URL is http or https with a host, no user:password@ and
 // no #fragment, and not an IP literal the outbound guard refuses (unless
-// allow-listed); secret_ref names a secret this server's store holds.
+// allow-listed); secret_ref names a secret this server's store holds and
+// the operator granted to this tool's name for the URL's host:port.
 // Resource caps other than the wall time describe the remote tool's own
 // machine, which this runtime neither sees nor limits, so they are not
 // judged here.
@@ -93,6 +94,9 @@ func (r *Runtime) parseConfig(t *runtimes.Tool) (*config, []problem) {
 		case !r.opts.Secrets.Has(*c.SecretRef):
 			ps = append(ps, problem{setup: true, Problem: runtimes.Problem{Path: "runtime_config.secret_ref", Constraint: "secret_known",
 				Message: fmt.Sprintf("secret %s is not in this server's secret store", *c.SecretRef)}})
+		case c.url != nil && !r.opts.Secrets.Granted(*c.SecretRef, t.Name, secrets.Target(c.url)):
+			ps = append(ps, problem{setup: true, Problem: runtimes.Problem{Path: "runtime_config.secret_ref", Constraint: "secret_granted",
+				Message: grantMessage(*c.SecretRef, t.Name, secrets.Target(c.url))}})
 		}
 	}
 	if c.TimeoutMS != nil && (*c.TimeoutMS <= 0 || *c.TimeoutMS > maxTimeoutMS) {
@@ -103,6 +107,20 @@ func (r *Runtime) parseConfig(t *runtimes.Tool) (*config, []problem) {
 		return nil, ps
 	}
 	return &c, nil
+}
+
+// grantMessage says that the operator has not granted the secret to the
+// tool for the URL's host:port, and where a grant is written. It names
+// neither the grants there are nor anything of the value.
+func grantMessage(secret, tool, target string) string {
+	if tool == "" {
+		tool = "(unnamed)"
+	}
+	if target == "" {
+		return fmt.Sprintf("secret %s is not granted to tool %s for this URL's host, which no grant can name (a grant names an ASCII host:port): the operator grants a secret to tools and hosts in the server's secrets file", secret, tool)
+	}
+	return fmt.Sprintf(`secret %s is not granted to tool %s for %s: the operator grants a secret to tools and hosts in the server's secrets file ("%s": {"value": …, "tools": ["%s"], "hosts": ["%s"]}), and a tool whose URL moves to another host:port loses its grant`,
+		secret, tool, target, secret, tool, target)
 }
 
 // checkURL parses and judges runtime_config.url. No message quotes the URL:

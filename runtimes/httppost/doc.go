@@ -12,9 +12,12 @@
 // store (internal/secrets: SCIDEX_SECRET_<NAME> or the secrets file); it is
 // sent as "Authorization: Bearer <secret>". timeout_ms (optional) shortens
 // the call's deadline. Nothing else is accepted. Check refuses a config that
-// breaks any of this, an IP-literal URL the outbound guard would refuse, and
-// a secret_ref the store does not hold ("secret NAME is not in this server's
-// secret store"); Run refuses the same things again (CodeRefused).
+// breaks any of this, an IP-literal URL the outbound guard would refuse, a
+// secret_ref the store does not hold ("secret NAME is not in this server's
+// secret store") and one the operator has not granted to the tool's name
+// for the URL's host:port (secrets.Store.Granted, compared as the client
+// dials it: "secret NAME is not granted to tool T for host:port …"); Run
+// refuses the same things again (CodeRefused), before any connection.
 //
 // The request carries Content-Type and Accept application/json, a
 // User-Agent of scidex-http_post/1 and X-Scidex-Tool-Call: <tool_call id>
@@ -48,10 +51,14 @@
 //     (CodeCancelled).
 //   - The secret goes into the Authorization header and nowhere else: not
 //     into a message, a Details map, a log line (one line per call: tool,
-//     host, status, size, code) nor the tool_call; a body that echoes it is
-//     masked in the excerpt an error shows, and a 2xx output that contains
-//     it (as sent or JSON-escaped) is refused (CodeBadOutput) rather than
-//     recorded.
+//     host, status, size, code) nor the tool_call. A 2xx output that holds
+//     it in any form secrets.Matcher finds (as sent, JSON-escaped, base64,
+//     hex, URL-encoded, in a key or a value) fails the call with
+//     CodeSecretInOutput and none of the output; an error body's excerpt
+//     masks it as sent and is withheld when the body holds it otherwise;
+//     and every failure's message and details are scrubbed last (a
+//     Content-Type, a Location's host, a certificate's names come from the
+//     tool too).
 //
 // # Failures
 //
@@ -61,7 +68,10 @@
 //     registration that points there, so it is the tool's failure; the
 //     operator may still allow-list the host:port.
 //   - CodeRefused, Setup true: the tool's secret_ref is not in this
-//     server's store (the operator's to fix).
+//     server's store, or not granted to this tool for this host:port (the
+//     operator's to fix).
+//   - CodeSecretInOutput: the answer held the call's secret; nothing of it
+//     is recorded.
 //   - CodeUnreachable, Setup true: the name does not resolve, the connection
 //     is refused or times out, the TLS handshake fails.
 //   - CodeToolError: a non-2xx status (Details["status"], and a short

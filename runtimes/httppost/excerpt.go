@@ -12,17 +12,24 @@ import (
 const excerptBytes = 200
 
 // excerpt reads the start of an error body and makes it safe to show: at
-// most excerptBytes of it, the request's secret masked wherever it appears
-// (a server that echoes the request's headers must not hand the secret to
-// the caller), invalid UTF-8 and control characters replaced, blanks
-// collapsed. It reads excerptBytes+len(secret) bytes, so that a secret
-// straddling the cut is seen whole and masked, not shown in part.
-func excerpt(body io.Reader, secret string) (string, error) {
-	raw, err := io.ReadAll(io.LimitReader(body, int64(excerptBytes+len(secret))))
+// most excerptBytes of it, the call's secret masked wherever it appears as
+// sent (a server that echoes the request's headers must not hand the secret
+// to the caller), invalid UTF-8 and control characters replaced, blanks
+// collapsed. When the body holds the secret in any other form the matcher
+// finds (escaped, base64, hex, URL-encoded), nothing of it is shown: ex is
+// "" and withheld is true. It reads excerptBytes plus the matcher's reach,
+// so that a secret straddling the cut is seen whole, not shown in part.
+func excerpt(body io.Reader, sec *callSecret) (ex string, withheld bool, err error) {
+	reach := 0
+	if sec != nil {
+		reach = sec.match.Reach()
+	}
+	raw, err := io.ReadAll(io.LimitReader(body, int64(excerptBytes+reach)))
 	mask := make([]bool, len(raw))
-	if secret != "" {
+	if sec != nil {
+		secret := []byte(sec.value)
 		for i := 0; i < len(raw); {
-			j := bytes.Index(raw[i:], []byte(secret))
+			j := bytes.Index(raw[i:], secret)
 			if j < 0 {
 				break
 			}
@@ -60,10 +67,20 @@ func excerpt(body io.Reader, secret string) (string, error) {
 	if len(raw) > excerptBytes && s != "" {
 		s += "…"
 	}
-	if err != nil {
-		return s, err
+	if sec != nil {
+		// What is left once the secret as sent is masked (a NUL, which no
+		// secret holds, in its place) must not hold it in another form.
+		rest := bytes.Clone(raw)
+		for i := range rest {
+			if mask[i] {
+				rest[i] = 0
+			}
+		}
+		if sec.match.FoundIn(rest) || sec.match.FoundIn([]byte(s)) {
+			return "", true, err
+		}
 	}
-	return s, nil
+	return s, false, err
 }
 
 // safeText reports whether s is printable text.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/scidex/substrate/internal/secrets"
 	"github.com/scidex/substrate/runtimes"
 )
 
@@ -24,11 +25,47 @@ func (r *Runtime) Run(ctx context.Context, c *runtimes.Call) (*runtimes.Result, 
 		// the call. A secret the store lacks is the operator's to fix.
 		return nil, r.done(ctx, c, nil, start, 0, 0, runtimes.Errorf(runtimes.CodeRefused, ps[0].setup, "%s: %s", ps[0].Path, ps[0].Message))
 	}
+	var sec *callSecret
+	if cfg.SecretRef != nil {
+		v, ok := r.opts.Secrets.Lookup(*cfg.SecretRef)
+		if !ok {
+			return nil, r.done(ctx, c, cfg, start, 0, 0, runtimes.Errorf(runtimes.CodeRefused, true, "secret %s is not in this server's secret store", *cfg.SecretRef))
+		}
+		sec = &callSecret{name: *cfg.SecretRef, value: v.Reveal(), match: v.Matcher()}
+	}
 	lim := r.deadline(c.Tool, cfg)
 	ctx, cancel := context.WithTimeoutCause(ctx, lim.d, &wallTimeout{lim})
 	defer cancel()
-	res, status, n, err := r.post(ctx, c, cfg, lim)
+	res, status, n, err := r.post(ctx, c, cfg, lim, sec)
+	if err != nil && sec != nil {
+		err = sec.scrub(err, cfg.url.Host)
+	}
 	return res, r.done(ctx, c, cfg, start, status, n, err)
+}
+
+// callSecret is the secret a call carries: its name, its value (for the
+// Authorization header and nothing else) and the matcher that finds it in
+// what the tool answers.
+type callSecret struct {
+	name, value string
+	match       *secrets.Matcher
+}
+
+// scrub is the last look at a failed call's error before it is recorded:
+// every text in it may come from the tool (a Content-Type, a redirect's
+// host, a certificate's names, a body excerpt), so a message or detail that
+// holds the secret in any form the matcher finds is replaced, not shown.
+func (s *callSecret) scrub(err error, host string) error {
+	e := runtimes.AsError(err)
+	if s.match.FoundIn([]byte(e.Message)) {
+		e.Message = fmt.Sprintf("the tool at %s failed (%s); the error's text is not shown because it holds the call's secret %s", host, e.Code, s.name)
+	}
+	for k, v := range e.Details {
+		if b, jerr := json.Marshal(v); jerr != nil || s.match.FoundIn(b) || s.match.FoundIn([]byte(fmt.Sprint(v))) {
+			delete(e.Details, k)
+		}
+	}
+	return e
 }
 
 // wallTimeout is the cause of the call's own deadline, which tells it from
@@ -37,7 +74,7 @@ type wallTimeout struct{ l limit }
 
 func (w *wallTimeout) Error() string { return "wall time " + w.l.d.String() }
 
-func (r *Runtime) post(ctx context.Context, c *runtimes.Call, cfg *config, lim limit) (*runtimes.Result, int, int, error) {
+func (r *Runtime) post(ctx context.Context, c *runtimes.Call, cfg *config, lim limit, sec *callSecret) (*runtimes.Result, int, int, error) {
 	args := c.Args
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage(`{}`)
@@ -53,14 +90,8 @@ func (r *Runtime) post(ctx context.Context, c *runtimes.Call, cfg *config, lim l
 	if c.ID != "" {
 		req.Header.Set("X-Scidex-Tool-Call", c.ID)
 	}
-	secret := ""
-	if cfg.SecretRef != nil {
-		v, ok := r.opts.Secrets.Lookup(*cfg.SecretRef)
-		if !ok {
-			return nil, 0, 0, runtimes.Errorf(runtimes.CodeRefused, true, "secret %s is not in this server's secret store", *cfg.SecretRef)
-		}
-		secret = v.Reveal()
-		req.Header.Set("Authorization", "Bearer "+secret)
+	if sec != nil {
+		req.Header.Set("Authorization", "Bearer "+sec.value)
 	}
 	resp, err := r.transport.RoundTrip(req)
 	if err != nil {
@@ -72,7 +103,7 @@ func (r *Runtime) post(ctx context.Context, c *runtimes.Call, cfg *config, lim l
 	case resp.StatusCode >= 300 && resp.StatusCode < 400:
 		return nil, resp.StatusCode, 0, redirectRefusal(cfg.url, resp)
 	case resp.StatusCode < 200 || resp.StatusCode >= 300:
-		return nil, resp.StatusCode, 0, r.statusError(ctx, cfg, lim, resp, secret)
+		return nil, resp.StatusCode, 0, r.statusError(ctx, cfg, lim, resp, sec)
 	}
 	if resp.ContentLength > r.opts.MaxResponseBytes {
 		return nil, resp.StatusCode, 0, runtimes.Errorf(runtimes.CodeOutputTooLarge, false,
@@ -91,52 +122,43 @@ func (r *Runtime) post(ctx context.Context, c *runtimes.Call, cfg *config, lim l
 		return nil, resp.StatusCode, len(body), runtimes.Errorf(runtimes.CodeToolError, false,
 			"the response of the tool at %s broke off after %d bytes", host, len(body)).With("status", resp.StatusCode)
 	}
+	if sec != nil && sec.match.FoundIn(body) {
+		// The output becomes the tool_call's result, an artifact: a tool
+		// that echoes its credential, in clear, escaped or encoded, would
+		// have it recorded for anyone who may read the call. None of the
+		// output is kept, not even an excerpt.
+		return nil, resp.StatusCode, len(body), runtimes.Errorf(runtimes.CodeSecretInOutput, false,
+			"the tool at %s answered with an output that holds the call's secret %s (in clear or encoded); none of the output is recorded", host, sec.name).
+			With("status", resp.StatusCode)
+	}
 	if !json.Valid(body) {
 		return nil, resp.StatusCode, len(body), runtimes.Errorf(runtimes.CodeBadOutput, false,
 			"the tool at %s answered %d with a body that is not JSON (%d bytes, Content-Type %q)", host, resp.StatusCode, len(body), mediaType(resp)).
 			With("status", resp.StatusCode)
 	}
-	if secret != "" && containsSecret(body, secret) {
-		// The output becomes the tool_call's result, an artifact: a tool
-		// that echoes its credential would have it recorded for anyone who
-		// may read the call.
-		return nil, resp.StatusCode, len(body), runtimes.Errorf(runtimes.CodeBadOutput, false,
-			"the tool at %s answered with an output that contains the call's secret %s; it is refused so that it is not recorded", host, *cfg.SecretRef).
-			With("status", resp.StatusCode)
-	}
 	return &runtimes.Result{Output: body}, resp.StatusCode, len(body), nil
 }
 
-// containsSecret reports whether body holds secret as sent or as a JSON
-// string would escape it.
-func containsSecret(body []byte, secret string) bool {
-	if bytes.Contains(body, []byte(secret)) {
-		return true
-	}
-	quoted, _ := json.Marshal(secret)
-	escaped := quoted[1 : len(quoted)-1]
-	if bytes.Contains(body, escaped) {
-		return true
-	}
-	return bytes.Contains(body, bytes.ReplaceAll(escaped, []byte("/"), []byte(`\/`)))
-}
-
 // statusError is a non-2xx answer: the tool's failure, with its status and
-// a short, sanitised excerpt of the body (a secret it echoes is masked).
-func (r *Runtime) statusError(ctx context.Context, cfg *config, lim limit, resp *http.Response, secret string) error {
-	ex, err := excerpt(resp.Body, secret)
+// a short, sanitised excerpt of the body (a secret it echoes is masked, and
+// an excerpt near a secret in any other form is not shown at all).
+func (r *Runtime) statusError(ctx context.Context, cfg *config, lim limit, resp *http.Response, sec *callSecret) error {
+	ex, withheld, err := excerpt(resp.Body, sec)
 	if err != nil && ctx.Err() != nil {
 		return r.ended(ctx, cfg, lim)
 	}
 	msg := fmt.Sprintf("the tool at %s answered %s", cfg.url.Host, statusText(resp.StatusCode))
 	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
-		if cfg.SecretRef != nil {
-			msg += fmt.Sprintf(" (the call carried secret %s as a bearer token)", *cfg.SecretRef)
+		if sec != nil {
+			msg += fmt.Sprintf(" (the call carried secret %s as a bearer token)", sec.name)
 		} else {
 			msg += " (the call carried no credentials: the tool may need a secret_ref)"
 		}
 	}
-	if ex != "" {
+	switch {
+	case withheld:
+		msg += fmt.Sprintf("; its body is not shown: it holds the call's secret %s in an encoded form", sec.name)
+	case ex != "":
 		msg += ": " + ex
 	}
 	e := runtimes.Errorf(runtimes.CodeToolError, false, "%s", msg).With("status", resp.StatusCode)

@@ -192,7 +192,9 @@ func TestThroughTheRuntime(t *testing.T) {
 	hostPort := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/convert")
 
 	m := readManifest(t)
-	store, err := secrets.New(map[string]string{"UNITS_TOKEN": token})
+	// The operator grants the token to this tool, for this server.
+	store, err := secrets.New(map[string]string{"UNITS_TOKEN": token},
+		map[string]secrets.Grant{"UNITS_TOKEN": {Tools: []string{m.Name}, Hosts: []string{hostPort}}})
 	if err != nil {
 		t.Fatal(err)
 	}
