@@ -1,10 +1,13 @@
 package bwrap_test
 
 import (
+	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/scidex/substrate/runtimes"
 	"github.com/scidex/substrate/runtimes/bwrap"
@@ -65,5 +68,67 @@ func TestBundleReadOnly(t *testing.T) {
 		if !strings.Contains(string(res.Output), `"wrote": false`) {
 			t.Fatalf("output %s: the tool wrote its bundle", res.Output)
 		}
+	}
+}
+
+// The bundle cache is an LRU under Options.CacheBytes: past the cap the
+// least recently used bundle goes (and comes back from the store when next
+// called), and a bundle a running call holds is never the one to go.
+func TestBundleCacheLRU(t *testing.T) {
+	var cacheDir string
+	rt := newRuntime(t, func(o *bwrap.Options) { cacheDir = o.CacheDir; o.CacheBytes = 2500 })
+	pad := "#" + strings.Repeat("x", 1000) + "\n"
+	mk := func(name, body string) *runtimes.Tool {
+		tool, _ := bundleTool(name, map[string]string{"run.sh": "#!/bin/sh\n" + pad + body + "\n"}, `{"command":["run.sh"]}`)
+		return tool
+	}
+	cached := func(name string) bool {
+		m, _ := filepath.Glob(filepath.Join(cacheDir, name+"@1.0.0-*"))
+		return len(m) == 1
+	}
+	a, b, c := mk("lru-a", "echo '{}'"), mk("lru-b", "echo '{}'"), mk("lru-c", "echo '{}'")
+	for _, tool := range []*runtimes.Tool{a, b, a, c} {
+		if _, err := call(t, rt, tool, `{}`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !cached("lru-a") || cached("lru-b") || !cached("lru-c") {
+		t.Fatalf("cached a %v b %v c %v, want b (least recently used) evicted", cached("lru-a"), cached("lru-b"), cached("lru-c"))
+	}
+	if _, err := call(t, rt, b, `{}`); err != nil {
+		t.Fatalf("an evicted bundle is materialized again: %v", err)
+	}
+
+	// A running call holds its bundle through any number of evictions.
+	hold := mk("lru-hold", `echo '{"message": "up"}' >&3; exec sleep 60`)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	up := make(chan struct{}, 1)
+	done := make(chan error, 1)
+	go func() {
+		_, err := rt.Run(ctx, &runtimes.Call{Tool: hold, Args: json.RawMessage(`{}`), ID: "hold",
+			Progress: func(runtimes.Progress) { up <- struct{}{} }})
+		done <- err
+	}()
+	select {
+	case <-up:
+	case <-time.After(patience):
+		t.Fatal("the holding call never started")
+	}
+	for _, tool := range []*runtimes.Tool{a, c, b, a} {
+		if _, err := call(t, rt, tool, `{}`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !cached("lru-hold") {
+		t.Fatal("the bundle of a running call was evicted")
+	}
+	cancel()
+	wantError(t, <-done, runtimes.CodeCancelled)
+	if _, err := call(t, rt, c, `{}`); err != nil {
+		t.Fatal(err)
+	}
+	if cached("lru-hold") {
+		t.Fatal("the released, least recently used bundle was kept past the cap")
 	}
 }

@@ -1,6 +1,7 @@
 package bwrap_test
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -159,7 +160,7 @@ func TestEgressAllowListed(t *testing.T) {
 
 			res, err := call(t, rt, egressTool("specific", "connect", svc.hostPort(), svc.hostPort()), `{}`)
 			if err != nil || !strings.Contains(string(res.Output), `"reached"`) {
-				t.Fatalf("specific, its allowed host: %v %v", res, err)
+				t.Fatalf("specific, its allowed host: %v %v %v", res, err, details(err))
 			}
 			_, err = call(t, rt, egressTool("specific", "connect", other.hostPort(), svc.hostPort()), `{}`)
 			e := wantError(t, err, runtimes.CodeToolError)
@@ -178,4 +179,13 @@ func TestNoEgressShim(t *testing.T) {
 	if len(ps) != 1 || ps[0].Path != "resource_caps.network" || !strings.Contains(ps[0].Message, "no egress shim") {
 		t.Fatalf("Check = %+v, want the network refused for want of the shim", ps)
 	}
+}
+
+// details are a runtime error's details, for a failure message.
+func details(err error) map[string]any {
+	var e *runtimes.Error
+	if errors.As(err, &e) {
+		return e.Details
+	}
+	return nil
 }
