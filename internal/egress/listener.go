@@ -1,6 +1,7 @@
 package egress
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -25,9 +26,9 @@ func ControlPair() (server, sandbox *os.File, err error) {
 // ReceiveListener waits on the server's end of a control socket for the
 // listener the shim opened in the sandbox's network namespace, and checks
 // that it is one: a listening TCP socket. It returns an error when the
-// sandbox ends first (every copy of the other end closed) or at deadline.
+// sandbox ends first (every copy of the other end closed) or ctx does.
 // ctl is consumed.
-func ReceiveListener(ctl *os.File, deadline time.Time) (net.Listener, error) {
+func ReceiveListener(ctx context.Context, ctl *os.File) (net.Listener, error) {
 	c, err := net.FileConn(ctl)
 	ctl.Close()
 	if err != nil {
@@ -38,9 +39,8 @@ func ReceiveListener(ctl *os.File, deadline time.Time) (net.Listener, error) {
 	if !ok {
 		return nil, errors.New("egress control socket: not a unix socket")
 	}
-	if err := uc.SetReadDeadline(deadline); err != nil {
-		return nil, fmt.Errorf("egress control socket: %w", err)
-	}
+	stop := context.AfterFunc(ctx, func() { _ = uc.SetReadDeadline(time.Now()) })
+	defer stop()
 	buf, oob := make([]byte, 1), make([]byte, syscall.CmsgSpace(4*4))
 	_, oobn, _, _, err := uc.ReadMsgUnix(buf, oob)
 	if err != nil {

@@ -2,6 +2,7 @@ package egress_test
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -148,6 +149,8 @@ func TestProxyCloseCutsTunnels(t *testing.T) {
 
 // ReceiveListener takes only a listening TCP socket from the sandbox.
 func TestReceiveListener(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
 	send := func(fd int) error {
 		srv, box, err := egress.ControlPair()
 		if err != nil {
@@ -157,7 +160,7 @@ func TestReceiveListener(t *testing.T) {
 			t.Fatal(err)
 		}
 		box.Close()
-		l, err := egress.ReceiveListener(srv, time.Now().Add(10*time.Second))
+		l, err := egress.ReceiveListener(ctx, srv)
 		if err == nil {
 			l.Close()
 		}
@@ -185,8 +188,16 @@ func TestReceiveListener(t *testing.T) {
 	}
 	srv, box, _ := egress.ControlPair()
 	box.Close()
-	if _, err := egress.ReceiveListener(srv, time.Now().Add(10*time.Second)); err == nil {
+	if _, err := egress.ReceiveListener(ctx, srv); err == nil {
 		t.Fatal("a closed control socket gave a listener")
+	}
+	// Nothing sent, the other end still open: the context ends the wait.
+	srv, box, _ = egress.ControlPair()
+	defer box.Close()
+	short, cancelShort := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancelShort()
+	if _, err := egress.ReceiveListener(short, srv); err == nil {
+		t.Fatal("an abandoned wait gave a listener")
 	}
 }
 

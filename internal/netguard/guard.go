@@ -125,9 +125,19 @@ func (e *DialError) Error() string { return e.Msg }
 
 // errGuard marks the Control hook's refusal so that DialContext can tell it
 // from a failure to connect.
-type errGuard struct{ addr netip.Addr }
+type errGuard struct {
+	addr  netip.Addr
+	local bool // a public address, but one of this machine's own
+}
 
-func (e *errGuard) Error() string { return "refused by the outbound guard: " + Describe(e.addr) }
+func (e *errGuard) Error() string { return "refused by the outbound guard: " + e.kind() }
+
+func (e *errGuard) kind() string {
+	if e.local {
+		return "an address of this machine"
+	}
+	return Describe(e.addr)
+}
 
 // DialContext connects to addr, a host and port as asked for: the
 // allow-list is matched against it, and every address the host resolves to
@@ -164,7 +174,7 @@ func (g *Guard) DialContext(ctx context.Context, network, addr string) (net.Conn
 		var ge *errGuard
 		switch {
 		case errors.As(err, &ge) && refused == nil:
-			refused = g.refusal(host, port, ge.addr)
+			refused = g.refusal(host, port, ge)
 		case failed == nil:
 			failed = g.unreachable(dctx, host, port, err)
 		}
@@ -229,6 +239,11 @@ func (g *Guard) control(network, address string, c syscall.RawConn) error {
 		}
 		return &errGuard{addr: ap.Addr()}
 	}
+	// A public address can still be this machine's own, where the server
+	// and its neighbours listen: refused like loopback.
+	if ap, err := netip.ParseAddrPort(address); err != nil || isLocal(ap.Addr()) {
+		return &errGuard{addr: ap.Addr(), local: true}
+	}
 	if g.afterControl != nil {
 		return g.afterControl(network, address)
 	}
@@ -238,8 +253,8 @@ func (g *Guard) control(network, address string, c syscall.RawConn) error {
 // refusal words the guard's refusal. An address the host resolved to is
 // named by its kind only: the caller wrote the name, and what the server's
 // DNS says of it is the server's business.
-func (g *Guard) refusal(host, port string, a netip.Addr) *DialError {
-	what := Describe(a)
+func (g *Guard) refusal(host, port string, ge *errGuard) *DialError {
+	a, what := ge.addr, ge.kind()
 	hp := net.JoinHostPort(host, port)
 	if lit, err := netip.ParseAddr(host); err == nil && lit == a {
 		return &DialError{Refused: true, Msg: fmt.Sprintf("%s is %s; %s does not connect to it unless the operator allow-lists %s", a, what, g.who, hp)}
@@ -270,6 +285,25 @@ func (g *Guard) SafeAddr(a netip.Addr) error {
 		return &errGuard{addr: a}
 	}
 	return nil
+}
+
+// isLocal reports whether a is an address of one of this machine's
+// interfaces; when they cannot be listed, every address counts as local
+// (refused) rather than none.
+func isLocal(a netip.Addr) bool {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return true
+	}
+	a = a.Unmap()
+	for _, ia := range addrs {
+		if n, ok := ia.(*net.IPNet); ok {
+			if x, ok := netip.AddrFromSlice(n.IP); ok && x.Unmap() == a {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 var (

@@ -133,7 +133,6 @@ func (r *run) execute(ctx context.Context) (*runtimes.Result, error) {
 			return nil, runtimes.Errorf(runtimes.CodeRefused, true, "resource_caps.allowed_hosts: %v", err)
 		}
 		r.proxy = proxy
-		defer proxy.Close()
 	}
 	argv := b.argv(s, shimAS)
 	r.cmd = exec.Command(b.o.Bwrap, argv...)
@@ -147,6 +146,9 @@ func (r *run) execute(ctx context.Context) (*runtimes.Result, error) {
 	r.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: b.cred}
 	if err := r.cmd.Start(); err != nil {
 		b.o.Logger.Error("bwrap: start", "call", s.ID, "err", err)
+		if r.proxy != nil {
+			r.proxy.Close()
+		}
 		return nil, runtimes.Errorf(runtimes.CodeSetupFailed, true, "the sandbox could not be started (the server's log has the reason)")
 	}
 	// The child's ends now belong to bwrap; ours must go, or no reader
@@ -154,20 +156,23 @@ func (r *run) execute(ctx context.Context) (*runtimes.Result, error) {
 	for _, f := range append([]*os.File{stdinR, stdoutW, stderrW}, extra...) {
 		files.close(f)
 	}
+	// The proxy serves the listener the shim hands over until the call
+	// ends; then it and every tunnel are cut.
 	var serving sync.WaitGroup
 	if r.proxy != nil {
 		files.untrack(ctlServer) // ReceiveListener consumes it
+		lctx, stopWaiting := context.WithCancel(ctx)
 		serving.Add(1)
 		go func() {
 			defer serving.Done()
-			l, err := egress.ReceiveListener(ctlServer, time.Now().Add(s.Caps.WallTime))
+			l, err := egress.ReceiveListener(lctx, ctlServer)
 			if err != nil {
 				b.o.Logger.Debug("bwrap: no egress listener", "call", s.ID, "err", err)
 				return
 			}
 			r.proxy.Serve(l)
 		}()
-		defer func() { r.proxy.Close(); serving.Wait() }()
+		defer func() { stopWaiting(); r.proxy.Close(); serving.Wait() }()
 	}
 
 	r.readers.Add(4)
