@@ -94,33 +94,61 @@ func newCache(dir string, max int64) *cache {
 
 // prepare returns the directory of t's verified bundle, materializing it on
 // first use, and the release the caller must call once the call has ended:
-// until then the entry is not evicted. prog is the bundle path of the
-// program, made executable.
+// until then the entry is not evicted, by this process or (through a shared
+// flock on the directory) by another sharing the cache dir. prog is the
+// bundle path of the program, made executable.
 func (c *cache) prepare(ctx context.Context, t *runtimes.Tool, prog string) (string, func(), error) {
 	dir := filepath.Join(c.dir, entryName(t))
 	e := c.acquire(dir)
-	release := func() { c.release(dir) }
 	e.lock.Lock()
 	defer e.lock.Unlock()
-	if _, err := os.Stat(dir); err == nil {
-		if err := c.verify(dir, t.Files); err != nil {
-			release()
-			return "", nil, err
-		}
-		return dir, release, nil
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		release()
-		return "", nil, fmt.Errorf("stat bundle cache: %w", err)
-	}
-	if err := c.materialize(ctx, dir, t, prog); err != nil {
-		release()
+	fail := func(err error) (string, func(), error) {
+		c.release(dir)
 		return "", nil, err
 	}
-	c.mu.Lock()
-	c.setSizeLocked(dir, dirSize(dir))
-	c.evictLocked()
-	c.mu.Unlock()
-	return dir, release, nil
+	held, err := hold(dir)
+	if err != nil {
+		return fail(err)
+	}
+	if held == nil {
+		if err := c.materialize(ctx, dir, t, prog); err != nil {
+			return fail(err)
+		}
+		c.mu.Lock()
+		c.setSizeLocked(dir, dirSize(dir))
+		c.evictLocked()
+		c.mu.Unlock()
+		if held, err = hold(dir); err != nil || held == nil {
+			return fail(fmt.Errorf("hold the bundle cache entry: %v", err))
+		}
+	} else if err := c.verify(dir, t.Files); err != nil {
+		held.Close()
+		return fail(err)
+	}
+	return dir, func() { held.Close(); c.release(dir) }, nil
+}
+
+// hold opens dir and takes a shared flock on it, which an eviction takes
+// exclusively: nil when dir is absent or was removed while the lock was
+// awaited.
+func hold(dir string) (*os.File, error) {
+	f, err := os.Open(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open bundle cache entry: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock bundle cache entry: %w", err)
+	}
+	var st syscall.Stat_t
+	if err := syscall.Fstat(int(f.Fd()), &st); err != nil || st.Nlink == 0 {
+		f.Close()
+		return nil, nil
+	}
+	return f, nil
 }
 
 // acquire marks dir's entry in use (making the entry if need be).
@@ -161,10 +189,11 @@ func (c *cache) setSizeLocked(dir string, size int64) {
 }
 
 // evictLocked removes least recently used entries no call holds until the
-// cache is within its cap. An entry no call holds is not locked either
-// (acquire precedes the lock), so its directory can go.
+// cache is within its cap. An entry no call of this process holds is not
+// locked either (acquire precedes the lock); one another process's call
+// holds (its flock) is skipped and counted as just used.
 func (c *cache) evictLocked() {
-	for c.total > c.max {
+	for tries := len(c.entries); c.total > c.max && tries > 0; tries-- {
 		var victim string
 		var oldest *entry
 		for d, e := range c.entries {
@@ -175,7 +204,16 @@ func (c *cache) evictLocked() {
 		if oldest == nil {
 			return
 		}
-		_ = os.RemoveAll(victim)
+		if f, err := os.Open(victim); err == nil {
+			if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+				f.Close()
+				c.clock++
+				oldest.used = c.clock
+				continue
+			}
+			_ = os.RemoveAll(victim)
+			f.Close()
+		}
 		c.total -= oldest.size
 		delete(c.entries, victim)
 		delete(c.verified, victim)
@@ -244,6 +282,10 @@ func (c *cache) materialize(ctx context.Context, dir string, t *runtimes.Tool, p
 		return fmt.Errorf("materialize bundle: %w", err)
 	}
 	if err := os.Rename(tmp, dir); err != nil {
+		if _, serr := os.Stat(dir); serr == nil {
+			// Another process sharing the cache put it in place first.
+			return c.verify(dir, t.Files)
+		}
 		return fmt.Errorf("materialize bundle: %w", err)
 	}
 	c.mu.Lock()

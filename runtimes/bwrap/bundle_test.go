@@ -132,3 +132,47 @@ func TestBundleCacheLRU(t *testing.T) {
 		t.Fatal("the released, least recently used bundle was kept past the cap")
 	}
 }
+
+// Two servers sharing a cache dir (serve and a worker on one data dir): a
+// bundle one of them is running a call from is not evicted by the other,
+// which found it in the cache when it started.
+func TestBundleCacheSharedAcrossProcesses(t *testing.T) {
+	var cacheDir string
+	b := newRuntime(t, func(o *bwrap.Options) { cacheDir = o.CacheDir; o.CacheBytes = 2500 })
+	pad := "#" + strings.Repeat("x", 1000) + "\n"
+	mk := func(name, body string) *runtimes.Tool {
+		tool, _ := bundleTool(name, map[string]string{"run.sh": "#!/bin/sh\n" + pad + body + "\n"}, `{"command":["run.sh"]}`)
+		return tool
+	}
+	held := mk("shared-held", `echo '{"message": "up"}' >&3; exec sleep 60`)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	up := make(chan struct{}, 1)
+	done := make(chan error, 1)
+	go func() {
+		_, err := b.Run(ctx, &runtimes.Call{Tool: held, Args: json.RawMessage(`{}`), ID: "held",
+			Progress: func(runtimes.Progress) { up <- struct{}{} }})
+		done <- err
+	}()
+	select {
+	case <-up:
+	case <-time.After(patience):
+		t.Fatal("the holding call never started")
+	}
+	// The other server starts on the same cache, where the held bundle is
+	// its least recently used entry, and fills it past the cap.
+	a := newRuntime(t, func(o *bwrap.Options) { o.CacheDir = cacheDir; o.CacheBytes = 2500 })
+	for _, name := range []string{"shared-1", "shared-2", "shared-3"} {
+		if _, err := call(t, a, mk(name, "echo '{}'"), `{}`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if m, _ := filepath.Glob(filepath.Join(cacheDir, "shared-held@1.0.0-*")); len(m) != 1 {
+		t.Fatal("the other server's cache evicted the bundle of a running call")
+	}
+	if m, _ := filepath.Glob(filepath.Join(cacheDir, "shared-[0-9]@1.0.0-*")); len(m) != 1 {
+		t.Fatalf("the other server's cache holds %v, want its own entries evicted in the held one's place", m)
+	}
+	cancel()
+	wantError(t, <-done, runtimes.CodeCancelled)
+}
