@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -31,6 +32,8 @@ type toolFlags struct {
 	bwrapCache  *string
 	bwrapUID    *int
 	bwrapGID    *int
+	bwrapShim   *string
+	bwrapCacheM *int
 	gpus        *int
 	mcpServers  *string
 	cache       *bool
@@ -47,7 +50,11 @@ func addToolFlags(f flags, workers int) toolFlags {
 		secretsFile: f.str("secrets-file", "SCIDEX_SECRETS_FILE", "",
 			`file of tool secrets and their grants, mode 0600: JSON {"NAME": {"value": "...", "tools": ["tool.name"], "hosts": ["host:port"]}} (an entry without "value" grants the SCIDEX_SECRET_NAME variable); an http_post tool may send a secret only as granted; NAME=value lines and "NAME": "value" members are granted to nothing`),
 		httpAllow: f.str("http-post-allow", "SCIDEX_HTTP_POST_ALLOW", "",
-			"comma-separated host:port an http_post tool may reach although it is loopback or private (the outbound guard refuses those otherwise)"),
+			"comma-separated host:port an http_post tool or a networked bwrap sandbox may reach although it is loopback or private (the outbound guard refuses those otherwise)"),
+		bwrapShim: f.str("bwrap-egress-shim", "SCIDEX_BWRAP_EGRESS_SHIM", "",
+			"the scidex-egress-shim program through which networked bwrap sandboxes reach the guarded egress proxy (default: beside this binary, then in PATH); without it no bwrap tool gets the network"),
+		bwrapCacheM: f.integer("bwrap-cache-mb", "SCIDEX_BWRAP_CACHE_MB", 1024,
+			"MiB of verified bundles the bwrap cache keeps; past it the least recently used bundles no call is running are removed", atLeast(1)),
 		bwrapCache: f.str("bwrap-cache-dir", "SCIDEX_BWRAP_CACHE_DIR", "",
 			"where sandboxed tools' verified bundles are kept (default <data-dir>/bwrap-cache); the sandbox user must be able to traverse it"),
 		bwrapUID: f.integer("bwrap-uid", "SCIDEX_BWRAP_UID", 65534, "the unprivileged uid sandboxed tools run as when the server is root", atLeast(1)),
@@ -121,9 +128,19 @@ func (t toolFlags) runtimes(log *slog.Logger, dataDir string) func(*store.Store)
 		if *t.bwrapCache == "" {
 			caches = []string{filepath.Join(dataDir, "bwrap-cache"), filepath.Join("/var/cache/scidex", "bwrap"), filepath.Join(os.TempDir(), "scidex-bwrap-cache")}
 		}
+		if *t.bwrapShim != "" {
+			if fi, err := os.Stat(*t.bwrapShim); err != nil || !fi.Mode().IsRegular() {
+				return nil, fmt.Errorf("--bwrap-egress-shim %q: not a program file", *t.bwrapShim)
+			}
+		}
+		shim := egressShim(*t.bwrapShim)
+		if shim == "" {
+			log.Warn("no scidex-egress-shim found (--bwrap-egress-shim): bwrap tools asking for the network will be refused")
+		}
 		var boxErr error
 		for _, cache := range caches {
-			box, err := bwrap.New(bwrap.Options{CacheDir: cache, UID: *t.bwrapUID, GID: *t.bwrapGID, GPUs: *t.gpus, Logger: log})
+			box, err := bwrap.New(bwrap.Options{CacheDir: cache, UID: *t.bwrapUID, GID: *t.bwrapGID, GPUs: *t.gpus, Logger: log,
+				EgressShim: shim, EgressAllow: splitList(*t.httpAllow), CacheBytes: int64(*t.bwrapCacheM) << 20})
 			if err != nil {
 				boxErr = errors.Join(boxErr, err)
 				continue
@@ -139,4 +156,23 @@ func (t toolFlags) runtimes(log *slog.Logger, dataDir string) func(*store.Store)
 		}
 		return runtimes.NewRegistry(rs...)
 	}
+}
+
+// egressShim is the egress shim to use: the flag's, else scidex-egress-shim
+// beside this binary, else in PATH; "" when there is none.
+func egressShim(flag string) string {
+	if flag != "" {
+		return flag
+	}
+	const name = "scidex-egress-shim"
+	if exe, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(exe), name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return p
+		}
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	return ""
 }

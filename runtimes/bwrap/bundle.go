@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -23,12 +24,29 @@ import (
 // whenever its size, mtime or inode differ from what was verified, so a file
 // altered at its source or in the cache is refused at dispatch rather than
 // run.
+//
+// The cache is bounded: it is an LRU of at most max bytes of bundles. Past
+// the cap the least recently used entries that no running call holds are
+// removed (a call holds its entry from prepare to release), to be
+// materialized again from the store when next called. An entry larger than
+// the cap on its own is used and removed once released.
 type cache struct {
 	dir string
+	max int64
 
 	mu       sync.Mutex
-	locks    map[string]*sync.Mutex
+	entries  map[string]*entry           // entry dir → its bookkeeping
+	total    int64                       // bytes of every entry on disk
+	clock    uint64                      // advanced at every use
 	verified map[string]map[string]stamp // entry dir → bundle path → stamp
+}
+
+// entry is one bundle directory of the cache.
+type entry struct {
+	lock  sync.Mutex // held while the entry is materialized or verified
+	size  int64      // bytes on disk, 0 while absent
+	used  uint64     // cache.clock at the last use
+	inUse int        // calls between prepare and release
 }
 
 // stamp is what a verified file looked like; a change means hash it again.
@@ -38,40 +56,182 @@ type stamp struct {
 	ino   uint64
 }
 
-func newCache(dir string) *cache {
-	return &cache{dir: dir, locks: map[string]*sync.Mutex{}, verified: map[string]map[string]stamp{}}
+// newCache opens the cache in dir, capped at max bytes: entries left by an
+// earlier process are counted (the least recently modified first out),
+// unfinished copies are removed, and the cache is trimmed to its cap.
+func newCache(dir string, max int64) *cache {
+	c := &cache{dir: dir, max: max, entries: map[string]*entry{}, verified: map[string]map[string]stamp{}}
+	ents, _ := os.ReadDir(dir)
+	type old struct {
+		dir   string
+		mtime int64
+	}
+	var found []old
+	for _, e := range ents {
+		p := filepath.Join(dir, e.Name())
+		switch {
+		case strings.HasPrefix(e.Name(), ".tmp-"):
+			_ = os.RemoveAll(p)
+		case strings.HasPrefix(e.Name(), ".") || !e.IsDir():
+		default:
+			if fi, err := e.Info(); err == nil {
+				found = append(found, old{p, fi.ModTime().UnixNano()})
+			}
+		}
+	}
+	sort.Slice(found, func(i, j int) bool { return found[i].mtime < found[j].mtime })
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, f := range found {
+		c.clock++
+		size := dirSize(f.dir)
+		c.entries[f.dir] = &entry{size: size, used: c.clock}
+		c.total += size
+	}
+	c.evictLocked()
+	return c
 }
 
 // prepare returns the directory of t's verified bundle, materializing it on
-// first use. prog is the bundle path of the program, made executable.
-func (c *cache) prepare(ctx context.Context, t *runtimes.Tool, prog string) (string, error) {
+// first use, and the release the caller must call once the call has ended:
+// until then the entry is not evicted, by this process or (through a shared
+// flock on the directory) by another sharing the cache dir. prog is the
+// bundle path of the program, made executable.
+func (c *cache) prepare(ctx context.Context, t *runtimes.Tool, prog string) (string, func(), error) {
 	dir := filepath.Join(c.dir, entryName(t))
-	lock := c.lock(dir)
-	lock.Lock()
-	defer lock.Unlock()
-	if _, err := os.Stat(dir); err == nil {
-		if err := c.verify(dir, t.Files); err != nil {
-			return "", err
+	e := c.acquire(dir)
+	e.lock.Lock()
+	defer e.lock.Unlock()
+	fail := func(err error) (string, func(), error) {
+		c.release(dir)
+		return "", nil, err
+	}
+	held, err := hold(dir)
+	if err != nil {
+		return fail(err)
+	}
+	if held == nil {
+		if err := c.materialize(ctx, dir, t, prog); err != nil {
+			return fail(err)
 		}
-		return dir, nil
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("stat bundle cache: %w", err)
+		c.mu.Lock()
+		c.setSizeLocked(dir, dirSize(dir))
+		c.evictLocked()
+		c.mu.Unlock()
+		if held, err = hold(dir); err != nil || held == nil {
+			return fail(fmt.Errorf("hold the bundle cache entry: %v", err))
+		}
+	} else if err := c.verify(dir, t.Files); err != nil {
+		held.Close()
+		return fail(err)
 	}
-	if err := c.materialize(ctx, dir, t, prog); err != nil {
-		return "", err
-	}
-	return dir, nil
+	return dir, func() { held.Close(); c.release(dir) }, nil
 }
 
-func (c *cache) lock(dir string) *sync.Mutex {
+// hold opens dir and takes a shared flock on it, which an eviction takes
+// exclusively: nil when dir is absent or was removed while the lock was
+// awaited.
+func hold(dir string) (*os.File, error) {
+	f, err := os.Open(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open bundle cache entry: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock bundle cache entry: %w", err)
+	}
+	var st syscall.Stat_t
+	if err := syscall.Fstat(int(f.Fd()), &st); err != nil || st.Nlink == 0 {
+		f.Close()
+		return nil, nil
+	}
+	return f, nil
+}
+
+// acquire marks dir's entry in use (making the entry if need be).
+func (c *cache) acquire(dir string) *entry {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	l, ok := c.locks[dir]
+	e, ok := c.entries[dir]
 	if !ok {
-		l = &sync.Mutex{}
-		c.locks[dir] = l
+		e = &entry{}
+		c.entries[dir] = e
 	}
-	return l
+	e.inUse++
+	c.clock++
+	e.used = c.clock
+	return e
+}
+
+// release ends a call's hold on dir's entry and trims the cache.
+func (c *cache) release(dir string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.entries[dir]
+	if e == nil {
+		return
+	}
+	e.inUse--
+	if e.inUse == 0 && e.size == 0 {
+		delete(c.entries, dir)
+	}
+	c.evictLocked()
+}
+
+func (c *cache) setSizeLocked(dir string, size int64) {
+	if e := c.entries[dir]; e != nil {
+		c.total += size - e.size
+		e.size = size
+	}
+}
+
+// evictLocked removes least recently used entries no call holds until the
+// cache is within its cap. An entry no call of this process holds is not
+// locked either (acquire precedes the lock); one another process's call
+// holds (its flock) is skipped and counted as just used.
+func (c *cache) evictLocked() {
+	for tries := len(c.entries); c.total > c.max && tries > 0; tries-- {
+		var victim string
+		var oldest *entry
+		for d, e := range c.entries {
+			if e.inUse == 0 && e.size > 0 && (oldest == nil || e.used < oldest.used) {
+				victim, oldest = d, e
+			}
+		}
+		if oldest == nil {
+			return
+		}
+		if f, err := os.Open(victim); err == nil {
+			if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+				f.Close()
+				c.clock++
+				oldest.used = c.clock
+				continue
+			}
+			_ = os.RemoveAll(victim)
+			f.Close()
+		}
+		c.total -= oldest.size
+		delete(c.entries, victim)
+		delete(c.verified, victim)
+	}
+}
+
+// dirSize is the bytes of the regular files under dir.
+func dirSize(dir string) int64 {
+	var n int64
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
 }
 
 // entryName names a tool version's cache directory: readable, and keyed by
@@ -122,6 +282,10 @@ func (c *cache) materialize(ctx context.Context, dir string, t *runtimes.Tool, p
 		return fmt.Errorf("materialize bundle: %w", err)
 	}
 	if err := os.Rename(tmp, dir); err != nil {
+		if _, serr := os.Stat(dir); serr == nil {
+			// Another process sharing the cache put it in place first.
+			return c.verify(dir, t.Files)
+		}
 		return fmt.Errorf("materialize bundle: %w", err)
 	}
 	c.mu.Lock()
@@ -203,6 +367,7 @@ func (c *cache) verify(dir string, files []runtimes.File) error {
 func (c *cache) drop(dir string) {
 	c.mu.Lock()
 	delete(c.verified, dir)
+	c.setSizeLocked(dir, 0)
 	c.mu.Unlock()
 	_ = os.RemoveAll(dir)
 }

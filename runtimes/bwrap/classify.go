@@ -32,6 +32,11 @@ func (r *run) classify(why string, waitErr error, u usage, e enforcement) (*runt
 		if stderr != "" && !err.Setup {
 			err.With("stderr", stderr)
 		}
+		if r.proxy != nil {
+			if refused := r.proxy.Refusals(); len(refused) > 0 {
+				err.With("egress_refused", refused)
+			}
+		}
 		return err
 	}
 	exit := -1
@@ -70,7 +75,7 @@ func (r *run) classify(why string, waitErr error, u usage, e enforcement) (*runt
 		return nil, fail(runtimes.Errorf(runtimes.CodeCPULimit, false, "the tool used up its CPU time and was killed"))
 	case exit != 0 && strings.Contains(stderr, "No space left on device"):
 		return nil, fail(runtimes.Errorf(runtimes.CodeDiskLimit, false,
-			"the tool ran out of space: /tmp and /work hold %s each", bytesText(r.b.o.TmpBytes)).With("tmpfs_bytes", r.b.o.TmpBytes))
+			"the tool ran out of space: /tmp, /work and /dev/shm hold %s each", bytesText(r.b.o.TmpBytes)).With("tmpfs_bytes", r.b.o.TmpBytes))
 	case exit != 0:
 		msg := "the tool exited with status %d"
 		if exit > 128 {

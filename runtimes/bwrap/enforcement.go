@@ -8,8 +8,11 @@ type enforcement struct {
 	Memory string `json:"memory"` // cgroup (memory.limit_in_bytes) or rlimit (RLIMIT_AS)
 	Pids   string `json:"pids"`   // cgroup (pids.max) or rlimit (RLIMIT_NPROC)
 	CPU    string `json:"cpu"`    // cgroup (cpu.cfs_quota_us) or rlimit (RLIMIT_CPU)
-	Disk   string `json:"disk"`   // tmpfs size (/tmp and /work)
+	Disk   string `json:"disk"`   // tmpfs size (/tmp, /work, /dev/shm; the rest read-only)
 	Wall   string `json:"wall"`   // watchdog killing the pid namespace
+	// Network is how a networked tool reaches out: egress_proxy (the
+	// guarded proxy, its only way), or off (no shim: no tool gets it).
+	Network string `json:"network"`
 }
 
 const (
@@ -18,7 +21,10 @@ const (
 )
 
 func (b *bwrapBackend) enforcement() enforcement {
-	e := enforcement{Memory: byRlimit, Pids: byRlimit, CPU: byRlimit, Disk: "tmpfs", Wall: "watchdog"}
+	e := enforcement{Memory: byRlimit, Pids: byRlimit, CPU: byRlimit, Disk: "tmpfs", Wall: "watchdog", Network: "off"}
+	if b.shim != "" {
+		e.Network = "egress_proxy"
+	}
 	if b.cg.has("memory") {
 		e.Memory = byCgroup
 	}
@@ -47,5 +53,5 @@ func (e enforcement) rlimits(s *Sandbox, pids int) rlimitSet {
 }
 
 func (e enforcement) details() map[string]any {
-	return map[string]any{"memory": e.Memory, "pids": e.Pids, "cpu": e.CPU, "disk": e.Disk, "wall": e.Wall}
+	return map[string]any{"memory": e.Memory, "pids": e.Pids, "cpu": e.CPU, "disk": e.Disk, "wall": e.Wall, "network": e.Network}
 }

@@ -90,7 +90,7 @@ func newRuntime(t *testing.T, opts ...func(*bwrap.Options)) *bwrap.Runtime {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	o := bwrap.Options{CacheDir: filepath.Join(dir, "cache"), TmpBytes: 16 << 20, Pids: 64,
+	o := bwrap.Options{CacheDir: filepath.Join(dir, "cache"), TmpBytes: 16 << 20, Pids: 64, EgressShim: shimBin,
 		Logger: slog.New(slog.NewTextHandler(testLog{t}, nil))}
 	for _, f := range opts {
 		f(&o)

@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"time"
+
+	"github.com/scidex/substrate/internal/netguard"
 )
 
 // Options configure the runtime. The zero value of every field but CacheDir
@@ -28,8 +30,10 @@ type Options struct {
 	// GPUs is how many GPUs this server can give a tool; a tool asking for
 	// VRAM on a server with none is refused in Check.
 	GPUs int
-	// TmpBytes caps each of the sandbox's two writable tmpfs mounts, /tmp and
-	// the run dir /work (default 64 MiB).
+	// TmpBytes caps each of the sandbox's three writable tmpfs mounts, /tmp,
+	// the run dir /work and /dev/shm (default 64 MiB); nothing else of the
+	// sandbox is writable. With cgroups their pages count against the memory
+	// cap too; without, these sizes alone bound what a tool can fill.
 	TmpBytes int64
 	// Pids caps the processes (and threads) of one call (default 128).
 	Pids int
@@ -41,6 +45,23 @@ type Options struct {
 	WallTime time.Duration
 	// MaxOutputBytes caps a tool's stdout (default runtimes.MaxOutputBytes).
 	MaxOutputBytes int64
+	// EgressShim is the path of cmd/scidex-egress-shim, the program that
+	// opens a networked sandbox's proxy listener before its tool runs. ""
+	// leaves this server without egress: a tool asking for network allow or
+	// specific is refused in Check. New copies it into CacheDir.
+	EgressShim string
+	// EgressAllow is the operator's allow-list of host:port pairs a
+	// networked sandbox may reach although they are loopback, private or
+	// otherwise refused by the outbound guard: the same list, and the same
+	// internal/netguard rules, as http_post's Options.Allow.
+	EgressAllow []string
+	// EgressResolver resolves the names a sandbox asks its proxy for
+	// (net.DefaultResolver when nil); every address is judged by the guard.
+	EgressResolver netguard.Resolver
+	// CacheBytes caps the bundles kept in CacheDir (default 1 GiB): past
+	// it the least recently used bundles not in use by a running call are
+	// removed, to be materialized again from the store when next called.
+	CacheBytes int64
 	// NoCgroups turns the cgroup limits off and uses rlimits only (the
 	// fallback taken on its own when the cgroup controllers are not usable).
 	NoCgroups bool
@@ -58,6 +79,7 @@ const (
 	defaultPids        = 128
 	defaultMemoryBytes = 512 << 20
 	defaultWallTime    = 60 * time.Second
+	defaultCacheBytes  = 1 << 30
 )
 
 // withDefaults validates o and fills in its defaults.
@@ -88,8 +110,11 @@ func (o Options) withDefaults() (Options, error) {
 	if o.GPUs < 0 {
 		return o, fmt.Errorf("bwrap: Options.GPUs %d: want 0 or more", o.GPUs)
 	}
-	if o.TmpBytes < 0 || o.Pids < 0 || o.MemoryBytes < 0 || o.WallTime < 0 || o.MaxOutputBytes < 0 {
-		return o, errors.New("bwrap: Options.TmpBytes, Pids, MemoryBytes, WallTime and MaxOutputBytes must not be negative")
+	if o.TmpBytes < 0 || o.Pids < 0 || o.MemoryBytes < 0 || o.WallTime < 0 || o.MaxOutputBytes < 0 || o.CacheBytes < 0 {
+		return o, errors.New("bwrap: Options.TmpBytes, Pids, MemoryBytes, WallTime, MaxOutputBytes and CacheBytes must not be negative")
+	}
+	if o.CacheBytes == 0 {
+		o.CacheBytes = defaultCacheBytes
 	}
 	if o.TmpBytes == 0 {
 		o.TmpBytes = defaultTmpBytes

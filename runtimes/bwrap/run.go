@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/scidex/substrate/internal/egress"
+	"github.com/scidex/substrate/internal/netguard"
 	"github.com/scidex/substrate/runtimes"
 )
 
@@ -30,6 +32,19 @@ type bwrapBackend struct {
 	// cred is who bwrap runs as: the sandbox uid when the server is root,
 	// nil (the server itself) otherwise.
 	cred *syscall.Credential
+	// guard dials for the egress proxies; shim is the egress shim's copy
+	// in the cache ("" when the server has none: no tool gets the network).
+	guard *netguard.Guard
+	shim  string
+}
+
+// specificHosts are the only host:port pairs a network: specific tool may
+// reach; nil for any other (the guard alone decides).
+func specificHosts(c runtimes.Caps) []string {
+	if c.Network != "specific" {
+		return nil
+	}
+	return append([]string{}, c.AllowedHosts...)
 }
 
 // Name implements Backend.
@@ -51,6 +66,7 @@ type run struct {
 	cmd   *exec.Cmd
 	group *runGroup
 
+	proxy     *egress.Proxy
 	stdout    []byte
 	stdoutErr error
 	stderr    tail
@@ -96,23 +112,67 @@ func (r *run) execute(ctx context.Context) (*runtimes.Result, error) {
 		return nil, fmt.Errorf("sandbox pipes: %w", files.err)
 	}
 
-	r.cmd = exec.Command(b.o.Bwrap, b.argv(s)...)
-	if rl := enforcement.rlimits(s, b.o.Pids); !rl.empty() {
-		r.cmd = exec.Command(b.prlimit, append(append(rl.args(), b.o.Bwrap), b.argv(s)...)...)
+	extra := []*os.File{progW, statusW, blockR} // fds 3, 4, 5
+	rl := enforcement.rlimits(s, b.o.Pids)
+	var shimAS uint64
+	var ctlServer *os.File
+	if s.Caps.Network != "deny" {
+		// The shim, a Go program, cannot start under a small RLIMIT_AS: it
+		// sets that limit itself just before it executes the tool.
+		shimAS, rl.as = rl.as, 0
+		srv, box, err := egress.ControlPair()
+		if err != nil {
+			return nil, fmt.Errorf("sandbox egress: %w", err)
+		}
+		files.track(srv, box)
+		ctlServer = srv
+		extra = append(extra, box) // fd 6
+		proxy, err := egress.New(egress.Options{Guard: b.guard, Hosts: specificHosts(s.Caps),
+			Logger: b.o.Logger.With("call", s.ID)})
+		if err != nil {
+			return nil, runtimes.Errorf(runtimes.CodeRefused, true, "resource_caps.allowed_hosts: %v", err)
+		}
+		r.proxy = proxy
+	}
+	argv := b.argv(s, shimAS)
+	r.cmd = exec.Command(b.o.Bwrap, argv...)
+	if !rl.empty() {
+		r.cmd = exec.Command(b.prlimit, append(append(rl.args(), b.o.Bwrap), argv...)...)
 	}
 	r.cmd.Env = []string{}
 	r.cmd.Dir = "/"
 	r.cmd.Stdin, r.cmd.Stdout, r.cmd.Stderr = stdinR, stdoutW, stderrW
-	r.cmd.ExtraFiles = []*os.File{progW, statusW, blockR} // fds 3, 4, 5
+	r.cmd.ExtraFiles = extra
 	r.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: b.cred}
 	if err := r.cmd.Start(); err != nil {
 		b.o.Logger.Error("bwrap: start", "call", s.ID, "err", err)
+		if r.proxy != nil {
+			r.proxy.Close()
+		}
 		return nil, runtimes.Errorf(runtimes.CodeSetupFailed, true, "the sandbox could not be started (the server's log has the reason)")
 	}
 	// The child's ends now belong to bwrap; ours must go, or no reader
 	// would ever see EOF.
-	for _, f := range []*os.File{stdinR, stdoutW, stderrW, progW, statusW, blockR} {
+	for _, f := range append([]*os.File{stdinR, stdoutW, stderrW}, extra...) {
 		files.close(f)
+	}
+	// The proxy serves the listener the shim hands over until the call
+	// ends; then it and every tunnel are cut.
+	var serving sync.WaitGroup
+	if r.proxy != nil {
+		files.untrack(ctlServer) // ReceiveListener consumes it
+		lctx, stopWaiting := context.WithCancel(ctx)
+		serving.Add(1)
+		go func() {
+			defer serving.Done()
+			l, err := egress.ReceiveListener(lctx, ctlServer)
+			if err != nil {
+				b.o.Logger.Debug("bwrap: no egress listener", "call", s.ID, "err", err)
+				return
+			}
+			r.proxy.Serve(l)
+		}()
+		defer func() { stopWaiting(); r.proxy.Close(); serving.Wait() }()
 	}
 
 	r.readers.Add(4)
@@ -323,6 +383,25 @@ func (p *pipes) pipe() (*os.File, *os.File) {
 	}
 	p.open[r], p.open[w] = true, true
 	return r, w
+}
+
+// track adds files opened elsewhere, to be closed with the pipes.
+func (p *pipes) track(fs ...*os.File) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.open == nil {
+		p.open = map[*os.File]bool{}
+	}
+	for _, f := range fs {
+		p.open[f] = true
+	}
+}
+
+// untrack hands a file over to whoever closes it now.
+func (p *pipes) untrack(f *os.File) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.open, f)
 }
 
 func (p *pipes) close(f *os.File) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/scidex/substrate/internal/netguard"
 	"github.com/scidex/substrate/runtimes"
 )
 
@@ -50,6 +52,15 @@ func New(o Options) (*Runtime, error) {
 		return nil, fmt.Errorf("bwrap: write the sandbox's /etc in Options.CacheDir: %w", err)
 	}
 	b.system = systemMounts(etc)
+	if b.guard, err = netguard.New(netguard.Options{Allow: o.EgressAllow, Resolver: o.EgressResolver,
+		Who: "the sandbox's egress proxy"}); err != nil {
+		return nil, fmt.Errorf("bwrap: Options.Egress%w", err)
+	}
+	if o.EgressShim != "" {
+		if b.shim, err = installShim(o.EgressShim, o.CacheDir); err != nil {
+			return nil, fmt.Errorf("bwrap: Options.EgressShim: %w", err)
+		}
+	}
 	if !o.NoCgroups {
 		b.cg = detectCgroups()
 	}
@@ -59,7 +70,7 @@ func New(o Options) (*Runtime, error) {
 		}
 	}
 	closeInheritedFDs()
-	r := &Runtime{o: o, cache: newCache(o.CacheDir), bwrap: b, backends: map[string]Backend{Name: b}}
+	r := &Runtime{o: o, cache: newCache(o.CacheDir, o.CacheBytes), bwrap: b, backends: map[string]Backend{Name: b}}
 	for _, be := range o.Backends {
 		r.backends[be.Name()] = be
 	}
@@ -85,13 +96,25 @@ func (r *Runtime) Check(t *runtimes.Tool) []runtimes.Problem {
 func (r *Runtime) check(t *runtimes.Tool) (*config, []runtimes.Problem) {
 	c, ps := decodeConfig(t)
 	switch t.Caps.Network {
-	case "", "deny", "allow":
-	case "specific":
-		ps = append(ps, runtimes.Problem{Path: "resource_caps.network", Constraint: "bwrap_network",
-			Message: "the bwrap runtime supports network allow|deny only: it cannot limit a sandbox to specific hosts"})
+	case "", "deny":
+	case "allow", "specific":
+		if r.bwrap.shim == "" {
+			ps = append(ps, runtimes.Problem{Path: "resource_caps.network", Constraint: "egress_configured",
+				Message: "this server has no egress shim (--bwrap-egress-shim), so no bwrap tool can be given the network; ask for network deny"})
+		}
+		if t.Caps.Network == "specific" && len(t.Caps.AllowedHosts) == 0 {
+			ps = append(ps, runtimes.Problem{Path: "resource_caps.allowed_hosts", Constraint: "required",
+				Message: "network specific names the host:port pairs the tool may reach in allowed_hosts"})
+		}
+		for i, h := range t.Caps.AllowedHosts {
+			if _, err := netguard.ParseAllow(h); err != nil {
+				ps = append(ps, runtimes.Problem{Path: fmt.Sprintf("resource_caps.allowed_hosts[%d]", i), Constraint: "host_port",
+					Message: fmt.Sprintf("%q: %v", h, err)})
+			}
+		}
 	default:
 		ps = append(ps, runtimes.Problem{Path: "resource_caps.network", Constraint: "enum",
-			Message: fmt.Sprintf("network %q: want allow or deny", t.Caps.Network)})
+			Message: fmt.Sprintf("network %q: want deny, allow or specific", t.Caps.Network)})
 	}
 	if t.Caps.VRAMGB > 0 && r.o.GPUs == 0 {
 		ps = append(ps, runtimes.Problem{Path: "resource_caps.vram_gb", Constraint: "gpu_available",
@@ -147,7 +170,7 @@ func (r *Runtime) Run(ctx context.Context, call *runtimes.Call) (*runtimes.Resul
 	if err := ctx.Err(); err != nil {
 		return nil, runtimes.Errorf(runtimes.CodeCancelled, false, "the call was cancelled before it started")
 	}
-	dir, err := r.cache.prepare(ctx, t, c.Command[0])
+	dir, release, err := r.cache.prepare(ctx, t, c.Command[0])
 	if err != nil {
 		var e *runtimes.Error
 		if errors.As(err, &e) {
@@ -156,6 +179,7 @@ func (r *Runtime) Run(ctx context.Context, call *runtimes.Call) (*runtimes.Resul
 		r.o.Logger.Error("bwrap: prepare bundle", "tool", t.Name, "version", t.Version, "err", err)
 		return nil, runtimes.Errorf(runtimes.CodeSetupFailed, true, "the tool's bundle could not be prepared (the server's log has the reason)")
 	}
+	defer release()
 	caps := t.Caps
 	if caps.WallTime == 0 {
 		caps.WallTime = r.o.WallTime
@@ -194,4 +218,42 @@ func closeInheritedFDs() {
 		}
 		syscall.CloseOnExec(fd)
 	}
+}
+
+// installShim copies the egress shim into the cache, where the sandbox uid
+// can reach it, and returns the copy's path. The copy is the server's, 0755,
+// replaced whole (a rename) so that a running sandbox keeps its own.
+func installShim(src, cacheDir string) (string, error) {
+	in, err := os.Open(src)
+	if err != nil {
+		return "", err
+	}
+	defer in.Close()
+	fi, err := in.Stat()
+	if err != nil {
+		return "", err
+	}
+	if !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+		return "", fmt.Errorf("%s is not an executable file", src)
+	}
+	tmp, err := os.CreateTemp(cacheDir, ".egress-shim-")
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(tmp.Name())
+	_, err = io.Copy(tmp, in)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o755)
+	}
+	dst := filepath.Join(cacheDir, ".egress-shim")
+	if err == nil {
+		err = os.Rename(tmp.Name(), dst)
+	}
+	if err != nil {
+		return "", err
+	}
+	return dst, nil
 }

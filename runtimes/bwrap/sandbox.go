@@ -50,15 +50,26 @@ func systemMounts(etcDir string) []string {
 	return a
 }
 
-// networkMounts are the /etc pieces a tool with network=allow needs to
-// resolve names and check certificates.
+// networkMounts are the /etc pieces a networked tool needs to check
+// certificates. No resolv.conf: the sandbox has no DNS to ask, its proxy
+// resolves names.
 var networkMounts = []string{
-	"--ro-bind-try", "/etc/resolv.conf", "/etc/resolv.conf",
-	"--ro-bind-try", "/etc/gai.conf", "/etc/gai.conf",
 	"--ro-bind-try", "/etc/ssl", "/etc/ssl",
 	"--ro-bind-try", "/etc/ca-certificates", "/etc/ca-certificates",
 	"--ro-bind-try", "/etc/pki", "/etc/pki",
 }
+
+// The egress shim inside a networked sandbox: where its binary is mounted,
+// the fd of its control socket (after the progress, status and block fds)
+// and the loopback port its proxy listener takes.
+const (
+	shimPath  = "/run/scidex/egress-shim"
+	controlFD = 6
+	proxyPort = 3128
+)
+
+// proxyURL is HTTP_PROXY and HTTPS_PROXY inside a networked sandbox.
+var proxyURL = "http://127.0.0.1:" + strconv.Itoa(proxyPort)
 
 // writeEtc writes the sandbox's own passwd, group, hosts and nsswitch.conf
 // into dir: enough for `id`, `whoami` and localhost, and nothing of the
@@ -85,33 +96,51 @@ func writeEtc(dir string, uid, gid int) error {
 // argv is bwrap's command line for a sandbox: built here from the prepared
 // call alone, so nothing of a manifest reaches it but the program, its
 // arguments and the data directories, all checked to lie inside the bundle.
-func (b *bwrapBackend) argv(s *Sandbox) []string {
-	a := []string{"--unshare-all"}
-	if s.Caps.Network == "allow" {
-		a = append(a, "--share-net")
-	}
-	a = append(a, "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--hostname", "sandbox")
+//
+// Every sandbox has a network namespace of its own, networked or not: a
+// networked one gets the egress shim as its first program, which hands the
+// server a listener on its loopback and executes the tool with HTTP_PROXY
+// pointing at it (shimAS is the RLIMIT_AS the shim sets, 0 for none). The
+// root, /etc and /dev are read-only; the only writable places are the
+// size-capped tmpfs mounts /tmp, /work and /dev/shm.
+func (b *bwrapBackend) argv(s *Sandbox, shimAS uint64) []string {
+	networked := s.Caps.Network != "deny"
+	a := []string{"--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--hostname", "sandbox"}
 	a = append(a, b.system...)
-	if s.Caps.Network == "allow" {
+	if networked {
 		a = append(a, networkMounts...)
+		a = append(a, "--ro-bind", b.shim, shimPath)
 	}
 	tmp := strconv.FormatInt(b.o.TmpBytes, 10)
 	a = append(a, "--proc", "/proc", "--dev", "/dev",
+		"--size", tmp, "--tmpfs", "/dev/shm",
 		"--size", tmp, "--tmpfs", "/tmp",
 		"--size", tmp, "--tmpfs", "/work",
 		"--ro-bind", s.BundleDir, "/bundle")
 	for _, d := range s.DataPaths {
 		a = append(a, "--ro-bind", filepath.Join(s.BundleDir, filepath.FromSlash(d)), path.Join("/data", d))
 	}
+	// Last, once every mount point exists: bwrap's own root tmpfs and the
+	// /dev tmpfs become read-only (each remount is of that mount alone).
+	a = append(a, "--remount-ro", "/dev", "--remount-ro", "/")
 	a = append(a, "--clearenv",
 		"--setenv", "PATH", sandboxPath,
 		"--setenv", "HOME", "/work",
 		"--setenv", "TMPDIR", "/tmp",
 		"--setenv", "LANG", "C.UTF-8",
-		"--setenv", "SCIDEX_PROGRESS_FD", strconv.Itoa(progressFD),
-		"--chdir", "/work",
+		"--setenv", "SCIDEX_PROGRESS_FD", strconv.Itoa(progressFD))
+	if networked {
+		for _, v := range []string{"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"} {
+			a = append(a, "--setenv", v, proxyURL)
+		}
+	}
+	a = append(a, "--chdir", "/work",
 		"--json-status-fd", strconv.Itoa(statusFD),
 		"--block-fd", strconv.Itoa(blockFD),
-		"--", path.Join("/bundle", s.Command[0]))
+		"--")
+	if networked {
+		a = append(a, shimPath, strconv.Itoa(controlFD), strconv.Itoa(proxyPort), strconv.FormatUint(shimAS, 10), "--")
+	}
+	a = append(a, path.Join("/bundle", s.Command[0]))
 	return append(a, s.Command[1:]...)
 }

@@ -1,15 +1,14 @@
 package httppost
 
 import (
-	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/netip"
 	"time"
 
+	"github.com/scidex/substrate/internal/netguard"
 	"github.com/scidex/substrate/internal/secrets"
 	"github.com/scidex/substrate/runtimes"
 )
@@ -68,9 +67,7 @@ type Options struct {
 }
 
 // Resolver looks up the addresses of a host; *net.Resolver is one.
-type Resolver interface {
-	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
-}
+type Resolver = netguard.Resolver
 
 // Runtime posts calls to HTTP tools. One Runtime holds one connection pool
 // (one http.Transport) for all its tools; it is safe for concurrent use.
