@@ -47,7 +47,7 @@ func TestAttackResourceCapsAndBundleSymlinks(t *testing.T) {
 		m := map[string]any{"name": name, "version": "1.0.0", "runtime": "bwrap",
 			"runtime_config": map[string]any{"command": []any{"run.sh"}},
 			"input_schema":   map[string]any{"type": "object"}, "output_schema": map[string]any{"type": "object"},
-			"resource_caps":  caps}
+			"resource_caps": caps}
 		var a answer
 		if err := gql(ctx, srv.URL, token, `mutation($m: JSON!, $f: [ToolFileInput!]) { registerTool(input: {manifest: $m, files: $f}) {
 		  __typename ... on WriteSuccess { ref } ... on ValidationFailed { message problems { path constraint message } } ... on Problem { message } } }`,
