@@ -114,18 +114,31 @@ func TestAttackResourceCapsAndBundleSymlinks(t *testing.T) {
 	if err := os.WriteFile(shadow, []byte("root:$6$the-registrars-own-secret:19000:0:99999:7:::\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	const sandboxed = `"runtime": "bwrap", "runtime_config": {"command": ["run.sh"]}`
+	// A runtime that uploads the files its manifest lists, not the whole
+	// directory: the registrar opened the listed path, following the symlink.
+	const listed = `"runtime": "skill_call", "runtime_config": {"skill": "literature.evidence_review", "persona": "skeptic",
+	  "instructions": "Read the notes."}, "files": [{"path": "notes/data.txt"}]`
 	for _, b := range []struct {
-		name, link, target, says string
+		name, runtime, link, target, says string
 	}{
-		{"attack.symlink-out", "data.txt", shadow, "data.txt: is a symlink"},
-		{"attack.symlink-dir", "etc", root, "etc: is a symlink"},
-		{"attack.symlink-in", "alias.sh", "run.sh", "alias.sh: is a symlink"},
+		{"attack.symlink-out", sandboxed, "data.txt", shadow, "data.txt: is a symlink"},
+		{"attack.symlink-dir", sandboxed, "etc", root, "etc: is a symlink"},
+		{"attack.symlink-in", sandboxed, "alias.sh", "run.sh", "alias.sh: is a symlink"},
+		{"attack.listed-symlink", listed, "notes/data.txt", shadow, "notes/data.txt: is a symlink"},
+		{"attack.listed-symlink-dir", listed, "notes", root, "notes/data.txt: notes is a symlink"},
 	} {
 		dir := filepath.Join(root, b.name)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, b.link)), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		manifest := `{"name": "` + b.name + `", "version": "1.0.0", "runtime": "bwrap", "runtime_config": {"command": ["run.sh"]},
+		if b.link == "notes" {
+			// notes → root: notes/data.txt would be root/data.txt, the secret.
+			if err := os.WriteFile(filepath.Join(root, "data.txt"), []byte("root:$6$the-registrars-own-secret\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		manifest := `{"name": "` + b.name + `", "version": "1.0.0", ` + b.runtime + `,
 		  "input_schema": {"type": "object"}, "output_schema": {"type": "object"}}`
 		if err := os.WriteFile(filepath.Join(dir, "tool.json"), []byte(manifest), 0o644); err != nil {
 			t.Fatal(err)
