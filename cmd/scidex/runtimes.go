@@ -40,6 +40,15 @@ type toolFlags struct {
 	workers     *int
 	rescueAfter *time.Duration
 	datasetDir  *string
+	caps        capFlags
+}
+
+// capFlags are the operator's default and maximum resource caps of tools
+// (dispatch.CapLimits).
+type capFlags struct {
+	defWall, maxWall *time.Duration
+	defMem, maxMem   *float64
+	defCPUs, maxCPUs *float64
 }
 
 // addToolFlags adds the tool flags; workers is --tool-workers' default (0 for
@@ -69,8 +78,62 @@ func addToolFlags(f flags, workers int) toolFlags {
 		datasetDir: f.str("dataset-dir", "SCIDEX_DATASET_DIR", "",
 			"where dataset files are read (a dataset artifact's files[].path is relative to it, and each file must hash to its declared sha256); default <data-dir>/datasets"),
 		rescueAfter: f.duration("tool-rescue-after", "SCIDEX_TOOL_RESCUE_AFTER", time.Hour,
-			"how long a queued call may run before its worker is presumed dead and the call is retried or failed; longer than any queued tool's wall time", atLeast(time.Second)),
+			"how long a queued call may run before its worker is presumed dead and the call is retried or failed; at least --tool-max-wall-time", atLeast(time.Second)),
+		caps: addCapFlags(f),
 	}
+}
+
+func addCapFlags(f flags) capFlags {
+	d := dispatch.DefaultCapLimits()
+	return capFlags{
+		defWall: f.duration("tool-default-wall-time", "SCIDEX_TOOL_DEFAULT_WALL_TIME", d.Default.WallTime,
+			"the wall time of a tool declaring no wall_time_min, and the most a tool not registered by an admin may declare", above(time.Duration(0))),
+		maxWall: f.duration("tool-max-wall-time", "SCIDEX_TOOL_MAX_WALL_TIME", d.Max.WallTime,
+			"the longest wall time any tool may declare; registration refuses more", above(time.Duration(0))),
+		defMem: f.float("tool-default-memory-gb", "SCIDEX_TOOL_DEFAULT_MEMORY_GB", d.Default.MemoryGB,
+			"the memory cap in GB of a tool declaring no memory_gb, and the most a tool not registered by an admin may declare", above(0.0)),
+		maxMem: f.float("tool-max-memory-gb", "SCIDEX_TOOL_MAX_MEMORY_GB", d.Max.MemoryGB,
+			"the largest memory cap in GB any tool may declare; registration refuses more", above(0.0)),
+		defCPUs: f.float("tool-default-cpus", "SCIDEX_TOOL_DEFAULT_CPUS", d.Default.CPUs,
+			"the CPUs of a tool declaring no cpu_count, and the most a tool not registered by an admin may declare", above(0.0)),
+		maxCPUs: f.float("tool-max-cpus", "SCIDEX_TOOL_MAX_CPUS", d.Max.CPUs,
+			"the most CPUs any tool may declare; registration refuses more", above(0.0)),
+	}
+}
+
+// capLimits reads the cap flags, refusing a maximum below its default (the
+// default itself would be refused) and a rescue sooner than the longest wall
+// time (a queued call running its full wall time would be presumed dead).
+func (t toolFlags) capLimits() (dispatch.CapLimits, error) {
+	c := t.caps
+	var problems []string
+	below := func(maxFlag, maxEnv string, max any, defFlag, defEnv string, def any, what string) {
+		problems = append(problems, fmt.Sprintf("--%s=%v (%s): want at least --%s (%s), which is %v (%s)",
+			maxFlag, max, maxEnv, defFlag, defEnv, def, what))
+	}
+	if *c.maxWall < *c.defWall {
+		below("tool-max-wall-time", "SCIDEX_TOOL_MAX_WALL_TIME", *c.maxWall, "tool-default-wall-time", "SCIDEX_TOOL_DEFAULT_WALL_TIME", *c.defWall,
+			"a tool declaring no wall_time_min runs for the default")
+	}
+	if *c.maxMem < *c.defMem {
+		below("tool-max-memory-gb", "SCIDEX_TOOL_MAX_MEMORY_GB", *c.maxMem, "tool-default-memory-gb", "SCIDEX_TOOL_DEFAULT_MEMORY_GB", *c.defMem,
+			"a tool declaring no memory_gb gets the default")
+	}
+	if *c.maxCPUs < *c.defCPUs {
+		below("tool-max-cpus", "SCIDEX_TOOL_MAX_CPUS", *c.maxCPUs, "tool-default-cpus", "SCIDEX_TOOL_DEFAULT_CPUS", *c.defCPUs,
+			"a tool declaring no cpu_count gets the default")
+	}
+	if *t.rescueAfter < *c.maxWall {
+		below("tool-rescue-after", "SCIDEX_TOOL_RESCUE_AFTER", *t.rescueAfter, "tool-max-wall-time", "SCIDEX_TOOL_MAX_WALL_TIME", *c.maxWall,
+			"a queued call running its full wall time would be presumed dead")
+	}
+	if len(problems) > 0 {
+		return dispatch.CapLimits{}, &configError{problems: problems}
+	}
+	return dispatch.CapLimits{
+		Default: dispatch.CapSet{WallTime: *c.defWall, MemoryGB: *c.defMem, CPUs: *c.defCPUs},
+		Max:     dispatch.CapSet{WallTime: *c.maxWall, MemoryGB: *c.maxMem, CPUs: *c.maxCPUs},
+	}, nil
 }
 
 // queueOpts is the job queue's configuration.
@@ -78,13 +141,18 @@ func (t toolFlags) queueOpts() queue.Opts {
 	return queue.Opts{Workers: *t.workers, RescueAfter: *t.rescueAfter}
 }
 
-// dispatchOpts reads the tool flags; a malformed rate limit stops the start.
+// dispatchOpts reads the tool flags; a malformed rate limit, or resource
+// caps that contradict each other, stop the start.
 func (t toolFlags) dispatchOpts() (dispatch.Opts, error) {
+	caps, err := t.capLimits()
+	if err != nil {
+		return dispatch.Opts{}, err
+	}
 	limits, err := dispatch.ParseRateLimits(*t.rateLimits)
 	if err != nil {
 		return dispatch.Opts{}, err
 	}
-	return dispatch.Opts{Limits: limits, Cache: *t.cache, OnFinish: skills.StoreQueued}, nil
+	return dispatch.Opts{Limits: limits, Cache: *t.cache, Caps: caps, OnFinish: skills.StoreQueued}, nil
 }
 
 // runtimes returns the composition of this build's runtime registry: one
@@ -140,7 +208,8 @@ func (t toolFlags) runtimes(log *slog.Logger, dataDir string) func(*store.Store)
 		var boxErr error
 		for _, cache := range caches {
 			box, err := bwrap.New(bwrap.Options{CacheDir: cache, UID: *t.bwrapUID, GID: *t.bwrapGID, GPUs: *t.gpus, Logger: log,
-				EgressShim: shim, EgressAllow: splitList(*t.httpAllow), CacheBytes: int64(*t.bwrapCacheM) << 20})
+				EgressShim: shim, EgressAllow: splitList(*t.httpAllow), CacheBytes: int64(*t.bwrapCacheM) << 20,
+				MemoryBytes: int64(*t.caps.defMem * (1 << 30)), WallTime: *t.caps.defWall})
 			if err != nil {
 				boxErr = errors.Join(boxErr, err)
 				continue

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -83,10 +82,19 @@ func readManifest(dir, file string) (map[string]any, error) {
 	if file == "" && dir == "" {
 		return map[string]any{}, nil
 	}
+	var b []byte
+	var err error
 	if file == "" {
+		// The bundle's own manifest is a bundle file: no symlink either.
 		file = filepath.Join(dir, "tool.json")
+		var bd *bundleDir
+		if bd, err = openBundle(dir); err == nil {
+			b, err = bd.readFile("tool.json")
+			_ = bd.Close()
+		}
+	} else {
+		b, err = os.ReadFile(file)
 	}
-	b, err := os.ReadFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("read the manifest: %w", err)
 	}
@@ -104,43 +112,40 @@ type upload struct {
 
 // bundle collects the files to upload: those the manifest lists, or, for a
 // runtime that runs its bundle, every file of dir but tool.json, README.md
-// and examples/.
+// and examples/. Each is read inside dir without following a symlink
+// (bundleDir); one refused file refuses the bundle, before anything is sent.
 func bundle(dir string, m map[string]any, whole bool) ([]upload, error) {
+	listed, isListed := m["files"].([]any)
+	delete(m, "files") // the server makes the list from what is uploaded
+	if !isListed && (!whole || dir == "") {
+		return []upload{}, nil
+	}
+	if dir == "" {
+		dir = "."
+	}
+	b, err := openBundle(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
 	var paths []string
-	if listed, ok := m["files"].([]any); ok {
+	if isListed {
 		for _, l := range listed {
 			if p, _ := l.(map[string]any)["path"].(string); p != "" {
 				paths = append(paths, p)
 			}
 		}
-		delete(m, "files") // the server makes the list from what is uploaded
-	} else if whole && dir != "" {
-		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(dir, p)
-			switch {
-			case d.IsDir() && (rel == "examples" || strings.HasPrefix(d.Name(), ".")):
-				return filepath.SkipDir
-			case d.IsDir() || rel == "tool.json" || rel == "README.md" || !d.Type().IsRegular():
-				return nil
-			}
-			paths = append(paths, filepath.ToSlash(rel))
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("read the bundle: %w", err)
-		}
+	} else if paths, err = b.walk(); err != nil {
+		return nil, err
 	}
 	sort.Strings(paths)
 	out := make([]upload, 0, len(paths))
 	for _, p := range paths {
-		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+		data, err := b.readFile(p)
 		if err != nil {
-			return nil, fmt.Errorf("read bundle file: %w", err)
+			return nil, err
 		}
-		out = append(out, upload{Path: p, ContentBase64: base64.StdEncoding.EncodeToString(b)})
+		out = append(out, upload{Path: p, ContentBase64: base64.StdEncoding.EncodeToString(data)})
 	}
 	return out, nil
 }

@@ -120,7 +120,7 @@ func New(cfg Config) (*App, error) {
 	so := cfg.Store
 	so.Pool, so.Logger = cfg.Pool, cfg.Logger
 	reg := cfg.Tools.Runtimes
-	so.ToolCheck = dispatch.ToolCheck(func() *runtimes.Registry { return reg })
+	so.ToolCheck = dispatch.ToolCheck(func() *runtimes.Registry { return reg }, cfg.Tools.Caps)
 	st := store.New(so)
 	if cfg.Runtimes != nil {
 		var err error

@@ -10,20 +10,25 @@ import (
 	"github.com/scidex/substrate/runtimes"
 )
 
-// ToolCheck is the store's hook for the runtimes' part of checking a tool
-// manifest (store.Opts.ToolCheck): a handler is registered for the tool's
+// ToolCheck is the store's hook for the dispatcher's part of checking a tool
+// manifest (store.Opts.ToolCheck): its resource caps are within the
+// operator's limits (checkCaps: none above a maximum; above a default, or
+// with network, only as an admin writes it), a handler is registered for its
 // runtime, and that runtime accepts its runtime_config and caps. It runs on
-// every write of a tool, so a manifest no runtime here would run is never
-// registered, and a lifecycle move re-checks against this build.
+// every write of a tool (registerTool, createArtifact, updateArtifact), so a
+// manifest no runtime here would run, or asking for more than the operator
+// grants, is never stored, and a lifecycle move re-checks against this build.
 // reg is called on each check: the registry may be composed after the store
 // (its in-process tools write through the store).
-func ToolCheck(reg func() *runtimes.Registry) store.ToolCheck {
+func ToolCheck(reg func() *runtimes.Registry, caps CapLimits) store.ToolCheck {
+	caps = caps.withDefaults()
 	return func(_ context.Context, in *store.ValidationInput) ([]problem.Detail, error) {
 		m, err := decodeManifest(in.Content)
 		if err != nil {
 			return []problem.Detail{problem.Field("content", "tool_manifest_valid", err.Error(), nil)}, nil
 		}
-		return checkManifest(reg(), m), nil
+		out := checkCaps(caps, m, mayExceedDefaults(in))
+		return append(out, checkManifest(reg(), m)...), nil
 	}
 }
 

@@ -33,6 +33,10 @@ type Opts struct {
 	Limits *RateLimits
 	// Cache enables the result cache for deterministic tools.
 	Cache bool
+	// Caps are the operator's default and maximum resource caps: a tool runs
+	// with the default of each cap it declares none of, and never above the
+	// maximum (zero fields: DefaultCapLimits).
+	Caps CapLimits
 	// Queue runs asynchronous calls; nil refuses them.
 	Queue Queue
 	// SyncLimit is the longest wall time a tool may declare and still run
@@ -171,6 +175,7 @@ func (d *Dispatcher) load(ctx context.Context, name, version string) (*tool, err
 	if !ok {
 		return nil, problem.New(problem.PermissionDenied, "tool %s needs the %s runtime, which this server does not run", name, m.Runtime)
 	}
+	m.bound(d.opts.Caps)
 	return &tool{art: a, m: m, rt: rt}, nil
 }
 

@@ -49,7 +49,9 @@ type Manifest struct {
 	CallsPublic bool `json:"calls_public"`
 }
 
-// DefaultWallTime is a tool's wall time when it declares none.
+// DefaultWallTime is a tool's wall time when it declares none and no
+// operator default applies (the dispatcher bounds each tool it loads with
+// Opts.Caps first).
 const DefaultWallTime = time.Minute
 
 // decodeManifest reads a tool artifact's content.
@@ -61,12 +63,13 @@ func decodeManifest(content json.RawMessage) (*Manifest, error) {
 	return &m, nil
 }
 
-// WallTime is the tool's declared wall time, or the default.
+// WallTime is the tool's declared wall time, or the default, to the
+// nanosecond its minutes stand for (2s is 0.0333… minutes, not 1.999999999s).
 func (m *Manifest) WallTime() time.Duration {
 	if m.ResourceCaps.WallTimeMin <= 0 {
 		return DefaultWallTime
 	}
-	return time.Duration(m.ResourceCaps.WallTimeMin * float64(time.Minute))
+	return time.Duration(math.Round(m.ResourceCaps.WallTimeMin * float64(time.Minute)))
 }
 
 // retryBudget is how many times a call whose worker died is run again: the
