@@ -27,7 +27,9 @@ var (
 )
 
 // Binary builds ./cmd/scidex once per test process (with the race detector when
-// the tests run with it) and returns its path.
+// the tests run with it) and returns its path. The egress shim networked
+// sandboxes start with (cmd/scidex-egress-shim) is built beside it, where the
+// server looks for it, as an installation has it.
 func Binary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -46,6 +48,11 @@ func Binary(t testing.TB) string {
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		shim := exec.Command("go", "build", "-o", filepath.Join(dir, "scidex-egress-shim"), "github.com/scidex/substrate/cmd/scidex-egress-shim")
+		if out, err := shim.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build the egress shim: %v\n%s", err, out)
 		}
 	})
 	if buildErr != nil {
