@@ -48,6 +48,7 @@ type link struct {
 	Targets          []string `json:"targets"`
 	EvidenceRequired bool     `json:"evidence_required"`
 	Description      string   `json:"description"`
+	ServerOnly       bool     `json:"server_only,omitempty"`
 }
 
 // signal declares one signal kind.
@@ -82,6 +83,14 @@ type policy struct {
 	Update       *writeRule    `json:"update"`
 	Supersede    *writeRule    `json:"supersede"`
 	ServerFields []serverField `json:"server_fields,omitempty"`
+	Review       *review       `json:"review,omitempty"`
+}
+
+// review is who writes versions that keep their state, and the state of the
+// others.
+type review struct {
+	Roles []string `json:"roles"`
+	State string   `json:"state"`
 }
 
 // writeRule is who may make one kind of write.
