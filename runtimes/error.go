@@ -37,6 +37,10 @@ const (
 	CodeRefused = "refused"
 	// CodeBundleAltered: a bundle file no longer matches its registered hash.
 	CodeBundleAltered = "bundle_altered"
+	// CodeInternal: the tool failed in a way the caller is not shown (a
+	// panic, a database or file-system error): the message is generic and
+	// the cause is in the server's log under the call's id.
+	CodeInternal = "internal_error"
 )
 
 // Error is a call's failure, as the tool_call records it. Setup tells a

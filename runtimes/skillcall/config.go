@@ -1,7 +1,6 @@
 package skillcall
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -35,17 +34,9 @@ const shape = `a skill_call runtime_config is {"skill": "<skill name>", "instruc
 // decode reads runtime_config strictly and checks each field; every problem
 // names its path in the manifest.
 func decode(raw json.RawMessage) (*Config, []runtimes.Problem) {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		raw = json.RawMessage(`{}`)
-	}
-	var c Config
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
+	c, err := runtimes.DecodeConfig[Config](raw)
+	if err != nil {
 		return nil, []runtimes.Problem{{Path: "runtime_config", Constraint: "skill_call_config", Message: fmt.Sprintf("%s: %v", shape, err)}}
-	}
-	if dec.More() {
-		return nil, []runtimes.Problem{{Path: "runtime_config", Constraint: "skill_call_config", Message: shape + ": trailing data after the object"}}
 	}
 	var ps []runtimes.Problem
 	switch {
