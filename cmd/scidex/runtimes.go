@@ -88,7 +88,7 @@ func (t toolFlags) runtimes(log *slog.Logger, dataDir string) func(*store.Store)
 		if datasets == "" {
 			datasets = filepath.Join(dataDir, "datasets")
 		}
-		rs := []runtimes.Runtime{tools.Runtime(skills.Deps{Store: st, DatasetDir: datasets}), skillcall.New(st)}
+		rs := []runtimes.Runtime{tools.Runtime(skills.Deps{Store: st, DatasetDir: datasets}).WithLogger(log), skillcall.New(st)}
 		secretStore, err := secrets.Load(secrets.Options{File: *t.secretsFile})
 		if err != nil {
 			return nil, err

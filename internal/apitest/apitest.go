@@ -70,7 +70,7 @@ func New(t testing.TB, opts ...Opts) *Env {
 		Tools:   dispatch.Opts{OnFinish: skills.StoreQueued},
 		OnStart: []func(context.Context, *app.App) error{tools.InstallSkills},
 		Runtimes: func(st *store.Store) (*runtimes.Registry, error) {
-			return runtimes.NewRegistry(tools.Runtime(skills.Deps{Store: st}), skillcall.New(st))
+			return runtimes.NewRegistry(tools.Runtime(skills.Deps{Store: st}).WithLogger(log), skillcall.New(st))
 		}}
 	for _, o := range opts {
 		if o.App != nil {

@@ -11,8 +11,9 @@
 // ignores its context keeps running on its goroutine until it returns.
 //
 // Nothing of the server's internals reaches the caller: a function that
-// panics, or fails with an error that is not a *runtimes.Error (a driver
-// error, an *os.PathError naming a host path), fails its call with
+// panics, or fails with an error that is neither a *runtimes.Error nor a
+// client-facing *problem.Problem (so a driver error, an *os.PathError naming
+// a host path), fails its call with
 // CodeInternal and a generic message, and the cause (with the stack of a
 // panic) goes to the log once, with the call's id and the request's.
 package inprocess
@@ -27,6 +28,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/request"
 	"github.com/scidex/substrate/runtimes"
 )
@@ -192,6 +194,12 @@ func (r *Runtime) failure(ctx context.Context, c *runtimes.Call, err error) erro
 	var e *runtimes.Error
 	if errors.As(err, &e) {
 		return e
+	}
+	if p, ok := problem.As(err); ok && p.Code != problem.InternalError {
+		// A refusal of the store's (a target the caller may not read, a
+		// write its content breaks) is written for clients: the caller reads
+		// it as GraphQL would answer it.
+		return runtimes.Errorf(runtimes.CodeToolError, false, "%s", p.Error()).With("problem_code", string(p.Code))
 	}
 	r.log.Error("in_process tool failed with an internal error", "call_id", c.ID, "request_id", request.IDFrom(ctx),
 		"tool", c.Tool.Name, "error", err.Error())

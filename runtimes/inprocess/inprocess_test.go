@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/request"
 
 	"github.com/scidex/substrate/runtimes"
@@ -79,6 +80,9 @@ func TestInternalFailuresAreLoggedNotShown(t *testing.T) {
 			_, err := os.Open("/srv/scidex/data/datasets/missing.csv")
 			return nil, err
 		},
+		"refused": func(context.Context, json.RawMessage, func(runtimes.Progress)) (json.RawMessage, error) {
+			return nil, fmt.Errorf("read the target: %w", problem.New(problem.NotFound, "no artifact hypothesis:h1"))
+		},
 		"told": func(context.Context, json.RawMessage, func(runtimes.Progress)) (json.RawMessage, error) {
 			return nil, runtimes.Errorf(runtimes.CodeToolError, false, "the input file has no header row")
 		},
@@ -124,6 +128,11 @@ func TestInternalFailuresAreLoggedNotShown(t *testing.T) {
 	_, err := rt.Run(ctx, &runtimes.Call{Tool: tool("told"), Args: json.RawMessage(`{}`), ID: "call-told"})
 	if e := runtimes.AsError(err); e.Code != runtimes.CodeToolError || e.Message != "the input file has no header row" || logBuf.Len() != 0 {
 		t.Errorf("a *runtimes.Error: got %+v (log %q), want it as the tool gave it, not logged", e, logBuf.String())
+	}
+	// A store's refusal is written for clients: the caller reads it.
+	_, err = rt.Run(ctx, &runtimes.Call{Tool: tool("refused"), Args: json.RawMessage(`{}`), ID: "call-refused"})
+	if e := runtimes.AsError(err); e.Code != runtimes.CodeToolError || e.Message != "NOT_FOUND: no artifact hypothesis:h1" || logBuf.Len() != 0 {
+		t.Errorf("a store refusal: got %+v (log %q), want its message, not logged", e, logBuf.String())
 	}
 }
 
