@@ -12,6 +12,7 @@ import (
 	"github.com/scidex/substrate/runtimes/bwrap"
 	"github.com/scidex/substrate/runtimes/httppost"
 
+	"github.com/scidex/substrate/internal/app"
 	"github.com/scidex/substrate/internal/dispatch"
 	"github.com/scidex/substrate/internal/queue"
 	"github.com/scidex/substrate/internal/store"
@@ -88,7 +89,7 @@ func (t toolFlags) runtimes(log *slog.Logger, dataDir string) func(*store.Store)
 		if datasets == "" {
 			datasets = filepath.Join(dataDir, "datasets")
 		}
-		rs := []runtimes.Runtime{tools.Runtime(skills.Deps{Store: st, DatasetDir: datasets}).WithLogger(log), skillcall.New(st)}
+		rs := []runtimes.Runtime{tools.Runtime(skills.Deps{Store: st, DatasetDir: datasets}).WithLogger(log), skillcall.New(app.WorkPackets(st))}
 		secretStore, err := secrets.Load(secrets.Options{File: *t.secretsFile})
 		if err != nil {
 			return nil, err
