@@ -3,9 +3,9 @@ package skillcall
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/scidex/substrate/internal/toolname"
 	"github.com/scidex/substrate/runtimes"
 )
 
@@ -24,9 +24,6 @@ type Config struct {
 	BudgetUSD *float64 `json:"budget_usd,omitempty"`
 }
 
-// skillRE is a skill's dotted name, as a tool's name is spelled.
-var skillRE = regexp.MustCompile(`^[a-z][a-z0-9_-]*(\.[a-z][a-z0-9_-]*)*$`)
-
 // shape is said in every refusal of a malformed runtime_config.
 const shape = `a skill_call runtime_config is {"skill": "<skill name>", "instructions": "<what to do>", ` +
 	`"persona"?: "<role>", "max_steps"?: <n ≥ 1>, "budget_usd"?: <dollars ≥ 0>} and nothing else`
@@ -43,9 +40,9 @@ func decode(raw json.RawMessage) (*Config, []runtimes.Problem) {
 	case c.Skill == "":
 		ps = append(ps, runtimes.Problem{Path: "runtime_config.skill", Constraint: "required",
 			Message: "a skill_call tool names the skill its work packets ask for, e.g. literature.evidence_review"})
-	case !skillRE.MatchString(c.Skill):
+	case !toolname.Valid(c.Skill):
 		ps = append(ps, runtimes.Problem{Path: "runtime_config.skill", Constraint: "pattern",
-			Message: fmt.Sprintf("%q is not a skill name: lower-case letters, digits, '_' and '-' in dot-separated segments, e.g. literature.evidence_review", c.Skill)})
+			Message: fmt.Sprintf("%q is not a skill name: %s (at most %d bytes)", c.Skill, toolname.Rule, toolname.MaxLength)})
 	}
 	if strings.TrimSpace(c.Instructions) == "" {
 		ps = append(ps, runtimes.Problem{Path: "runtime_config.instructions", Constraint: "required",
