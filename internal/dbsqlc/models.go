@@ -153,6 +153,7 @@ type ToolFile struct {
 	Content   []byte
 	Size      int64
 	CreatedAt time.Time
+	TouchedAt time.Time
 }
 
 type ToolResultCache struct {

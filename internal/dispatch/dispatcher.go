@@ -33,6 +33,10 @@ type Opts struct {
 	Limits *RateLimits
 	// Cache enables the result cache for deterministic tools.
 	Cache bool
+	// CacheTTL is how long a cached result is served (default
+	// DefaultCacheTTL); older entries are not read and CollectCache deletes
+	// them.
+	CacheTTL time.Duration
 	// Queue runs asynchronous calls; nil refuses them.
 	Queue Queue
 	// SyncLimit is the longest wall time a tool may declare and still run
