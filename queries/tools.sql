@@ -1,21 +1,44 @@
 -- name: ToolFilePut :exec
--- Stores a bundle file's bytes; the same bytes again change nothing.
+-- Stores a bundle file's bytes; the same bytes again only touch it (see
+-- ToolFilesCollect).
 INSERT INTO tool_files (sha256, content, size) VALUES (@sha256, @content, @size)
-ON CONFLICT (sha256) DO NOTHING;
+ON CONFLICT (sha256) DO UPDATE SET touched_at = now();
 
 -- name: ToolFileGet :one
 SELECT content FROM tool_files WHERE sha256 = @sha256;
 
 -- name: ToolFilesHave :many
--- Which of these hashes are stored.
-SELECT sha256 FROM tool_files WHERE sha256 = ANY(@hashes::text[]);
+-- Which of these hashes are stored; each is touched, since a registration
+-- asks so that it can list the file without uploading it again.
+UPDATE tool_files SET touched_at = now() WHERE sha256 = ANY(@hashes::text[]) RETURNING sha256;
+
+-- name: ToolFilesCollect :execrows
+-- Deletes the bundle files no version of any tool lists (current or past, any
+-- lifecycle state) and not touched since @before.
+DELETE FROM tool_files f
+WHERE f.touched_at < @before
+  AND NOT EXISTS (
+    SELECT 1 FROM artifact_versions v JOIN artifacts a ON a.pk = v.artifact_pk
+    WHERE a.type = 'tool' AND jsonb_typeof(v.content->'files') = 'array'
+      AND v.content->'files' @> jsonb_build_array(jsonb_build_object('sha256', f.sha256)))
+  AND NOT EXISTS (
+    SELECT 1 FROM artifacts a
+    WHERE a.type = 'tool' AND jsonb_typeof(a.content->'files') = 'array'
+      AND a.content->'files' @> jsonb_build_array(jsonb_build_object('sha256', f.sha256)));
 
 -- name: ToolCacheGet :one
-SELECT result FROM tool_result_cache WHERE tool_ref = @tool_ref AND inputs_hash = @inputs_hash;
+-- An entry stored at or after @not_before (older ones have expired).
+SELECT result FROM tool_result_cache
+WHERE tool_ref = @tool_ref AND inputs_hash = @inputs_hash AND created_at >= @not_before;
 
 -- name: ToolCachePut :exec
+-- A put follows a miss: the entry is absent or expired, and is (re)written.
 INSERT INTO tool_result_cache (tool_ref, inputs_hash, result) VALUES (@tool_ref, @inputs_hash, @result)
-ON CONFLICT (tool_ref, inputs_hash) DO NOTHING;
+ON CONFLICT (tool_ref, inputs_hash) DO UPDATE SET result = EXCLUDED.result, created_at = now();
+
+-- name: ToolCacheCollect :execrows
+-- Deletes the entries stored before @before (expired).
+DELETE FROM tool_result_cache WHERE created_at < @before;
 
 -- name: ToolCacheCount :one
 SELECT count(*) FROM tool_result_cache;

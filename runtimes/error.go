@@ -42,6 +42,10 @@ const (
 	// output is recorded, not even an excerpt, so that no reader of the
 	// call sees the secret.
 	CodeSecretInOutput = "secret_in_output"
+	// CodeInternal: the tool failed in a way the caller is not shown (a
+	// panic, a database or file-system error): the message is generic and
+	// the cause is in the server's log under the call's id.
+	CodeInternal = "internal_error"
 )
 
 // Error is a call's failure, as the tool_call records it. Setup tells a

@@ -2,19 +2,15 @@ package skills
 
 import (
 	"crypto/sha256"
-	"embed"
 	"encoding/hex"
 	"fmt"
 	"sort"
+
+	"github.com/scidex/substrate/skills/refdata"
 )
 
-// refdata holds the dataset files the references file names (copies of
-// ../shared/data, unchanged): the check hashes each against its entry.
-//
-//go:embed refdata/*.csv
-var refdata embed.FS
-
-// CheckFiles hashes every reference that names a file against its sha256.
+// CheckFiles hashes every reference that names a file against its sha256:
+// the files of skills/refdata, the one copy the skills read.
 func CheckFiles(refs map[string]Reference) []string {
 	ids := make([]string, 0, len(refs))
 	for id := range refs {
@@ -27,7 +23,7 @@ func CheckFiles(refs map[string]Reference) []string {
 		if r.File == "" {
 			continue
 		}
-		b, err := refdata.ReadFile("refdata/" + r.File)
+		b, err := refdata.FS.ReadFile(r.File)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("%s: its file %s is not in skills/refdata", id, r.File))
 			continue

@@ -11,6 +11,7 @@ import (
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/ref"
 	"github.com/scidex/substrate/internal/store"
+	"github.com/scidex/substrate/internal/toolname"
 )
 
 // RunInput is runSkill's input.
@@ -46,8 +47,8 @@ type Output struct {
 // skill_result linked to its tool_call (produced_by_tool) and its skill
 // (produced_by_skill), and to the figure the skill drew (illustrates).
 func Run(ctx context.Context, d *dispatch.Dispatcher, st *store.Store, in RunInput) (*RunResult, error) {
-	if !nameOK(in.Name) {
-		return nil, problem.Invalid(problem.Field("input.name", "pattern", "a skill name is lower-case dotted segments, e.g. pk.nca", in.Name))
+	if !toolname.Valid(in.Name) {
+		return nil, problem.Invalid(problem.Field("input.name", "pattern", "a skill name is "+toolname.Rule, in.Name))
 	}
 	skill, err := st.Get(ctx, ref.Ref{Type: "skill", ID: in.Name})
 	if errors.Is(err, store.ErrNotFound) {
@@ -183,23 +184,6 @@ func renameArgs(err error) error {
 		c.Details[i] = d
 	}
 	return &c
-}
-
-func nameOK(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, seg := range strings.Split(s, ".") {
-		if seg == "" || seg[0] < 'a' || seg[0] > 'z' {
-			return false
-		}
-		for _, r := range seg {
-			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 func nonNilMap(m map[string]string) map[string]string {

@@ -8,9 +8,6 @@
 package tools
 
 import (
-	"context"
-
-	"github.com/scidex/substrate/internal/app"
 	"github.com/scidex/substrate/runtimes/inprocess"
 	"github.com/scidex/substrate/skills"
 	"github.com/scidex/substrate/tools/checksum"
@@ -37,10 +34,4 @@ func InProcess(d skills.Deps) map[string]inprocess.Func {
 // InProcess, with the skills' argument checks.
 func Runtime(d skills.Deps) *inprocess.Runtime {
 	return inprocess.New(InProcess(d)).WithChecks(skills.Checks(d))
-}
-
-// InstallSkills is the start hook that registers the skills' tools and skill
-// artifacts (app.Config.OnStart).
-func InstallSkills(ctx context.Context, a *app.App) error {
-	return skills.Install(ctx, a.Dispatch, a.Store, skills.Catalog(skills.Deps{Store: a.Store}))
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/mcp"
 	"github.com/scidex/substrate/internal/server"
-	"github.com/scidex/substrate/tools"
 )
 
 // mcpFlags configure the MCP tools, on /mcp (serve) and on stdio (mcp).
@@ -79,7 +78,7 @@ func mcpCmd(ctx context.Context, args []string) error {
 	defer db.close()
 	a, err := app.New(app.Config{
 		Pool: db.pool, Logger: log, Tools: toolOpts, Runtimes: tf.runtimes(log, *c.dataDir), Queue: tf.queueOpts(),
-		OnStart: []func(context.Context, *app.App) error{tools.InstallSkills},
+		OnStart: []func(context.Context, *app.App) error{app.InstallSkills},
 		Server:  server.Opts{Verifier: verifier, MCP: mf.options()},
 	})
 	if err != nil {

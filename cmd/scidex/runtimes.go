@@ -14,6 +14,7 @@ import (
 	"github.com/scidex/substrate/runtimes/bwrap"
 	"github.com/scidex/substrate/runtimes/httppost"
 
+	"github.com/scidex/substrate/internal/app"
 	"github.com/scidex/substrate/internal/dispatch"
 	"github.com/scidex/substrate/internal/queue"
 	"github.com/scidex/substrate/internal/store"
@@ -37,6 +38,7 @@ type toolFlags struct {
 	gpus        *int
 	mcpServers  *string
 	cache       *bool
+	cacheTTL    *time.Duration
 	workers     *int
 	rescueAfter *time.Duration
 	datasetDir  *string
@@ -73,7 +75,9 @@ func addToolFlags(f flags, workers int) toolFlags {
 			`file of the MCP servers mcp_server tools may call: {"servers": {"<name>": {"command": [...], "env": {...}} | {"url": "...", "headers": {...}}}}`),
 		rateLimits: f.str("tool-rate-limits", "SCIDEX_TOOL_RATE_LIMITS", "",
 			`per-actor, per-tool rate limits of invokeTool, JSON: {"<tool name or *>": {"rate": <calls per second>, "burst": <calls>}}`),
-		cache:   f.boolean("tool-cache", "SCIDEX_TOOL_CACHE", false, "answer deterministic tools from the result cache of earlier identical calls"),
+		cache: f.boolean("tool-cache", "SCIDEX_TOOL_CACHE", false, "answer deterministic tools from the result cache of earlier identical calls"),
+		cacheTTL: f.duration("tool-cache-ttl", "SCIDEX_TOOL_CACHE_TTL", dispatch.DefaultCacheTTL,
+			"how long a cached tool result is served; older entries are deleted by the hourly sweep", atLeast(time.Minute)),
 		workers: f.integer("tool-workers", "SCIDEX_TOOL_WORKERS", workers, "queued tool calls this process works at once; 0 leaves them to `scidex worker`", atLeast(0)),
 		datasetDir: f.str("dataset-dir", "SCIDEX_DATASET_DIR", "",
 			"where dataset files are read (a dataset artifact's files[].path is relative to it, and each file must hash to its declared sha256); default <data-dir>/datasets"),
@@ -152,7 +156,7 @@ func (t toolFlags) dispatchOpts() (dispatch.Opts, error) {
 	if err != nil {
 		return dispatch.Opts{}, err
 	}
-	return dispatch.Opts{Limits: limits, Cache: *t.cache, Caps: caps, OnFinish: skills.StoreQueued}, nil
+	return dispatch.Opts{Limits: limits, Cache: *t.cache, CacheTTL: *t.cacheTTL, Caps: caps, OnFinish: skills.StoreQueued}, nil
 }
 
 // runtimes returns the composition of this build's runtime registry: one
@@ -164,7 +168,7 @@ func (t toolFlags) runtimes(log *slog.Logger, dataDir string) func(*store.Store)
 		if datasets == "" {
 			datasets = filepath.Join(dataDir, "datasets")
 		}
-		rs := []runtimes.Runtime{tools.Runtime(skills.Deps{Store: st, DatasetDir: datasets}), skillcall.New(st)}
+		rs := []runtimes.Runtime{tools.Runtime(skills.Deps{Store: st, DatasetDir: datasets}).WithLogger(log), skillcall.New(app.WorkPackets(st))}
 		secretStore, err := secrets.Load(secrets.Options{File: *t.secretsFile})
 		if err != nil {
 			return nil, err

@@ -13,7 +13,6 @@ import (
 	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/server"
 	"github.com/scidex/substrate/internal/store"
-	"github.com/scidex/substrate/tools"
 )
 
 func serve(ctx context.Context, args []string) error {
@@ -80,7 +79,7 @@ func serve(ctx context.Context, args []string) error {
 		Pool: db.pool, Listen: listen, Logger: log, PprofAddr: *pprofAddr,
 		Store: store.Opts{Limiter: limiter, ShadowValidators: splitList(*shadow), NoProvenanceStamps: !*stampProvenance},
 		Tools: toolOpts, Runtimes: tf.runtimes(log, *c.dataDir), Queue: tf.queueOpts(),
-		OnStart: []func(context.Context, *app.App) error{tools.InstallSkills},
+		OnStart: []func(context.Context, *app.App) error{app.InstallSkills},
 		Server: server.Opts{
 			Verifier: verifier, AnonymousRead: *anonRead, Introspection: *introspection,
 			MaxBodyBytes: int64(*maxBody), MaxResponseBytes: int64(*maxResponse), MaxDepth: *maxDepth, MaxComplexity: *maxComplexity,

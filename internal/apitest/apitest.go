@@ -68,9 +68,9 @@ func New(t testing.TB, opts ...Opts) *Env {
 	cfg := app.Config{Pool: pool, Logger: log, Server: server.Opts{Verifier: v, Introspection: true},
 		Queue:   queue.Opts{Workers: 4},
 		Tools:   dispatch.Opts{OnFinish: skills.StoreQueued},
-		OnStart: []func(context.Context, *app.App) error{tools.InstallSkills},
+		OnStart: []func(context.Context, *app.App) error{app.InstallSkills},
 		Runtimes: func(st *store.Store) (*runtimes.Registry, error) {
-			return runtimes.NewRegistry(tools.Runtime(skills.Deps{Store: st}), skillcall.New(st))
+			return runtimes.NewRegistry(tools.Runtime(skills.Deps{Store: st}).WithLogger(log), skillcall.New(app.WorkPackets(st)))
 		}}
 	for _, o := range opts {
 		if o.App != nil {

@@ -58,7 +58,8 @@ type Config struct {
 	Server server.Opts
 	// PprofAddr serves net/http/pprof on its own listener when set.
 	PprofAddr string
-	// SweepEvery is how often expired idempotency keys and consumers are
+	// SweepEvery is how often expired idempotency keys and consumers (and
+	// expired tool cache entries, unlisted bundle files) are
 	// deleted. Default one hour.
 	SweepEvery time.Duration
 	// HubBuffer is each live subscriber's queue length (event.HubOpts.Buffer):
@@ -190,6 +191,8 @@ func (a *App) Start(ctx context.Context) error {
 	})
 	a.group.Go(func() error { return a.sweep(ctx, "idempotency keys", a.Store.DeleteExpiredIdempotencyKeys) })
 	a.group.Go(func() error { return a.sweep(ctx, "event consumers", a.Consumers.DeleteExpired) })
+	a.group.Go(func() error { return a.sweep(ctx, "tool result cache entries", a.Dispatch.CollectCache) })
+	a.group.Go(func() error { return a.sweep(ctx, "unlisted tool bundle files", a.Dispatch.CollectFiles) })
 	a.group.Go(func() error { return a.Dispatch.Run(ctx) })
 	// The server's own subscriptions exist once Start returns.
 	for _, watch := range []func(context.Context) (func() error, error){

@@ -154,6 +154,7 @@ type ToolFile struct {
 	Content   []byte
 	Size      int64
 	CreatedAt time.Time
+	TouchedAt time.Time
 }
 
 type ToolResultCache struct {

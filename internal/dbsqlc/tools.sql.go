@@ -7,9 +7,23 @@ package dbsqlc
 
 import (
 	"context"
+	"time"
 
 	"github.com/scidex/substrate/internal/pgjson"
 )
+
+const toolCacheCollect = `-- name: ToolCacheCollect :execrows
+DELETE FROM tool_result_cache WHERE created_at < $1
+`
+
+// Deletes the entries stored before @before (expired).
+func (q *Queries) ToolCacheCollect(ctx context.Context, before time.Time) (int64, error) {
+	result, err := q.db.Exec(ctx, toolCacheCollect, before)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
 
 const toolCacheCount = `-- name: ToolCacheCount :one
 SELECT count(*) FROM tool_result_cache
@@ -23,11 +37,13 @@ func (q *Queries) ToolCacheCount(ctx context.Context) (int64, error) {
 }
 
 const toolCacheGet = `-- name: ToolCacheGet :one
-SELECT result FROM tool_result_cache WHERE tool_ref = $1 AND inputs_hash = $2
+SELECT result FROM tool_result_cache
+WHERE tool_ref = $1 AND inputs_hash = $2 AND created_at >= $3
 `
 
-func (q *Queries) ToolCacheGet(ctx context.Context, toolRef string, inputsHash string) (pgjson.JSON, error) {
-	row := q.db.QueryRow(ctx, toolCacheGet, toolRef, inputsHash)
+// An entry stored at or after @not_before (older ones have expired).
+func (q *Queries) ToolCacheGet(ctx context.Context, toolRef string, inputsHash string, notBefore time.Time) (pgjson.JSON, error) {
+	row := q.db.QueryRow(ctx, toolCacheGet, toolRef, inputsHash, notBefore)
 	var result pgjson.JSON
 	err := row.Scan(&result)
 	return result, err
@@ -35,9 +51,10 @@ func (q *Queries) ToolCacheGet(ctx context.Context, toolRef string, inputsHash s
 
 const toolCachePut = `-- name: ToolCachePut :exec
 INSERT INTO tool_result_cache (tool_ref, inputs_hash, result) VALUES ($1, $2, $3)
-ON CONFLICT (tool_ref, inputs_hash) DO NOTHING
+ON CONFLICT (tool_ref, inputs_hash) DO UPDATE SET result = EXCLUDED.result, created_at = now()
 `
 
+// A put follows a miss: the entry is absent or expired, and is (re)written.
 func (q *Queries) ToolCachePut(ctx context.Context, toolRef string, inputsHash string, result pgjson.JSON) error {
 	_, err := q.db.Exec(ctx, toolCachePut, toolRef, inputsHash, result)
 	return err
@@ -85,20 +102,45 @@ func (q *Queries) ToolFileGet(ctx context.Context, sha256 string) ([]byte, error
 
 const toolFilePut = `-- name: ToolFilePut :exec
 INSERT INTO tool_files (sha256, content, size) VALUES ($1, $2, $3)
-ON CONFLICT (sha256) DO NOTHING
+ON CONFLICT (sha256) DO UPDATE SET touched_at = now()
 `
 
-// Stores a bundle file's bytes; the same bytes again change nothing.
+// Stores a bundle file's bytes; the same bytes again only touch it (see
+// ToolFilesCollect).
 func (q *Queries) ToolFilePut(ctx context.Context, sha256 string, content []byte, size int64) error {
 	_, err := q.db.Exec(ctx, toolFilePut, sha256, content, size)
 	return err
 }
 
-const toolFilesHave = `-- name: ToolFilesHave :many
-SELECT sha256 FROM tool_files WHERE sha256 = ANY($1::text[])
+const toolFilesCollect = `-- name: ToolFilesCollect :execrows
+DELETE FROM tool_files f
+WHERE f.touched_at < $1
+  AND NOT EXISTS (
+    SELECT 1 FROM artifact_versions v JOIN artifacts a ON a.pk = v.artifact_pk
+    WHERE a.type = 'tool' AND jsonb_typeof(v.content->'files') = 'array'
+      AND v.content->'files' @> jsonb_build_array(jsonb_build_object('sha256', f.sha256)))
+  AND NOT EXISTS (
+    SELECT 1 FROM artifacts a
+    WHERE a.type = 'tool' AND jsonb_typeof(a.content->'files') = 'array'
+      AND a.content->'files' @> jsonb_build_array(jsonb_build_object('sha256', f.sha256)))
 `
 
-// Which of these hashes are stored.
+// Deletes the bundle files no version of any tool lists (current or past, any
+// lifecycle state) and not touched since @before.
+func (q *Queries) ToolFilesCollect(ctx context.Context, before time.Time) (int64, error) {
+	result, err := q.db.Exec(ctx, toolFilesCollect, before)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const toolFilesHave = `-- name: ToolFilesHave :many
+UPDATE tool_files SET touched_at = now() WHERE sha256 = ANY($1::text[]) RETURNING sha256
+`
+
+// Which of these hashes are stored; each is touched, since a registration
+// asks so that it can list the file without uploading it again.
 func (q *Queries) ToolFilesHave(ctx context.Context, hashes []string) ([]string, error) {
 	rows, err := q.db.Query(ctx, toolFilesHave, hashes)
 	if err != nil {

@@ -104,7 +104,8 @@ func TestCancelRunningCall(t *testing.T) {
 		}
 	}
 	e.OK(t, bob(t), cancelQ, map[string]any{"id": c.ArtifactID}, &out)
-	if out.CancelToolCall.Typename != "PermissionDenied" {
+	// Alice's call is hers and the tool owner's: to bob it does not exist.
+	if out.CancelToolCall.Typename != "NotFound" {
 		t.Fatalf("bob cancelled alice's call: %+v", out.CancelToolCall)
 	}
 	e.OK(t, alice(t), cancelQ, map[string]any{"id": c.ArtifactID}, &out)

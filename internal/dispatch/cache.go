@@ -19,15 +19,37 @@ import (
 // is off unless the operator enables it (Opts.Cache), and with it off nothing
 // is read from or written to it. A hit is still a recorded call: a tool_call
 // marked cached, counted in the tool's usage.
+//
+// Growth is bounded: an entry is served for Opts.CacheTTL after it was stored
+// and CollectCache deletes older ones; CollectFiles deletes the bundle files
+// no tool version lists any more. The server runs both on its sweep ticker.
+
+// DefaultCacheTTL is how long a cached result is served unless the operator
+// says otherwise (--tool-cache-ttl).
+const DefaultCacheTTL = 7 * 24 * time.Hour
+
+// FileGrace is how long a bundle file is kept after it was last stored or
+// asked for, listed or not: a registration that asked whether the server
+// holds a file, or stored it, writes the tool version listing it well within
+// this, so a collected file is never one a registration in flight will list.
+const FileGrace = 24 * time.Hour
 
 func (d *Dispatcher) caching(t *tool) bool { return d.opts.Cache && t.m.Deterministic }
+
+// cacheTTL is Opts.CacheTTL or its default.
+func (d *Dispatcher) cacheTTL() time.Duration {
+	if d.opts.CacheTTL > 0 {
+		return d.opts.CacheTTL
+	}
+	return DefaultCacheTTL
+}
 
 // cached looks the call up: the result of an earlier identical call.
 func (d *Dispatcher) cached(ctx context.Context, t *tool, hash string) (json.RawMessage, bool, error) {
 	if !d.caching(t) {
 		return nil, false, nil
 	}
-	result, err := dbsqlc.New(d.store.Pool()).ToolCacheGet(ctx, t.art.Ref().String(), hash)
+	result, err := dbsqlc.New(d.store.Pool()).ToolCacheGet(ctx, t.art.Ref().String(), hash, time.Now().Add(-d.cacheTTL()))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, false, nil
 	}
@@ -72,4 +94,17 @@ func (d *Dispatcher) storeCache(t *tool, rec *record) {
 // CacheEntries counts the cache's entries (tests and operators).
 func (d *Dispatcher) CacheEntries(ctx context.Context) (int64, error) {
 	return dbsqlc.New(d.store.Pool()).ToolCacheCount(ctx)
+}
+
+// CollectCache deletes the cache entries that expired by now (stored more
+// than Opts.CacheTTL before it), whether or not caching is on.
+func (d *Dispatcher) CollectCache(ctx context.Context, now time.Time) (int64, error) {
+	return dbsqlc.New(d.store.Pool()).ToolCacheCollect(ctx, now.Add(-d.cacheTTL()))
+}
+
+// CollectFiles deletes the bundle files that no version of any tool lists
+// (current or past, whatever its lifecycle state) and that were not stored or
+// asked for within FileGrace before now.
+func (d *Dispatcher) CollectFiles(ctx context.Context, now time.Time) (int64, error) {
+	return dbsqlc.New(d.store.Pool()).ToolFilesCollect(ctx, now.Add(-FileGrace))
 }

@@ -37,6 +37,10 @@ type Opts struct {
 	// with the default of each cap it declares none of, and never above the
 	// maximum (zero fields: DefaultCapLimits).
 	Caps CapLimits
+	// CacheTTL is how long a cached result is served (default
+	// DefaultCacheTTL); older entries are not read and CollectCache deletes
+	// them.
+	CacheTTL time.Duration
 	// Queue runs asynchronous calls; nil refuses them.
 	Queue Queue
 	// SyncLimit is the longest wall time a tool may declare and still run

@@ -3,7 +3,6 @@ package dispatch_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -99,7 +98,7 @@ func TestOutputViolationsAndFailures(t *testing.T) {
 			return json.RawMessage(`{"value": "not a number"}`), nil
 		},
 		"test.fail": func(context.Context, json.RawMessage, func(runtimes.Progress)) (json.RawMessage, error) {
-			return nil, errors.New("the input file has no header row")
+			return nil, runtimes.Errorf(runtimes.CodeToolError, false, "the input file has no header row")
 		},
 	})
 	activate(t, e, testTool("test.bad", "test.bad"))

@@ -166,8 +166,13 @@ func TestSkillCallLifecycle(t *testing.T) {
 	if p.Status != "OPEN" || p.SkillName != "literature.evidence_review" || p.Persona != "skeptic" || p.MaxSteps != 20 ||
 		!strings.HasPrefix(p.Instructions, "Find evidence") || string(p.Inputs) != `{"query":"TREM2 R47H phagocytosis"}` ||
 		string(p.Budget) != `{"max_usd":0.5}` || p.ToolCall == nil || *p.ToolCall != "tool_call:"+c.ArtifactID ||
-		p.Call == nil || p.Call.Status != "QUEUED" {
+		p.Call != nil {
 		t.Fatalf("packet: %+v", p)
+	}
+	// The call is its caller's and the tool owner's: the agent sees the ref,
+	// alice the call.
+	if p := packet(t, e, alice(t), *c.ResultRef); p.Call == nil || p.Call.Status != "QUEUED" {
+		t.Fatalf("the caller's view of the packet: %+v", p)
 	}
 	if got := strings.Join(eventTypes(t, e, alice(t), c.ArtifactID), ","); got != "tool_call.started,tool_call.waiting" {
 		t.Fatalf("events of the waiting call: %s", got)

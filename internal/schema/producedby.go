@@ -3,10 +3,12 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/scidex/substrate/internal/problem"
+	"github.com/scidex/substrate/internal/toolname"
 )
 
 // ProducedByKey is the content property through which a result submitted with
@@ -24,17 +26,24 @@ const ProducedByKey = "produced_by"
 // producedBySchema is the shape of content.produced_by. Open like the rest of
 // content: an agent may add what else it knows of the run (a tool version, a
 // model); only actor, skill and tool are stamped.
-const producedBySchema = `{
+var producedBySchema = `{
   "type": "object",
   "properties": {
     "actor": {"type": "string", "minLength": 1, "maxLength": 200, "pattern": "^\\S*$",
       "description": "The actor id that produced the result; the submitter, or an actor it acts for (its delegation chain). Default: the submitter."},
-    "skill": {"type": "string", "maxLength": 128, "pattern": "^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)*$",
+    "skill": {"type": "string", "maxLength": ` + nameMax + `, "pattern": ` + namePattern + `,
       "description": "The name of the skill whose procedure produced the result, e.g. pk.nca."},
-    "tool": {"type": "string", "maxLength": 200, "pattern": "^[a-z][a-z0-9_-]*(\\.[a-z][a-z0-9_-]*)*$",
+    "tool": {"type": "string", "maxLength": ` + nameMax + `, "pattern": ` + namePattern + `,
       "description": "The name of the registered tool that computed the result, e.g. pk.nca."}
   }
 }`
+
+// namePattern and nameMax are toolname's, as JSON: a skill and a tool are
+// named alike.
+var (
+	namePattern = func() string { b, _ := json.Marshal(toolname.Pattern); return string(b) }()
+	nameMax     = strconv.Itoa(toolname.MaxLength)
+)
 
 var producedBy = func() *jsonschema.Schema {
 	s, err := CompileJSONSchema([]byte(producedBySchema))

@@ -10,6 +10,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"github.com/scidex/substrate/internal/drain"
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/request"
 )
@@ -145,12 +146,10 @@ func endStream(ctx context.Context, reason string) bool {
 // streams are the open SSE streams, for the shutdown, and the subscriptions
 // each actor holds open, for its cap.
 type streams struct {
+	live      drain.Set[*stream]
 	mu        sync.Mutex
-	live      map[*stream]struct{}
 	perActor  map[string]int
 	keepAlive time.Duration
-	closing   string        // the shutdown's reason, once it began
-	empty     chan struct{} // closed once closing and no stream is left
 }
 
 // canFlush reports whether w, or a writer it wraps (Unwrap, as
@@ -189,33 +188,12 @@ func (t *streams) open(w http.ResponseWriter, rc *request.Context, cancel contex
 	w.WriteHeader(http.StatusOK)
 	_ = st.rc.Flush()
 	st.ping = time.AfterFunc(st.interval, st.keepAlive)
-	st.untrack = func() { t.remove(st) }
+	st.untrack = func() { t.live.Remove(st) }
 	st.write(func() error { _, err := w.Write([]byte(":\n\n")); return err })
-
-	t.mu.Lock()
-	reason := t.closing
-	if reason == "" {
-		if t.live == nil {
-			t.live = map[*stream]struct{}{}
-		}
-		t.live[st] = struct{}{}
-	}
-	t.mu.Unlock()
-	if reason != "" {
-		st.untrack = func() {}
+	if ok, reason := t.live.Add(st); !ok {
 		st.end(shutdownError(rc, reason))
 	}
 	return st, nil
-}
-
-func (t *streams) remove(st *stream) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	delete(t.live, st)
-	if t.closing != "" && len(t.live) == 0 && t.empty != nil {
-		close(t.empty)
-		t.empty = nil
-	}
 }
 
 // acquire counts one more subscription for actor; false when it holds max.
@@ -243,30 +221,9 @@ func (t *streams) release(actor string) {
 // shutdown ends every open stream with reason, and those opened later too,
 // and waits until their handlers have returned or ctx ends.
 func (t *streams) shutdown(ctx context.Context, reason string) (int, error) {
-	t.mu.Lock()
-	t.closing = reason
-	open := make([]*stream, 0, len(t.live))
-	for st := range t.live {
-		open = append(open, st)
-	}
-	var empty chan struct{}
-	if len(t.live) > 0 {
-		empty = make(chan struct{})
-		t.empty = empty
-	}
-	t.mu.Unlock()
-	for _, st := range open {
+	return t.live.Drain(ctx, reason, func(st *stream) {
 		st.end(shutdownError(&request.Context{RequestID: st.rid}, reason))
-	}
-	if empty == nil {
-		return len(open), nil
-	}
-	select {
-	case <-empty:
-		return len(open), nil
-	case <-ctx.Done():
-		return len(open), ctx.Err()
-	}
+	})
 }
 
 func shutdownError(rc *request.Context, reason string) *gqlerror.Error {

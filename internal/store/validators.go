@@ -136,10 +136,15 @@ func (c *Checker) Existing(ctx context.Context, refs []ref.Ref) (map[string]bool
 		arts[i] = &Artifact{PK: r.Pk, Type: r.Type, ID: r.ID, Visibility: r.Visibility, CreatedBy: r.CreatedBy}
 	}
 	// What the actor may not read does not exist for it: no validator may tell
-	// whether another's message is there.
-	hidden, err := c.s.hiddenWith(ctx, c.w.q, arts)
-	if err != nil {
-		return nil, err
+	// whether another's message is there. A server operation's content refers
+	// to what the server keeps, whoever it acts for (the call of a packet an
+	// agent claims, which only its caller and the tool's owner read).
+	var hidden map[int64]bool
+	if operations[c.w.op.Operation] != opServer {
+		var err error
+		if hidden, err = c.s.hiddenWith(ctx, c.w.q, arts); err != nil {
+			return nil, err
+		}
 	}
 	for _, a := range arts {
 		if !hidden[a.PK] {

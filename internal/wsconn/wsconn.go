@@ -12,6 +12,8 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/gorilla/websocket"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/scidex/substrate/internal/drain"
 )
 
 // Options configures the websocket implementation returned by [New].
@@ -57,7 +59,7 @@ type Implementation struct {
 	// costs 4 KB less (bench/fanout).
 	writeBuffers sync.Pool
 	// conns are the open connections, for Shutdown.
-	conns tracker
+	conns drain.Set[*conn]
 }
 
 // New returns a gqlgen websocket implementation on gorilla/websocket that
@@ -101,9 +103,9 @@ func (im *Implementation) Accept(w http.ResponseWriter, r *http.Request, options
 		return nil, err
 	}
 	c := newConn(r.Context(), ws, im.opts)
-	c.untrack = func() { im.conns.remove(c) }
-	if !im.conns.add(c) {
-		c.closeWith(CloseGoingAway, "the server is shutting down")
+	c.untrack = func() { im.conns.Remove(c) }
+	if ok, reason := im.conns.Add(c); !ok {
+		c.closeWith(CloseGoingAway, reason)
 	}
 	if h != nil {
 		h.set(c)

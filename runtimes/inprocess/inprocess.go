@@ -9,6 +9,13 @@
 // must honour its context: the runtime returns when the context ends (wall
 // time, cancellation) whether or not the function does, and a function that
 // ignores its context keeps running on its goroutine until it returns.
+//
+// Nothing of the server's internals reaches the caller: a function that
+// panics, or fails with an error that is neither a *runtimes.Error nor a
+// client-facing *problem.Problem (so a driver error, an *os.PathError naming
+// a host path), fails its call with
+// CodeInternal and a generic message, and the cause (with the stack of a
+// panic) goes to the log once, with the call's id and the request's.
 package inprocess
 
 import (
@@ -16,10 +23,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime/debug"
+	"log/slog"
+	"runtime"
 	"sort"
 	"strings"
 
+	"github.com/scidex/substrate/internal/problem"
+	"github.com/scidex/substrate/internal/request"
 	"github.com/scidex/substrate/runtimes"
 )
 
@@ -27,8 +37,10 @@ import (
 const Name = "in_process"
 
 // Func is a compiled-in tool. It returns the tool's JSON output, or an error:
-// a *runtimes.Error to choose the code, any other error as a tool_error with
-// its message (which the caller will read: no secrets in it).
+// a *runtimes.Error, whose code and message the caller reads (no secrets, no
+// host paths in it), for a failure the caller should understand; any other
+// error is an internal failure the caller is told nothing of (see the
+// package doc).
 type Func func(ctx context.Context, args json.RawMessage, progress func(runtimes.Progress)) (json.RawMessage, error)
 
 // ArgsCheck checks a function's arguments before the call is recorded, for
@@ -41,11 +53,21 @@ type Runtime struct {
 	funcs  map[string]Func
 	checks map[string]ArgsCheck
 	max    int64
+	log    *slog.Logger
 }
 
 // New returns the runtime for funcs, the build's registry by function name.
+// It logs to slog.Default() unless given a logger (WithLogger).
 func New(funcs map[string]Func) *Runtime {
-	return &Runtime{funcs: funcs, checks: map[string]ArgsCheck{}, max: runtimes.MaxOutputBytes}
+	return &Runtime{funcs: funcs, checks: map[string]ArgsCheck{}, max: runtimes.MaxOutputBytes, log: slog.Default()}
+}
+
+// WithLogger sets where the causes of internal failures are logged.
+func (r *Runtime) WithLogger(log *slog.Logger) *Runtime {
+	if log != nil {
+		r.log = log
+	}
+	return r
 }
 
 // WithChecks adds argument checks by function name (see ArgsCheck).
@@ -58,8 +80,8 @@ func (r *Runtime) WithChecks(checks map[string]ArgsCheck) *Runtime {
 
 // CheckArgs implements runtimes.ArgsChecker.
 func (r *Runtime) CheckArgs(t *runtimes.Tool, args json.RawMessage) []runtimes.Problem {
-	var c config
-	if json.Unmarshal(orEmpty(t.Config), &c) != nil {
+	c, err := runtimes.DecodeConfig[config](t.Config)
+	if err != nil {
 		return nil // Check refuses the tool itself
 	}
 	if check, ok := r.checks[c.Function]; ok {
@@ -93,10 +115,8 @@ func (r *Runtime) Check(t *runtimes.Tool) []runtimes.Problem {
 }
 
 func (r *Runtime) lookup(t *runtimes.Tool) (Func, []runtimes.Problem) {
-	var c config
-	dec := json.NewDecoder(strings.NewReader(string(orEmpty(t.Config))))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
+	c, err := runtimes.DecodeConfig[config](t.Config)
+	if err != nil {
 		return nil, []runtimes.Problem{{Path: "runtime_config", Constraint: "in_process_config",
 			Message: fmt.Sprintf(`an in_process runtime_config is {"function": "<registered name>"} and nothing else: %v`, err)}}
 	}
@@ -110,13 +130,6 @@ func (r *Runtime) lookup(t *runtimes.Tool) (Func, []runtimes.Problem) {
 			Message: fmt.Sprintf("%q is not a function this server was built with; registered: %s", c.Function, strings.Join(r.Functions(), ", "))}}
 	}
 	return f, nil
-}
-
-func orEmpty(b json.RawMessage) json.RawMessage {
-	if len(b) == 0 {
-		return json.RawMessage(`{}`)
-	}
-	return b
 }
 
 // Run implements runtimes.Runtime.
@@ -142,8 +155,10 @@ func (r *Runtime) Run(ctx context.Context, c *runtimes.Call) (*runtimes.Result, 
 	go func() {
 		defer func() {
 			if p := recover(); p != nil {
-				done <- outcome{err: runtimes.Errorf(runtimes.CodeToolError, false, "the tool panicked: %v", p).
-					With("stack", string(debug.Stack()))}
+				r.log.Error("in_process tool panicked", "call_id", c.ID, "request_id", request.IDFrom(ctx),
+					"tool", c.Tool.Name, "panic", fmt.Sprint(p), "at", panicSite())
+				done <- outcome{err: runtimes.Errorf(runtimes.CodeInternal, false,
+					"the tool failed with an internal error (it panicked); the server's log has the cause under call %s", c.ID)}
 			}
 		}()
 		out, err := f(ctx, c.Args, progress)
@@ -152,7 +167,7 @@ func (r *Runtime) Run(ctx context.Context, c *runtimes.Call) (*runtimes.Result, 
 	select {
 	case o := <-done:
 		if o.err != nil {
-			return nil, r.failure(ctx, o.err)
+			return nil, r.failure(ctx, c, o.err)
 		}
 		if int64(len(o.out)) > r.max {
 			return nil, runtimes.Errorf(runtimes.CodeOutputTooLarge, false, "the tool's output is %d bytes, over the %d-byte cap", len(o.out), r.max)
@@ -162,14 +177,14 @@ func (r *Runtime) Run(ctx context.Context, c *runtimes.Call) (*runtimes.Result, 
 		}
 		return &runtimes.Result{Output: o.out}, nil
 	case <-ctx.Done():
-		return nil, r.failure(ctx, ctx.Err())
+		return nil, r.failure(ctx, c, ctx.Err())
 	}
 }
 
 // failure classifies an error: the context's end first (it explains a
 // function's own context error), then the function's *runtimes.Error, then
-// any other error as the tool's.
-func (r *Runtime) failure(ctx context.Context, err error) error {
+// any other error as an internal failure, logged and not shown.
+func (r *Runtime) failure(ctx context.Context, c *runtimes.Call, err error) error {
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return runtimes.Errorf(runtimes.CodeWallTimeout, false, "the tool did not finish within its wall time")
@@ -180,5 +195,36 @@ func (r *Runtime) failure(ctx context.Context, err error) error {
 	if errors.As(err, &e) {
 		return e
 	}
-	return runtimes.Errorf(runtimes.CodeToolError, false, "%v", err)
+	if p, ok := problem.As(err); ok && p.Code != problem.InternalError {
+		// A refusal of the store's (a target the caller may not read, a
+		// write its content breaks) is written for clients: the caller reads
+		// it as GraphQL would answer it.
+		return runtimes.Errorf(runtimes.CodeToolError, false, "%s", p.Error()).With("problem_code", string(p.Code))
+	}
+	r.log.Error("in_process tool failed with an internal error", "call_id", c.ID, "request_id", request.IDFrom(ctx),
+		"tool", c.Tool.Name, "error", err.Error())
+	return runtimes.Errorf(runtimes.CodeInternal, false,
+		"the tool failed with an internal error; the server's log has the cause under call %s", c.ID)
+}
+
+// panicSite is where a recovered panic was raised, as function and line
+// (no file path, no stack: the log names the place, not the host's layout).
+// It is called from the deferred recover, so the frames above it are the
+// runtime's panic machinery and then the panicking function.
+func panicSite() string {
+	pcs := make([]uintptr, 32)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
+	afterPanic := false
+	for {
+		f, more := frames.Next()
+		if afterPanic && !strings.HasPrefix(f.Function, "runtime.") {
+			return fmt.Sprintf("%s:%d", f.Function, f.Line)
+		}
+		if f.Function == "runtime.gopanic" {
+			afterPanic = true
+		}
+		if !more {
+			return "unknown"
+		}
+	}
 }

@@ -1,8 +1,6 @@
 package mcpserver
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -38,14 +36,8 @@ func (r *Runtime) Check(t *runtimes.Tool) []runtimes.Problem {
 }
 
 func (r *Runtime) config(t *runtimes.Tool) (config, []runtimes.Problem) {
-	var c config
-	raw := t.Config
-	if len(bytes.TrimSpace(raw)) == 0 {
-		raw = json.RawMessage(`{}`)
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
+	c, err := runtimes.DecodeConfig[config](t.Config)
+	if err != nil {
 		return c, []runtimes.Problem{{Path: "runtime_config", Constraint: "mcp_server_config",
 			Message: fmt.Sprintf(`an mcp_server runtime_config is {"server": "<configured server>", "tool_name": "<tool on it>", "timeout_ms": <optional, positive>} and nothing else: %v`, err)}}
 	}

@@ -29,12 +29,15 @@
 //
 // A session that has died is replaced, once per call. A stdio server that has
 // exited is noticed before the call is sent (waitid, without reaping it). A
-// call is retried on a new session only when the SDK reports that its request
-// never left: the connection was already closed, the write failed, the HTTP
-// server answered "session not found" (it restarted), the dial failed. A
-// connection that breaks while a call is in flight fails that call with
-// CodeUnreachable instead, since the server may have run it; the next call
-// reconnects. Close ends every session and child process; the server calls it
+// call is never sent twice once it may have been delivered: it is retried on
+// a new session only when its request certainly never reached the server
+// (delivery.go): the SDK refused a closed session before sending, the dial
+// failed, the HTTP server answered the POST "session not found" (it
+// restarted), or the write of a request the pipe takes atomically failed. A
+// connection that breaks once the request may have gone out (the server died
+// reading it, the response stream broke and its resumption found the session
+// gone) fails that call with CodeUnreachable, since the server may have run
+// it; the next call reconnects. Close ends every session and child process; the server calls it
 // on shutdown.
 //
 // A stdio server starts in its own process group with a clean environment:

@@ -4,12 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
-	"net"
-	"os"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -55,7 +51,8 @@ func (r *Runtime) Run(ctx context.Context, c *runtimes.Call) (*runtimes.Result, 
 			}
 			return nil, connectFailure(err)
 		}
-		res, err := s.cs.CallTool(ctx, params)
+		sent := &delivery{}
+		res, err := s.cs.CallTool(withDelivery(ctx, sent), params)
 		if err == nil {
 			out, err := r.output(conn.name, cfg.ToolName, res)
 			if err != nil {
@@ -76,7 +73,7 @@ func (r *Runtime) Run(ctx context.Context, c *runtimes.Call) (*runtimes.Result, 
 			return nil, runtimes.Errorf(runtimes.CodeOutputTooLarge, false,
 				"the MCP server %q answered %q with a message larger than the MCP client accepts", conn.name, cfg.ToolName)
 		}
-		if notDelivered(err) {
+		if notDelivered(conn.srv.Transport(), sent, err, requestBound(c.Args, cfg.ToolName)) {
 			if attempt == 0 {
 				s.log.Info("mcp session had died; reconnecting", "error", err)
 				continue
@@ -176,20 +173,6 @@ func listOrNone(names []string) string {
 		return "none"
 	}
 	return strings.Join(names, ", ")
-}
-
-// notDelivered reports whether a failed call certainly never reached the
-// server, so that retrying it on a new session cannot run it twice: the SDK
-// found the connection already closed, the write to a dead stdio server
-// failed, the HTTP server said the session is gone, or the dial failed.
-func notDelivered(err error) bool {
-	var op *net.OpError
-	return errors.Is(err, mcp.ErrConnectionClosed) ||
-		errors.Is(err, mcp.ErrSessionMissing) ||
-		errors.Is(err, syscall.EPIPE) ||
-		errors.Is(err, io.ErrClosedPipe) ||
-		errors.Is(err, os.ErrClosed) ||
-		(errors.As(err, &op) && op.Op == "dial")
 }
 
 // frameTooLarge recognises the SDK's refusal of a message past its frame

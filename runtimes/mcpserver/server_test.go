@@ -27,6 +27,9 @@ const (
 	// startsEnv names a file each stdio server appends its pid to when it
 	// starts, so a test can count the processes the runtime started.
 	startsEnv = "MCPSERVER_TEST_STARTS"
+	// deliveriesEnv names a file each stdio server appends a line to when a
+	// call of once arrives, so a test can count deliveries across restarts.
+	deliveriesEnv = "MCPSERVER_TEST_DELIVERIES"
 )
 
 // serverState is what the test server counts.
@@ -41,12 +44,16 @@ type serverState struct {
 	// one (the client has gone).
 	release     chan struct{}
 	releaseOnce sync.Once
+	// deliveries counts calls of once that reached a handler; delivered
+	// receives as each does.
+	deliveries atomic.Int64
+	delivered  chan struct{}
 }
 
 func (st *serverState) releaseSleeps() { st.releaseOnce.Do(func() { close(st.release) }) }
 
 func newServerState() *serverState {
-	return &serverState{sleepsEnded: make(chan struct{}, 64), release: make(chan struct{})}
+	return &serverState{sleepsEnded: make(chan struct{}, 64), release: make(chan struct{}), delivered: make(chan struct{}, 64)}
 }
 
 var object = json.RawMessage(`{"type":"object"}`)
@@ -116,6 +123,38 @@ func newTestServer(st *serverState) *mcp.Server {
 	// and its text mirror.
 	add("bigint", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{StructuredContent: json.RawMessage(`{"n":12345678901234567891}`), Content: text(`{"n":12345678901234567891}`)}, nil
+	})
+	// once counts its delivery, then dies without answering ("then":
+	// "exit", a stdio server's process exits) or reports progress and
+	// hangs until released ("then": "hang", for a test that kills the HTTP
+	// server under it). Delivered again to the same server state, it
+	// answers at once how often it was, so a resent call does not hang.
+	add("once", func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if n := st.deliveries.Add(1); n > 1 {
+			return &mcp.CallToolResult{Content: text(fmt.Sprintf(`{"deliveries":%d}`, n))}, nil
+		}
+		if f := os.Getenv(deliveriesEnv); f != "" {
+			fh, err := os.OpenFile(f, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+			if err == nil {
+				fmt.Fprintln(fh, os.Getpid())
+				fh.Close()
+			}
+		}
+		var a struct{ Then string }
+		_ = json.Unmarshal(req.Params.Arguments, &a)
+		if a.Then == "exit" {
+			os.Exit(3)
+		}
+		if tok := req.Params.GetProgressToken(); tok != nil {
+			_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: 1, Message: "running"})
+		}
+		st.delivered <- struct{}{}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-st.release:
+			return nil, errors.New("released")
+		}
 	})
 	// whoami says which process answers and how many sessions it has seen.
 	add("whoami", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

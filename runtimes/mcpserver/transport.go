@@ -128,7 +128,8 @@ func childEnv(extra map[string]string) []string {
 }
 
 // httpClient is the client for one HTTP server: the runtime's transport,
-// the server's headers, and no redirects (a redirect would carry the
+// the server's headers, a record of whether a call's POST went out
+// (delivery.go), and no redirects (a redirect would carry the
 // headers to a host the operator did not name).
 func (r *Runtime) httpClient(srv Server) *http.Client {
 	var rt http.RoundTripper = r.http
@@ -136,7 +137,7 @@ func (r *Runtime) httpClient(srv Server) *http.Client {
 		rt = &headerTransport{base: r.http, headers: srv.Headers}
 	}
 	return &http.Client{
-		Transport: rt,
+		Transport: deliveryTransport{base: rt},
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse
 		},

@@ -1,12 +1,11 @@
 package skillcall
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/scidex/substrate/internal/toolname"
 	"github.com/scidex/substrate/runtimes"
 )
 
@@ -25,9 +24,6 @@ type Config struct {
 	BudgetUSD *float64 `json:"budget_usd,omitempty"`
 }
 
-// skillRE is a skill's dotted name, as a tool's name is spelled.
-var skillRE = regexp.MustCompile(`^[a-z][a-z0-9_-]*(\.[a-z][a-z0-9_-]*)*$`)
-
 // shape is said in every refusal of a malformed runtime_config.
 const shape = `a skill_call runtime_config is {"skill": "<skill name>", "instructions": "<what to do>", ` +
 	`"persona"?: "<role>", "max_steps"?: <n ≥ 1>, "budget_usd"?: <dollars ≥ 0>} and nothing else`
@@ -35,26 +31,18 @@ const shape = `a skill_call runtime_config is {"skill": "<skill name>", "instruc
 // decode reads runtime_config strictly and checks each field; every problem
 // names its path in the manifest.
 func decode(raw json.RawMessage) (*Config, []runtimes.Problem) {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		raw = json.RawMessage(`{}`)
-	}
-	var c Config
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
+	c, err := runtimes.DecodeConfig[Config](raw)
+	if err != nil {
 		return nil, []runtimes.Problem{{Path: "runtime_config", Constraint: "skill_call_config", Message: fmt.Sprintf("%s: %v", shape, err)}}
-	}
-	if dec.More() {
-		return nil, []runtimes.Problem{{Path: "runtime_config", Constraint: "skill_call_config", Message: shape + ": trailing data after the object"}}
 	}
 	var ps []runtimes.Problem
 	switch {
 	case c.Skill == "":
 		ps = append(ps, runtimes.Problem{Path: "runtime_config.skill", Constraint: "required",
 			Message: "a skill_call tool names the skill its work packets ask for, e.g. literature.evidence_review"})
-	case !skillRE.MatchString(c.Skill):
+	case !toolname.Valid(c.Skill):
 		ps = append(ps, runtimes.Problem{Path: "runtime_config.skill", Constraint: "pattern",
-			Message: fmt.Sprintf("%q is not a skill name: lower-case letters, digits, '_' and '-' in dot-separated segments, e.g. literature.evidence_review", c.Skill)})
+			Message: fmt.Sprintf("%q is not a skill name: %s (at most %d bytes)", c.Skill, toolname.Rule, toolname.MaxLength)})
 	}
 	if strings.TrimSpace(c.Instructions) == "" {
 		ps = append(ps, runtimes.Problem{Path: "runtime_config.instructions", Constraint: "required",

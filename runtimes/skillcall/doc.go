@@ -16,11 +16,12 @@
 // skill and instructions are required; anything else is refused when the
 // tool is registered and again when it is called.
 //
-// Unlike the other runtimes, which never see the database, this one writes:
-// the packet is the whole of its work. It writes through the store's server
-// write as part of the caller's invokeTool (so the packet is the caller's and
-// its tool_call field, which only invokeTool may set, links it to the call),
-// and it gets nothing else of the store. The packet's id is the call's id, so
+// Unlike the other runtimes, this one writes: the packet is the whole of its
+// work. It never sees the database either: it writes through Packets, which
+// the composition supplies over the store's server write as part of the
+// caller's invokeTool (so the packet is the caller's and its tool_call field,
+// which only invokeTool may set, links it to the call), and it has nothing
+// else of the store. The packet's id is the call's id, so
 // a call retried after a worker died finds the packet its first attempt
 // wrote instead of writing a second.
 package skillcall

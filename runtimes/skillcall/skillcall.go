@@ -8,7 +8,6 @@ import (
 
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/ref"
-	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/runtimes"
 )
 
@@ -18,24 +17,30 @@ const Name = "skill_call"
 // PacketType is the artifact type a call writes.
 const PacketType = "agent_work_packet"
 
-// Store is what the runtime needs of the store: the server write that records
-// a packet as part of invokeTool, and a read to find the packet an earlier
-// attempt of the same call wrote. *store.Store is one.
-type Store interface {
-	ServerCreate(ctx context.Context, op string, p store.CreateParams, opts ...store.ServerOpts) (*store.WriteResult, error)
-	Get(ctx context.Context, r ref.Ref) (*store.Artifact, error)
+// Packets is all the runtime has of the store, supplied where the server is
+// composed (internal/app.WorkPackets): the package never sees the database.
+// An error either method returns is the store's: a *problem.Problem the
+// caller may read (a refusal of the packet, an id in use), anything else an
+// internal failure.
+type Packets interface {
+	// CreatePacket records the agent_work_packet id (the call's id) with
+	// title and content, as the caller of ctx, as a server write of its
+	// invokeTool; it returns the packet's unpinned ref.
+	CreatePacket(ctx context.Context, id, title string, content json.RawMessage) (ref string, err error)
+	// Packet reads the agent_work_packet id: its unpinned ref and content.
+	Packet(ctx context.Context, id string) (ref string, content json.RawMessage, err error)
 }
 
 // Runtime writes work packets.
 type Runtime struct {
-	st Store
+	st Packets
 }
 
 // New returns the runtime writing through st; a nil st is a composition
 // error and panics.
-func New(st Store) *Runtime {
+func New(st Packets) *Runtime {
 	if st == nil {
-		panic("skillcall: New needs a store to write work packets through")
+		panic("skillcall: New needs somewhere to write work packets")
 	}
 	return &Runtime{st: st}
 }
@@ -104,9 +109,9 @@ func (r *Runtime) Run(ctx context.Context, c *runtimes.Call) (*runtimes.Result, 
 		title += " as " + cfg.Persona
 	}
 	title += " for " + call
-	res, err := r.st.ServerCreate(ctx, "invokeTool", store.CreateParams{Type: PacketType, ID: c.ID, Title: title, Content: content})
+	written, err := r.st.CreatePacket(ctx, c.ID, title, content)
 	if err == nil {
-		return &runtimes.Result{Pending: true, ResultRef: res.Artifact.Unpinned().String()}, nil
+		return &runtimes.Result{Pending: true, ResultRef: written}, nil
 	}
 	if ctx.Err() != nil {
 		return nil, ended(ctx)
@@ -114,9 +119,9 @@ func (r *Runtime) Run(ctx context.Context, c *runtimes.Call) (*runtimes.Result, 
 	if idTaken(err) {
 		// An earlier attempt of this call (its worker died after the write)
 		// wrote the packet: the call waits on that one.
-		a, gerr := r.st.Get(ctx, ref.Ref{Type: PacketType, ID: c.ID})
-		if gerr == nil && toolCallOf(a) == call {
-			return &runtimes.Result{Pending: true, ResultRef: a.Unpinned().String()}, nil
+		earlier, content, gerr := r.st.Packet(ctx, c.ID)
+		if gerr == nil && toolCallOf(content) == call {
+			return &runtimes.Result{Pending: true, ResultRef: earlier}, nil
 		}
 	}
 	if p, ok := problem.As(err); ok {
@@ -154,10 +159,10 @@ func idTaken(err error) bool {
 	return false
 }
 
-func toolCallOf(a *store.Artifact) string {
+func toolCallOf(content json.RawMessage) string {
 	var c struct {
 		ToolCall string `json:"tool_call"`
 	}
-	_ = json.Unmarshal(a.Content, &c)
+	_ = json.Unmarshal(content, &c)
 	return c.ToolCall
 }

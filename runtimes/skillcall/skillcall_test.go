@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/scidex/substrate/internal/apitest"
+	"github.com/scidex/substrate/internal/app"
 	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/ref"
 	"github.com/scidex/substrate/internal/request"
@@ -48,7 +49,7 @@ func TestCheck(t *testing.T) {
 
 // checkOnly is the store of a runtime that only checks manifests: Check
 // never reads or writes.
-type checkOnly struct{ skillcall.Store }
+type checkOnly struct{ skillcall.Packets }
 
 // Run writes one packet per call, as the caller, naming the call: a retry of
 // the call (its worker died after the write) finds that packet instead of
@@ -89,7 +90,7 @@ func TestRunWritesOnePacketPerCall(t *testing.T) {
 		t.Fatalf("the packet is %s's, not the caller's", a.CreatedBy)
 	}
 
-	rt := skillcall.New(e.Store)
+	rt := skillcall.New(app.WorkPackets(e.Store))
 	rc := request.System("test", time.Now())
 	rc.Actor = auth.Actor{ID: "alice", Kind: auth.KindHuman, Permissions: []auth.Permission{auth.PermContributor}}
 	ctx := request.With(context.Background(), rc)

@@ -26,7 +26,7 @@
 //
 // # Where the constants come from
 //
-// Table 1 (reference weights, km, divide-by factors) is embedded from
+// Table 1 (reference weights, km, divide-by factors) is read, through skills/units, from
 // fda2005_table1.csv, gathered from secondary sources because the guidance
 // itself could not be retrieved; each row carries its status (verified |
 // to_verify) and a result lists the rows it used with their statuses. The

@@ -1,27 +1,20 @@
 package tox
 
 import (
-	"bytes"
-	_ "embed"
-	"encoding/csv"
 	"fmt"
-	"strconv"
 	"strings"
+
+	"github.com/scidex/substrate/skills/units"
 )
 
-// tableCSV is /work/shared/data/fda2005_table1.csv copied unchanged: FDA
-// CDER (July 2005), Table 1, as gathered from secondary sources (each row
-// names its sources and carries its status).
-//
-//go:embed fda2005_table1.csv
-var tableCSV []byte
+// tableCSV is FDA CDER (July 2005), Table 1, as gathered from secondary
+// sources (each row names its sources and carries its status): the build's
+// one copy, embedded and parsed by skills/units.
+var tableCSV = units.FDA2005Table1CSV()
 
-// TableSHA256 is the sha256 of the embedded fda2005_table1.csv (LF line
-// endings). The data README gives no hash for this file, so this is the hash
-// computed when the file was copied in (sha256sum, identical bytes to
-// /work/shared/data/fda2005_table1.csv); a test checks the embedded copy
-// against it so an edit to the table cannot pass unnoticed.
-const TableSHA256 = "1bb0d6925e90d8a61c7e3efdc805d392a42101c9a3c7c31258dc0ac12885167f"
+// TableSHA256 is the sha256 of the table (units.FDA2005Table1SHA256, which a
+// test checks against the embedded bytes).
+const TableSHA256 = units.FDA2005Table1SHA256
 
 // Status values carried unchanged from the data: a row, or a reference, is
 // verified or still to be verified.
@@ -32,7 +25,7 @@ const (
 
 // HumanAdult is the table row of the adult human (60 kg, km 37): the
 // denominator of the km ratio and the default human weight.
-const HumanAdult = "human_adult"
+const HumanAdult = units.HumanAdult
 
 // Row is one row of Table 1. DivideBy is 0 for the human rows, which have
 // none.
@@ -59,66 +52,18 @@ type table struct {
 	index map[string]int
 }
 
-var tableColumns = []string{"species", "ref_body_weight_kg", "bsa_m2", "km", "divide_by", "status", "sources"}
-
-// parseTable reads Table 1 from CSV. It is strict: an unexpected header, a
-// number that does not parse, a non-positive weight or km, an animal row
-// without a divide-by factor or an unknown status is an error, because a
-// silently misread constant would go on to print a wrong dose.
+// parseTable reads Table 1 from CSV through units.ParseFDA2005Table1 (one
+// parser, strict: see there) and indexes it by species.
 func parseTable(data []byte) (*table, error) {
-	r := csv.NewReader(bytes.NewReader(data))
-	recs, err := r.ReadAll()
+	infos, err := units.ParseFDA2005Table1(data)
 	if err != nil {
 		return nil, fmt.Errorf("read table: %w", err)
 	}
-	if len(recs) < 2 {
-		return nil, fmt.Errorf("read table: no rows")
-	}
-	if strings.Join(recs[0], ",") != strings.Join(tableColumns, ",") {
-		return nil, fmt.Errorf("read table: header %q, want %q", recs[0], tableColumns)
-	}
 	t := &table{index: map[string]int{}}
-	for i, rec := range recs[1:] {
-		line := i + 2
-		num := func(col int, optional bool) (float64, error) {
-			s := rec[col]
-			if s == "" && optional {
-				return 0, nil
-			}
-			v, err := strconv.ParseFloat(s, 64)
-			if err != nil || !(v > 0) {
-				return 0, fmt.Errorf("read table: line %d: %s %q is not a positive number", line, tableColumns[col], s)
-			}
-			return v, nil
-		}
-		row := Row{Species: rec[0], Status: rec[5], Sources: rec[6]}
-		if row.Species == "" {
-			return nil, fmt.Errorf("read table: line %d: empty species", line)
-		}
-		if _, dup := t.index[row.Species]; dup {
-			return nil, fmt.Errorf("read table: line %d: species %q repeated", line, row.Species)
-		}
-		isHuman := strings.HasPrefix(row.Species, "human_")
-		if row.RefBodyWeightKg, err = num(1, false); err != nil {
-			return nil, err
-		}
-		if row.BSAM2, err = num(2, false); err != nil {
-			return nil, err
-		}
-		if row.Km, err = num(3, false); err != nil {
-			return nil, err
-		}
-		if row.DivideBy, err = num(4, isHuman); err != nil {
-			return nil, err
-		}
-		if row.Status != StatusVerified && row.Status != StatusToVerify {
-			return nil, fmt.Errorf("read table: line %d: status %q, want verified or to_verify", line, row.Status)
-		}
-		t.index[row.Species] = len(t.rows)
-		t.rows = append(t.rows, row)
-	}
-	if _, ok := t.index[HumanAdult]; !ok {
-		return nil, fmt.Errorf("read table: no %s row", HumanAdult)
+	for _, s := range infos {
+		t.index[s.Name] = len(t.rows)
+		t.rows = append(t.rows, Row{Species: s.Name, RefBodyWeightKg: s.RefBodyWeight.Value, BSAM2: s.BSA.Value,
+			Km: s.Km, DivideBy: s.DivideBy, Status: string(s.Status), Sources: s.Sources})
 	}
 	return t, nil
 }

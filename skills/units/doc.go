@@ -47,7 +47,7 @@
 //
 // # Closed vocabularies
 //
-// Species come from FDA 2005 Table 1 (the embedded fda2005_table1.csv, with
+// Species come from FDA 2005 Table 1 (skills/refdata's fda2005_table1.csv, the build's one copy, parsed once here, with
 // each row's reference weight, body surface area, km, divide-by factor and
 // verified | to_verify status), see [Species]. Routes of administration
 // ([Routes]) and dose forms ([DoseForms]) are closed lists with

@@ -2,20 +2,26 @@ package units
 
 import (
 	"bytes"
-	_ "embed"
 	"encoding/csv"
 	"fmt"
 	"math/big"
 	"strconv"
+	"strings"
+
+	"github.com/scidex/substrate/skills/refdata"
 )
 
-// fda2005Table1 is ../shared/data/fda2005_table1.csv, copied unchanged: FDA
-// CDER (July 2005), "Estimating the Maximum Safe Starting Dose in Initial
-// Clinical Trials for Therapeutics in Adult Healthy Volunteers", Table 1, as
-// gathered from the secondary sources each row names.
-//
-//go:embed fda2005_table1.csv
-var fda2005Table1 []byte
+// fda2005Table1 is FDA CDER (July 2005), "Estimating the Maximum Safe
+// Starting Dose in Initial Clinical Trials for Therapeutics in Adult Healthy
+// Volunteers", Table 1, as gathered from the secondary sources each row
+// names: the build's one copy, skills/refdata's fda2005_table1.csv.
+var fda2005Table1 = func() []byte {
+	b, err := refdata.FS.ReadFile("fda2005_table1.csv")
+	if err != nil {
+		panic("units: " + err.Error())
+	}
+	return b
+}()
 
 // FDA2005Table1SHA256 is the sha256 of the embedded table (LF line endings).
 // A test checks it, so the table cannot change without this constant, and the
@@ -57,46 +63,83 @@ type SpeciesInfo struct {
 // HasDivideBy reports whether the row gives a divide-by factor.
 func (s SpeciesInfo) HasDivideBy() bool { return s.DivideBy > 0 }
 
-var species = mustSpecies(fda2005Table1)
+var species = func() []SpeciesInfo {
+	rows, err := ParseFDA2005Table1(fda2005Table1)
+	if err != nil {
+		// The table is part of the build and a test parses it: a failure
+		// here is a build defect, not an input error.
+		panic("units: embedded " + err.Error())
+	}
+	return rows
+}()
 
-// mustSpecies parses the embedded table; it panics on a malformed table,
-// which a test would catch before any build ships.
-func mustSpecies(data []byte) []SpeciesInfo {
+// FDA2005Table1CSV returns the embedded table's bytes (a copy): the one copy
+// in the build, which every skill reading Table 1 parses through
+// ParseFDA2005Table1.
+func FDA2005Table1CSV() []byte { return append([]byte(nil), fda2005Table1...) }
+
+// fda2005Columns is the table's header.
+var fda2005Columns = []string{"species", "ref_body_weight_kg", "bsa_m2", "km", "divide_by", "status", "sources"}
+
+// HumanAdult is the row of the 60 kg adult human (km 37), which the table
+// must have.
+const HumanAdult = "human_adult"
+
+// ParseFDA2005Table1 reads Table 1 from CSV, strictly, because a silently
+// misread constant would go on to print a wrong dose: the header must be the
+// table's, every weight, surface area and km a positive decimal, every animal
+// row (any species not named human_*) must give a positive divide-by factor,
+// every status be verified or to_verify, no species repeated, and the
+// human_adult row present. The error names the line and the column.
+func ParseFDA2005Table1(data []byte) ([]SpeciesInfo, error) {
 	rows, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
 	if err != nil {
-		panic("units: fda2005_table1.csv: " + err.Error())
+		return nil, fmt.Errorf("fda2005_table1.csv: %w", err)
 	}
-	want := []string{"species", "ref_body_weight_kg", "bsa_m2", "km", "divide_by", "status", "sources"}
-	if len(rows) < 2 || fmt.Sprint(rows[0]) != fmt.Sprint(want) {
-		panic(fmt.Sprintf("units: fda2005_table1.csv: header %v, want %v", rows[0], want))
+	if len(rows) < 2 {
+		return nil, fmt.Errorf("fda2005_table1.csv: no rows")
+	}
+	if strings.Join(rows[0], ",") != strings.Join(fda2005Columns, ",") {
+		return nil, fmt.Errorf("fda2005_table1.csv: header %q, want %q", rows[0], fda2005Columns)
 	}
 	out := make([]SpeciesInfo, 0, len(rows)-1)
+	seen := map[string]bool{}
 	for i, row := range rows[1:] {
-		fail := func(what string) {
-			panic(fmt.Sprintf("units: fda2005_table1.csv row %d (%s): bad %s", i+2, row[0], what))
+		bad := func(col int) error {
+			return fmt.Errorf("fda2005_table1.csv line %d (%s): %s %q is not a positive number", i+2, row[0], fda2005Columns[col], row[col])
 		}
 		s := SpeciesInfo{Name: row[0], Status: Status(row[5]), Sources: row[6]}
+		switch {
+		case s.Name == "":
+			return nil, fmt.Errorf("fda2005_table1.csv line %d: empty species", i+2)
+		case seen[s.Name]:
+			return nil, fmt.Errorf("fda2005_table1.csv line %d: species %q repeated", i+2, s.Name)
+		}
+		seen[s.Name] = true
 		var ok bool
 		if s.RefBodyWeight, ok = exactQuantity(row[1], "kg"); !ok {
-			fail("ref_body_weight_kg")
+			return nil, bad(1)
 		}
 		if s.BSA, ok = exactQuantity(row[2], "m2"); !ok {
-			fail("bsa_m2")
+			return nil, bad(2)
 		}
-		if s.Km, err = strconv.ParseFloat(row[3], 64); err != nil || s.Km <= 0 {
-			fail("km")
+		if s.Km, err = strconv.ParseFloat(row[3], 64); err != nil || !(s.Km > 0) {
+			return nil, bad(3)
 		}
-		if row[4] != "" {
-			if s.DivideBy, err = strconv.ParseFloat(row[4], 64); err != nil || s.DivideBy <= 0 {
-				fail("divide_by")
+		if row[4] != "" || !strings.HasPrefix(s.Name, "human_") {
+			if s.DivideBy, err = strconv.ParseFloat(row[4], 64); err != nil || !(s.DivideBy > 0) {
+				return nil, bad(4)
 			}
 		}
 		if s.Status != Verified && s.Status != ToVerify {
-			fail("status")
+			return nil, fmt.Errorf("fda2005_table1.csv line %d (%s): status %q, want verified or to_verify", i+2, s.Name, s.Status)
 		}
 		out = append(out, s)
 	}
-	return out
+	if !seen[HumanAdult] {
+		return nil, fmt.Errorf("fda2005_table1.csv: no %s row", HumanAdult)
+	}
+	return out, nil
 }
 
 // exactQuantity reads a positive decimal from the table, keeping its exact

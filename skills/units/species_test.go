@@ -3,7 +3,9 @@ package units
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"io/fs"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -104,5 +106,24 @@ func TestParseSpecies(t *testing.T) {
 			len(p.Allowed) != 15 || p.Allowed[0] != "human_adult" || !strings.Contains(p.Message, "rat, ferret") {
 			t.Errorf("%q: %+v", c.name, p)
 		}
+	}
+}
+
+// The build has one copy of Table 1 (skills/refdata's) and one parser of it,
+// here: the skills that read the table (tox among them) read it through this
+// package.
+func TestOneCopyOfTheTable(t *testing.T) {
+	var copies []string
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && d.Name() == "fda2005_table1.csv" {
+			copies = append(copies, path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(copies) != 1 || copies[0] != filepath.Join("..", "refdata", "fda2005_table1.csv") {
+		t.Errorf("copies of fda2005_table1.csv under skills/: %q, want only refdata's", copies)
 	}
 }

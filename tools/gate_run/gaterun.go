@@ -65,15 +65,15 @@ func New(st *store.Store) func(context.Context, json.RawMessage, func(runtimes.P
 		}
 		g, ok := gates[in.Gate]
 		if !ok {
-			return nil, fmt.Errorf("no gate %q; this build runs %s", in.Gate, strings.Join(Gates(), ", "))
+			return nil, runtimes.Errorf(runtimes.CodeToolError, false, "no gate %q; this build runs %s", in.Gate, strings.Join(Gates(), ", "))
 		}
 		r, err := ref.Parse(in.Target)
 		if err != nil {
-			return nil, fmt.Errorf("target: %w", err)
+			return nil, runtimes.Errorf(runtimes.CodeToolError, false, "target: %v", err)
 		}
 		a, err := st.Get(ctx, r)
 		if errors.Is(err, store.ErrNotFound) {
-			return nil, fmt.Errorf("no artifact %s (or you may not read it)", in.Target)
+			return nil, runtimes.Errorf(runtimes.CodeToolError, false, "no artifact %s (or you may not read it)", in.Target)
 		}
 		if err != nil {
 			return nil, err

@@ -1,0 +1,41 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/scidex/substrate/internal/ref"
+	"github.com/scidex/substrate/internal/store"
+	"github.com/scidex/substrate/runtimes/skillcall"
+	"github.com/scidex/substrate/skills"
+)
+
+// WorkPackets is the skill_call runtime's view of the store: the packet a
+// call writes is a server write of the caller's invokeTool, and the read
+// finds the packet an earlier attempt of the call wrote. The runtime gets
+// nothing else of the store (runtimes/* never import it).
+func WorkPackets(st *store.Store) skillcall.Packets { return workPackets{st} }
+
+type workPackets struct{ st *store.Store }
+
+func (w workPackets) CreatePacket(ctx context.Context, id, title string, content json.RawMessage) (string, error) {
+	res, err := w.st.ServerCreate(ctx, "invokeTool", store.CreateParams{Type: skillcall.PacketType, ID: id, Title: title, Content: content})
+	if err != nil {
+		return "", err
+	}
+	return res.Artifact.Unpinned().String(), nil
+}
+
+func (w workPackets) Packet(ctx context.Context, id string) (string, json.RawMessage, error) {
+	a, err := w.st.Get(ctx, ref.Ref{Type: skillcall.PacketType, ID: id})
+	if err != nil {
+		return "", nil, err
+	}
+	return a.Unpinned().String(), a.Content, nil
+}
+
+// InstallSkills is the start hook that registers the skills' tools and skill
+// artifacts (Config.OnStart).
+func InstallSkills(ctx context.Context, a *App) error {
+	return skills.Install(ctx, a.Dispatch, a.Store, skills.Catalog(skills.Deps{Store: a.Store}))
+}
