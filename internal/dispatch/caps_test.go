@@ -38,7 +38,7 @@ func capsEnv(t *testing.T, l dispatch.CapLimits) *apitest.Env {
 			if err != nil {
 				return nil, err
 			}
-			return runtimes.NewRegistry(tools.Runtime(skills.Deps{Store: st}), skillcall.New(st), box)
+			return runtimes.NewRegistry(tools.Runtime(skills.Deps{Store: st}), skillcall.New(app.WorkPackets(st)), box)
 		}
 	}})
 }

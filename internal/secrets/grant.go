@@ -6,9 +6,10 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/scidex/substrate/internal/toolname"
 )
 
 // Grant is what the operator lets a secret be used for: the tools (by name)
@@ -25,13 +26,6 @@ type grant struct {
 	hosts map[string]bool
 }
 
-// toolNamePattern is a tool's name (the tool schema's name pattern,
-// internal/schema/defaults/tool.json; a test holds them equal).
-var toolNamePattern = regexp.MustCompile(`^[a-z][a-z0-9_-]*(\.[a-z][a-z0-9_-]*)*$`)
-
-// maxToolName is the tool schema's maxLength of a name.
-const maxToolName = 128
-
 // check turns g into a grant, or an error naming the first malformed entry
 // by its position (an entry is not a secret, but one written in the wrong
 // place might be, so none is quoted).
@@ -41,8 +35,8 @@ func (g Grant) check() (*grant, error) {
 	}
 	out := &grant{tools: map[string]bool{}, hosts: map[string]bool{}}
 	for i, t := range g.Tools {
-		if len(t) > maxToolName || !toolNamePattern.MatchString(t) {
-			return nil, fmt.Errorf("tools[%d] is not a tool name (lower-case letters, digits, _ and - in dot-separated segments, e.g. http-units or pk.nca)", i)
+		if !toolname.Valid(t) {
+			return nil, fmt.Errorf("tools[%d] is not a tool name (%s)", i, toolname.Rule)
 		}
 		out.tools[t] = true
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/scidex/substrate/internal/toolname"
 )
 
 // The JSON secrets file grants each secret to tool names and host:port
@@ -141,10 +143,10 @@ func TestToolNamePatternIsTheSchemas(t *testing.T) {
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.IDPattern != toolNamePattern.String() {
-		t.Errorf("the tool schema's name pattern is %s, the grants' %s", doc.IDPattern, toolNamePattern)
+	if doc.IDPattern != toolname.Pattern {
+		t.Errorf("the tool schema's name pattern is %s, the grants' %s", doc.IDPattern, toolname.Pattern)
 	}
-	if p := doc.Schema.Properties.Name; p.Pattern != toolNamePattern.String() || p.MaxLength != maxToolName {
-		t.Errorf("the tool schema's name is %s (max %d), the grants' %s (max %d)", p.Pattern, p.MaxLength, toolNamePattern, maxToolName)
+	if p := doc.Schema.Properties.Name; p.Pattern != toolname.Pattern || p.MaxLength != toolname.MaxLength {
+		t.Errorf("the tool schema's name is %s (max %d), the grants' %s (max %d)", p.Pattern, p.MaxLength, toolname.Pattern, toolname.MaxLength)
 	}
 }
