@@ -1,8 +1,6 @@
 package bwrap
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"path"
 	"strings"
@@ -41,14 +39,8 @@ var rawFlags = []string{"--bind", "--ro-bind", "--dev-bind", "--share-", "--unsh
 
 // decodeConfig decodes and checks runtime_config against the tool's files.
 func decodeConfig(t *runtimes.Tool) (*config, []runtimes.Problem) {
-	raw := t.Config
-	if len(bytes.TrimSpace(raw)) == 0 {
-		raw = json.RawMessage(`{}`)
-	}
-	var c config
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
+	c, err := runtimes.DecodeConfig[config](t.Config)
+	if err != nil {
 		return nil, []runtimes.Problem{{Path: "runtime_config", Constraint: "bwrap_config",
 			Message: fmt.Sprintf("a bwrap runtime_config is %s and nothing else (the server builds the bwrap command line; raw flags are not accepted): %v", configShape, err)}}
 	}

@@ -1,11 +1,8 @@
 package httppost
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/netip"
 	"net/url"
 	"strconv"
@@ -65,19 +62,7 @@ func (r *Runtime) parse(t *runtimes.Tool) (*config, []runtimes.Problem) {
 }
 
 func (r *Runtime) parseConfig(t *runtimes.Tool) (*config, []problem) {
-	var c config
-	raw := t.Config
-	if len(bytes.TrimSpace(raw)) == 0 {
-		raw = json.RawMessage(`{}`)
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	err := dec.Decode(&c)
-	if err == nil {
-		if _, terr := dec.Token(); !errors.Is(terr, io.EOF) {
-			err = errors.New("more than one JSON value")
-		}
-	}
+	c, err := runtimes.DecodeConfig[config](t.Config)
 	if err != nil {
 		return nil, []problem{{Problem: runtimes.Problem{Path: "runtime_config", Constraint: "http_post_config",
 			Message: fmt.Sprintf(`an http_post runtime_config is {"url": "https://…", "secret_ref": "NAME" (optional), "timeout_ms": N (optional)} and nothing else: %v`, err)}}}
