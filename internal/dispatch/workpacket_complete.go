@@ -270,7 +270,8 @@ func (d *Dispatcher) expire(ctx context.Context, id string, now time.Time) (bool
 			return false, err
 		}
 		also = func(ctx context.Context, s *store.Store) error {
-			_, err := s.ServerUpdate(ctx, "invokeTool", store.UpdateParams{Ref: a.Unpinned().String(), BaseContentHash: a.ContentHash,
+			// Written as a completion: only claims and completions move a packet.
+			_, err := s.ServerUpdate(ctx, "completeWorkPacket", store.UpdateParams{Ref: a.Unpinned().String(), BaseContentHash: a.ContentHash,
 				Content: content}, store.ServerOpts{Event: EventPacketExpired})
 			return err
 		}
