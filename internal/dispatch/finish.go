@@ -86,8 +86,10 @@ func (d *Dispatcher) end(ctx context.Context, e ending) (*store.Artifact, error)
 		return nil, ae.err
 	case ok && p.Code == problem.VersionConflict && !e.strict && e.call != nil:
 		return d.current(ctx, e.call)
-	case ok && p.Code != problem.ValidationFailed:
-		return nil, err // refused as asked (a conflict, a reused key): nothing was written
+	case ok && p.Code != problem.ValidationFailed, e.op == "cancelToolCall":
+		// Refused as asked (a conflict, a reused key), or a cancellation that
+		// did not happen: nothing was written, and the caller is told.
+		return nil, err
 	default:
 		// The outcome could not be written (a record the store refuses, a
 		// value the database does): write what can be, a failed record saying
@@ -98,7 +100,7 @@ func (d *Dispatcher) end(ctx context.Context, e ending) (*store.Artifact, error)
 		}
 	}
 	if e.ev != EventWaiting && !replay {
-		d.ended(ctx, e, a)
+		d.ended(unkeyed(ctx), e, a) // the key was the finish's (its also's) alone
 	}
 	return a, nil
 }
@@ -217,6 +219,11 @@ func (d *Dispatcher) ended(ctx context.Context, e ending, call *store.Artifact) 
 		}
 	}
 	if d.opts.OnFinish != nil && !e.returned {
+		// On behalf of the caller, whoever finished the call (an agent
+		// completing its packet, the sweep).
+		if rc := request.From(ctx); rc == nil || rc.Actor.ID != call.CreatedBy {
+			ctx = asCaller(ctx, call, "tool-finish")
+		}
 		d.opts.OnFinish(ctx, d, call)
 	}
 }
