@@ -96,12 +96,12 @@ type App struct {
 	Queue     *queue.RiverQueue
 
 	heartbeat *queue.Heartbeat
-	cfg      Config
-	log      *slog.Logger
-	runtimes *runtimes.Registry
-	group    *errgroup.Group
-	cancel   context.CancelFunc
-	pprof    *http.Server
+	cfg       Config
+	log       *slog.Logger
+	runtimes  *runtimes.Registry
+	group     *errgroup.Group
+	cancel    context.CancelFunc
+	pprof     *http.Server
 }
 
 // New builds the components; it starts nothing.
