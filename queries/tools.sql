@@ -71,11 +71,21 @@ DELETE FROM tool_workers WHERE id = @id;
 SELECT EXISTS (SELECT 1 FROM tool_workers WHERE id = @id AND heartbeat_at > now() - make_interval(secs => sqlc.arg(stale_secs)::float8));
 
 -- name: ToolCallsLost :many
--- Running queued calls whose worker has not beaten within stale_secs (or is
--- gone): their worker died mid-call.
+-- Running calls whose process has not beaten within stale_secs (or is gone):
+-- it died mid-call, or stopped without finishing them. The status conditions
+-- are artifacts_tool_call_live_idx's (0016), so only live calls are read.
 SELECT a.id FROM artifacts a
-WHERE a.type = 'tool_call' AND a.content->>'status' = 'running' AND a.content ? 'worker'
+WHERE a.type = 'tool_call' AND a.content->>'status' IN ('queued', 'running') AND a.content->>'status' = 'running'
   AND NOT EXISTS (SELECT 1 FROM tool_workers w WHERE w.id = a.content->>'worker' AND w.heartbeat_at > now() - make_interval(secs => sqlc.arg(stale_secs)::float8))
+LIMIT 100;
+
+-- name: ToolCallsExpired :many
+-- Calls waiting on a work packet whose expires_at (a fixed-width UTC stamp,
+-- so text order is time order) is at or before now: nobody did the work in
+-- time. Read through artifacts_tool_call_live_idx (0016).
+SELECT a.id FROM artifacts a
+WHERE a.type = 'tool_call' AND a.content->>'status' IN ('queued', 'running') AND a.content->>'status' = 'queued'
+  AND a.content->>'expires_at' <= @now::text
 LIMIT 100;
 
 -- name: ToolWorkersForget :exec

@@ -96,12 +96,13 @@ type App struct {
 	Dispatch  *dispatch.Dispatcher
 	Queue     *queue.RiverQueue
 
-	cfg      Config
-	log      *slog.Logger
-	runtimes *runtimes.Registry
-	group    *errgroup.Group
-	cancel   context.CancelFunc
-	pprof    *http.Server
+	heartbeat *queue.Heartbeat
+	cfg       Config
+	log       *slog.Logger
+	runtimes  *runtimes.Registry
+	group     *errgroup.Group
+	cancel    context.CancelFunc
+	pprof     *http.Server
 }
 
 // New builds the components; it starts nothing.
@@ -131,13 +132,19 @@ func New(cfg Config) (*App, error) {
 	}
 	do := cfg.Tools
 	do.Runtimes = reg
+	// Every process that runs calls beats, with or without queue workers: its
+	// synchronous calls name it too.
+	hb := queue.NewHeartbeat(cfg.Pool, cfg.Logger)
+	if do.Process == "" {
+		do.Process = hb.ID()
+	}
 	var (
 		q    *queue.RiverQueue
 		bind *queue.Binder
 	)
 	if !cfg.NoQueue {
 		qo := cfg.Queue
-		qo.Pool, qo.Logger = cfg.Pool, cfg.Logger
+		qo.Pool, qo.Logger, qo.Process = cfg.Pool, cfg.Logger, do.Process
 		if qo.Listen == nil {
 			qo.Listen = cfg.Listen
 		}
@@ -165,7 +172,7 @@ func New(cfg Config) (*App, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
 	}
-	return &App{Store: st, Hub: hub, Consumers: consumers, Handler: server.New(o), Dispatch: disp, Queue: q, runtimes: reg, cfg: cfg, log: cfg.Logger}, nil
+	return &App{Store: st, Hub: hub, Consumers: consumers, Handler: server.New(o), Dispatch: disp, Queue: q, heartbeat: hb, runtimes: reg, cfg: cfg, log: cfg.Logger}, nil
 }
 
 // Start starts the background work and returns once the hub listens: from then
@@ -194,6 +201,14 @@ func (a *App) Start(ctx context.Context) error {
 	a.group.Go(func() error { return a.sweep(ctx, "tool result cache entries", a.Dispatch.CollectCache) })
 	a.group.Go(func() error { return a.sweep(ctx, "unlisted tool bundle files", a.Dispatch.CollectFiles) })
 	a.group.Go(func() error { return a.Dispatch.Run(ctx) })
+	// The process is registered before it can run a call; then it beats, and
+	// sweeps for the calls of processes that stopped, each on its own ticker.
+	if err := a.heartbeat.Beat(ctx); err != nil {
+		_ = a.Stop()
+		return err
+	}
+	a.group.Go(func() error { return a.heartbeat.Run(ctx) })
+	a.group.Go(func() error { return a.Dispatch.Sweep(ctx) })
 	// The server's own subscriptions exist once Start returns.
 	for _, watch := range []func(context.Context) (func() error, error){
 		func(ctx context.Context) (func() error, error) { return a.Dispatch.WatchCancels(ctx, a.Hub) },
@@ -254,6 +269,11 @@ func (a *App) Stop() error {
 		_ = a.pprof.Close()
 	}
 	err := a.group.Wait()
+	// It runs nothing more: a call it still names (cut off by a shutdown past
+	// its timeout) is another process's to recover at once.
+	if gerr := a.heartbeat.Gone(context.Background()); gerr != nil {
+		a.log.Warn("tool calls: unregister this process", "err", gerr)
+	}
 	// The runtimes' sessions and child processes outlive no call: close them
 	// once the queue and every request have stopped.
 	return errors.Join(err, a.runtimes.Close())

@@ -60,15 +60,46 @@ func (q *Queries) ToolCachePut(ctx context.Context, toolRef string, inputsHash s
 	return err
 }
 
+const toolCallsExpired = `-- name: ToolCallsExpired :many
+SELECT a.id FROM artifacts a
+WHERE a.type = 'tool_call' AND a.content->>'status' IN ('queued', 'running') AND a.content->>'status' = 'queued'
+  AND a.content->>'expires_at' <= $1::text
+LIMIT 100
+`
+
+// Calls waiting on a work packet whose expires_at (a fixed-width UTC stamp,
+// so text order is time order) is at or before now: nobody did the work in
+// time. Read through artifacts_tool_call_live_idx (0016).
+func (q *Queries) ToolCallsExpired(ctx context.Context, now string) ([]string, error) {
+	rows, err := q.db.Query(ctx, toolCallsExpired, now)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []string{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const toolCallsLost = `-- name: ToolCallsLost :many
 SELECT a.id FROM artifacts a
-WHERE a.type = 'tool_call' AND a.content->>'status' = 'running' AND a.content ? 'worker'
+WHERE a.type = 'tool_call' AND a.content->>'status' IN ('queued', 'running') AND a.content->>'status' = 'running'
   AND NOT EXISTS (SELECT 1 FROM tool_workers w WHERE w.id = a.content->>'worker' AND w.heartbeat_at > now() - make_interval(secs => $1::float8))
 LIMIT 100
 `
 
-// Running queued calls whose worker has not beaten within stale_secs (or is
-// gone): their worker died mid-call.
+// Running calls whose process has not beaten within stale_secs (or is gone):
+// it died mid-call, or stopped without finishing them. The status conditions
+// are artifacts_tool_call_live_idx's (0016), so only live calls are read.
 func (q *Queries) ToolCallsLost(ctx context.Context, staleSecs float64) ([]string, error) {
 	rows, err := q.db.Query(ctx, toolCallsLost, staleSecs)
 	if err != nil {

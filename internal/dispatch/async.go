@@ -27,7 +27,6 @@ func (d *Dispatcher) enqueue(ctx context.Context, t *tool, rec *record, key stri
 	id := uuid.Must(uuid.NewV7()).String()
 	job := Job{CallID: id, Actor: rc.Actor, WallTime: t.m.WallTime()}
 	rec.Status, rec.Async, rec.QueuedAt = StatusQueued, true, stamp(rc.Now)
-	opts.Event = EventQueued
 	var res *store.WriteResult
 	err := d.store.InTx(ctx, func(ctx context.Context, tx *store.Tx) error {
 		jobID, err := d.opts.Queue.Enqueue(ctx, tx, job)
@@ -35,8 +34,7 @@ func (d *Dispatcher) enqueue(ctx context.Context, t *tool, rec *record, key stri
 			return fmt.Errorf("queue tool call: %w", err)
 		}
 		rec.JobID = jobID
-		res, err = tx.Store().ServerCreate(ctx, "invokeTool", store.CreateParams{Type: CallType, ID: id, Title: title(t),
-			Content: mustJSON(rec), IdempotencyKey: key}, opts)
+		res, err = d.newCall(ctx, tx.Store(), t, id, key, rec, EventQueued, opts)
 		if err == nil && res.Replay {
 			return errReplay // the first request's call and job stand; drop ours
 		}
@@ -103,7 +101,7 @@ func (d *Dispatcher) RunQueued(ctx context.Context, r Run) error {
 	if err != nil {
 		if _, ok := problem.As(err); ok {
 			rec.Status, rec.Error = StatusFailed, &callError{Code: runtimes.CodeRefused, Message: err.Error()}
-			_, ferr := d.finish(ctx, &tool{m: &Manifest{Name: rec.ToolName}}, call, rec, EventFailed)
+			_, ferr := d.end(ctx, ending{t: named(rec), rec: rec, ev: EventFailed, call: call})
 			return ferr
 		}
 		return err
@@ -119,7 +117,7 @@ func (d *Dispatcher) RunQueued(ctx context.Context, r Run) error {
 	if err != nil {
 		return fmt.Errorf("start tool call %s: %w", r.Job.CallID, err)
 	}
-	_, err = d.run(ctx, t, res.Artifact, rec, start)
+	_, err = d.run(ctx, t, res.Artifact, rec, start, false)
 	return err
 }
 
@@ -138,9 +136,10 @@ func (d *Dispatcher) loadCall(ctx context.Context, id string) (*store.Artifact, 
 	return call, &rec, nil
 }
 
-// RecoverLost recovers the running calls whose worker stopped beating: any
-// process working the queue runs it every few seconds. It returns how many
-// it recovered.
+// RecoverLost recovers the running calls whose process stopped beating
+// (synchronous or queued: every running call names the process running it):
+// the sweep (Sweep) runs it every few seconds in every process. It returns
+// how many it recovered.
 func (d *Dispatcher) RecoverLost(ctx context.Context) (int, error) {
 	ids, err := dbsqlc.New(d.store.Pool()).ToolCallsLost(ctx, StaleAfter.Seconds())
 	if err != nil {
@@ -152,10 +151,7 @@ func (d *Dispatcher) RecoverLost(ctx context.Context) (int, error) {
 		if call == nil || err != nil || rec.Status != StatusRunning {
 			continue
 		}
-		// The server records the outcome on behalf of the caller who made it.
-		rc := request.System("tool-recover", time.Now())
-		rc.Actor = auth.Actor{ID: call.CreatedBy, Kind: auth.KindHuman, Permissions: []auth.Permission{auth.PermContributor}}
-		if err := d.recover(request.With(ctx, rc), call, rec); err != nil {
+		if err := d.recover(asCaller(ctx, call, "tool-recover"), call, rec); err != nil {
 			d.log.Warn("recover a lost tool call", "call", id, "err", err)
 			continue
 		}
@@ -164,19 +160,35 @@ func (d *Dispatcher) RecoverLost(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// recover ends a call whose worker died mid-call: an idempotent tool with
-// retries left is queued again under a new job (the old job, if the queue
-// ever starts it again, finds the call no longer its own); any other is
-// recorded failed with worker_lost. Either way it is not left running.
+// asCaller is ctx for the server recording a call's outcome on behalf of
+// the caller who made it.
+func asCaller(ctx context.Context, call *store.Artifact, source string) context.Context {
+	rc := request.System(source, time.Now())
+	rc.Actor = auth.Actor{ID: call.CreatedBy, Kind: auth.KindHuman, Permissions: []auth.Permission{auth.PermContributor}}
+	return request.With(ctx, rc)
+}
+
+// named is the tool of a call whose tool could not be loaded: its name only.
+func named(rec *record) *tool { return &tool{m: &Manifest{Name: rec.ToolName}} }
+
+// recover ends a call whose process died mid-call: a queued call of an
+// idempotent tool with retries left is queued again under a new job (the
+// old job, if the queue ever starts it again, finds the call no longer its
+// own); any other — every synchronous call among them, whose caller is gone
+// with the process — is recorded failed with worker_lost. Either way it is
+// not left running.
 func (d *Dispatcher) recover(ctx context.Context, call *store.Artifact, rec *record) error {
 	rc := later(request.From(ctx))
 	ctx = request.With(ctx, rc)
 	t, err := d.load(ctx, rec.ToolName, rec.ToolVersion)
-	if err != nil {
+	if _, ok := problem.As(err); err != nil && !ok {
 		return err
 	}
+	if err != nil {
+		t = named(rec) // gone or no longer runnable: it is not run again
+	}
 	retries := t.m.retryBudget()
-	if rec.Attempt <= retries && d.opts.Queue != nil {
+	if rec.Async && t.art != nil && rec.Attempt <= retries && d.opts.Queue != nil {
 		job := Job{CallID: call.ID, Actor: rc.Actor, WallTime: t.m.WallTime()}
 		return d.store.InTx(ctx, func(ctx context.Context, tx *store.Tx) error {
 			jobID, err := d.opts.Queue.Enqueue(ctx, tx, job)
@@ -190,14 +202,16 @@ func (d *Dispatcher) recover(ctx context.Context, call *store.Artifact, rec *rec
 		})
 	}
 	rec.Status = StatusFailed
-	rec.Error = &callError{Code: "worker_lost", Setup: true,
-		Message: fmt.Sprintf("the worker running the call stopped (attempt %d of %d) and the tool is not retried further", rec.Attempt, retries+1)}
-	start := rc.Now
-	if s, err := time.Parse(time.RFC3339Nano, rec.StartedAt); err == nil {
-		start = s
+	msg := "the server process running the call stopped before it finished (a synchronous call is not run again)"
+	if rec.Async {
+		msg = fmt.Sprintf("the worker running the call stopped (attempt %d of %d) and the tool is not retried further", rec.Attempt, retries+1)
 	}
-	rec.finished(start, rc.Now, nil, 0)
-	_, err = d.finish(ctx, t, call, rec, EventFailed)
+	rec.Error = &callError{Code: CodeWorkerLost, Setup: true, Message: msg}
+	rec.finished(startOf(rec, rc.Now), rc.Now, nil, 0)
+	_, err = d.end(ctx, ending{t: t, rec: rec, ev: EventFailed, call: call})
+	if err == nil {
+		d.cancelPacket(ctx, call.ID, rec)
+	}
 	return err
 }
 
@@ -236,14 +250,10 @@ func (d *Dispatcher) Cancel(ctx context.Context, id, idempotencyKey string) (*st
 		now := time.Now()
 		rec.Status = StatusCancelled
 		rec.Error = &callError{Code: runtimes.CodeCancelled, Message: "cancelled by " + rc.Actor.ID}
-		start := now
-		if t, err := time.Parse(time.RFC3339Nano, rec.StartedAt); err == nil {
-			start = t
-		}
-		rec.finished(start, now, nil, 0)
-		p, opts := keyed(ctx, store.UpdateParams{Ref: call.Unpinned().String(), BaseContentHash: call.ContentHash, Content: mustJSON(&rec)},
-			store.ServerOpts{Event: EventCancelled})
-		res, err := d.store.ServerUpdate(request.With(ctx, later(rc)), "cancelToolCall", p, opts)
+		rec.finished(startOf(&rec, now), now, nil, 0)
+		p, opts := keyed(ctx, store.UpdateParams{}, store.ServerOpts{})
+		a, err := d.end(ctx, ending{t: named(&rec), rec: &rec, ev: EventCancelled, call: call, op: "cancelToolCall",
+			key: p.IdempotencyKey, opts: opts, strict: true})
 		if p, ok := problem.As(err); ok && p.Code == problem.VersionConflict && attempt < 3 {
 			continue // it moved (started, progressed); look again
 		}
@@ -257,7 +267,7 @@ func (d *Dispatcher) Cancel(ctx context.Context, id, idempotencyKey string) (*st
 				d.log.Warn("cancel tool job", "call", id, "job", rec.JobID, "err", err)
 			}
 		}
-		return res.Artifact, nil
+		return a, nil
 	}
 }
 
@@ -272,3 +282,34 @@ func (d *Dispatcher) stopLocal(id string) {
 // Cancelled is told of a tool_call.cancelled event from any process: the
 // call stops here if it runs here.
 func (d *Dispatcher) Cancelled(callID string) { d.stopLocal(callID) }
+
+// Sweep recovers lost calls and expires work packets nobody completed, at
+// once and then every Opts.SweepEvery until ctx ends. Every process runs it:
+// the index of live calls (migration 0016) makes a sweep read only the calls
+// that are unfinished. It only reads whether processes beat; beating is the
+// heartbeat's, on its own ticker (queue.Heartbeat), so a slow sweep never
+// makes its own process look dead.
+func (d *Dispatcher) Sweep(ctx context.Context) error {
+	if d.opts.SweepEvery < 0 {
+		return nil
+	}
+	tick := time.NewTicker(d.opts.SweepEvery)
+	defer tick.Stop()
+	for {
+		if n, err := d.RecoverLost(ctx); err != nil && ctx.Err() == nil {
+			d.log.Warn("recover lost tool calls", "err", err)
+		} else if n > 0 {
+			d.log.Info("recovered tool calls whose process stopped", "count", n)
+		}
+		if n, err := d.ExpirePackets(ctx); err != nil && ctx.Err() == nil {
+			d.log.Warn("expire work packets", "err", err)
+		} else if n > 0 {
+			d.log.Info("failed tool calls whose work packet expired", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/scidex/substrate/internal/apitest"
+	"github.com/scidex/substrate/internal/app"
 	"github.com/scidex/substrate/runtimes"
 	"github.com/scidex/substrate/runtimes/inprocess"
 )
@@ -148,7 +149,7 @@ func TestLostWorkerRecovery(t *testing.T) {
 			return nil, ctx.Err()
 		}
 		return args, nil
-	}})
+	}}, func(c *app.Config) { c.Tools.SweepEvery = -1 }) // the test sweeps itself
 	defer close(first)
 	for _, c := range []struct {
 		name    string

@@ -64,17 +64,7 @@ func (d *Dispatcher) recordCached(ctx context.Context, t *tool, rec *record, res
 	now := time.Now()
 	rec.Status, rec.Result, rec.Cached, rec.StartedAt, rec.JobID = StatusSucceeded, result, true, stamp(now), "cache"
 	rec.finished(now, now, nil, 0)
-	opts.Event = EventCompleted
-	res, err := d.store.ServerCreate(ctx, "invokeTool", store.CreateParams{Type: CallType, Title: title(t) + " (cached)",
-		Content: mustJSON(rec), IdempotencyKey: key}, opts)
-	if err != nil {
-		return nil, err
-	}
-	if res.Replay {
-		return d.current(ctx, res.Artifact)
-	}
-	d.usage.add(t.m.Name)
-	return res.Artifact, nil
+	return d.end(ctx, ending{t: t, rec: rec, ev: EventCompleted, key: key, opts: opts, returned: true})
 }
 
 // storeCache keeps a successful result of a deterministic tool, when caching

@@ -50,6 +50,17 @@ type Opts struct {
 	// cancelled), after its record is committed, wherever it ran: runSkill
 	// stores a queued skill call's skill_result from it.
 	OnFinish func(ctx context.Context, d *Dispatcher, call *store.Artifact)
+	// Process names this process as tool_workers knows it (queue.Heartbeat):
+	// every call it runs names it, and while it beats its calls are not
+	// recovered. Empty: the calls name none, and count as lost at once.
+	Process string
+	// PacketTTL is how long a skill_call waits on its work packet when its
+	// tool declares no wall time (default DefaultPacketTTL).
+	PacketTTL time.Duration
+	// SweepEvery is how often Sweep looks for lost calls and expired work
+	// packets (default every 2 s; negative: never, for tests that sweep
+	// themselves).
+	SweepEvery time.Duration
 }
 
 // Dispatcher runs tool calls.
@@ -69,6 +80,12 @@ func New(o Opts) *Dispatcher {
 	}
 	if o.SyncLimit == 0 {
 		o.SyncLimit = 2 * time.Minute
+	}
+	if o.PacketTTL == 0 {
+		o.PacketTTL = DefaultPacketTTL
+	}
+	if o.SweepEvery == 0 {
+		o.SweepEvery = 2 * time.Second
 	}
 	d := &Dispatcher{opts: o, store: o.Store, log: o.Logger}
 	d.usage = newUsage(d)

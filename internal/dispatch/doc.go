@@ -19,4 +19,11 @@
 // runtime writes a work packet for one to claim, and the call waits, queued,
 // while an agent holds the packet on a lease (workpacket*.go: claim, report
 // progress, complete); completing the packet finishes the call.
+//
+// The ledger never leaves a call running (finish.go): every call names the
+// process running it, whose heartbeat (internal/queue) says it is alive, and
+// every process sweeps for the calls of processes that stopped and for work
+// packets nobody completed in time (Sweep). Every finish goes through one
+// transition, end, and a finish that cannot be written writes a minimal
+// failed record instead.
 package dispatch

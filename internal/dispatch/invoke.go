@@ -12,7 +12,6 @@ import (
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/ref"
 	"github.com/scidex/substrate/internal/request"
-	"github.com/scidex/substrate/internal/schema"
 	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/runtimes"
 )
@@ -34,6 +33,9 @@ func (d *Dispatcher) Invoke(ctx context.Context, in InvokeInput) (*store.Artifac
 	if err := d.checkArgs(t, in.Args); err != nil {
 		return nil, err
 	}
+	if err := checkRecordBudget(in.Args); err != nil {
+		return nil, err
+	}
 	if err := d.opts.Limits.allow(rc.Actor.ID, t.m.Name, rc.Now); err != nil {
 		return nil, err
 	}
@@ -50,7 +52,7 @@ func (d *Dispatcher) Invoke(ctx context.Context, in InvokeInput) (*store.Artifac
 		Args    json.RawMessage `json:"args"`
 		Async   bool            `json:"async"`
 	}{in.Name, t.m.Version, in.Args, in.Async}
-	opts := t.readers(store.ServerOpts{Request: req, Known: t.known()})
+	opts := store.ServerOpts{Request: req}
 
 	if cached, ok, err := d.cached(ctx, t, hash); err != nil {
 		return nil, err
@@ -64,19 +66,19 @@ func (d *Dispatcher) Invoke(ctx context.Context, in InvokeInput) (*store.Artifac
 		return d.runThenRecord(ctx, t, rec)
 	}
 	// Record the call as running first, so it is visible while it runs and a
-	// replay of its key finds it instead of running it again.
+	// replay of its key finds it instead of running it again. It names this
+	// process, so that if the process dies the call is recovered.
+	id := uuid.Must(uuid.NewV7()).String()
 	start := time.Now()
-	rec.Status, rec.StartedAt, rec.JobID = StatusRunning, stamp(start), "sync-"+uuid.Must(uuid.NewV7()).String()
-	opts.Event = EventStarted
-	res, err := d.store.ServerCreate(ctx, "invokeTool", store.CreateParams{Type: CallType, Title: title(t),
-		Content: mustJSON(rec), IdempotencyKey: in.IdempotencyKey}, opts)
+	rec.Status, rec.StartedAt, rec.JobID, rec.Worker = StatusRunning, stamp(start), "sync-"+id, d.opts.Process
+	res, err := d.newCall(ctx, d.store, t, id, in.IdempotencyKey, rec, EventStarted, opts)
 	if err != nil {
 		return nil, err
 	}
 	if res.Replay {
 		return d.current(ctx, res.Artifact)
 	}
-	return d.run(ctx, t, res.Artifact, rec, start)
+	return d.run(ctx, t, res.Artifact, rec, start, true)
 }
 
 // runThenRecord is the fast path of a synchronous in_process call without an
@@ -84,42 +86,21 @@ func (d *Dispatcher) Invoke(ctx context.Context, in InvokeInput) (*store.Artifac
 // finished. A call that cost nothing is one statement (the record and its
 // tool_call.completed or .failed event: it was never visibly running, so
 // there is no started event); one that cost something commits its record,
-// its started and finished events and the budget debit together.
+// its started and finished events and the budget debit together. A process
+// that dies while it runs leaves nothing behind to recover.
 func (d *Dispatcher) runThenRecord(ctx context.Context, t *tool, rec *record) (*store.Artifact, error) {
 	rc := request.From(ctx)
 	id := uuid.Must(uuid.NewV7()).String()
 	start := time.Now()
-	rec.StartedAt, rec.JobID = stamp(start), "sync-"+id
+	rec.StartedAt, rec.JobID, rec.Worker = stamp(start), "sync-"+id, d.opts.Process
 	out, runErr := d.execute(ctx, t, rec.Args, id, rc.Actor.ID, nil)
-	end := time.Now()
-	ev := d.settle(t, rec, out, runErr, start, end)
-	ctx = request.With(context.WithoutCancel(ctx), later(rc))
-	p := store.CreateParams{Type: CallType, ID: id, Title: title(t), Content: mustJSON(rec)}
-	if rec.CostUSD == nil || *rec.CostUSD == 0 {
-		res, err := d.store.ServerCreate(ctx, "invokeTool", p, t.readers(store.ServerOpts{Event: ev, Known: t.known()}))
-		if err != nil {
-			return nil, err
-		}
-		d.afterFinish(ctx, t, rec)
-		return res.Artifact, nil
-	}
-	var res *store.WriteResult
-	err := d.store.InTx(ctx, func(ctx context.Context, tx *store.Tx) error {
-		var err error
-		if res, err = tx.Store().ServerCreate(ctx, "invokeTool", p, t.readers(store.ServerOpts{Event: EventStarted, Known: t.known()})); err != nil {
-			return err
-		}
-		return d.finishEvents(ctx, tx.Store(), res.Artifact, rec, ev)
-	})
-	if err != nil {
-		return nil, err
-	}
-	d.afterFinish(ctx, t, rec)
-	return res.Artifact, nil
+	ev := d.settle(t, rec, out, runErr, start, time.Now())
+	return d.end(ctx, ending{t: t, rec: rec, ev: ev, id: id, returned: true})
 }
 
-// run executes a recorded call and finishes its record.
-func (d *Dispatcher) run(ctx context.Context, t *tool, call *store.Artifact, rec *record, start time.Time) (*store.Artifact, error) {
+// run executes a recorded call and finishes its record; returned says the
+// finished call is the answer of a synchronous Invoke.
+func (d *Dispatcher) run(ctx context.Context, t *tool, call *store.Artifact, rec *record, start time.Time, returned bool) (*store.Artifact, error) {
 	rc := request.From(ctx)
 	runCtx, cancel := context.WithCancel(ctx)
 	d.running.Store(call.ID, cancel)
@@ -131,7 +112,7 @@ func (d *Dispatcher) run(ctx context.Context, t *tool, call *store.Artifact, rec
 	out, runErr := d.execute(runCtx, t, rec.Args, call.ID, rc.Actor.ID, rep.Report)
 	rep.Close() // every progress event before the finish event
 	ev := d.settle(t, rec, out, runErr, start, time.Now())
-	return d.finish(context.WithoutCancel(ctx), t, call, rec, ev)
+	return d.end(ctx, ending{t: t, rec: rec, ev: ev, call: call, returned: returned})
 }
 
 // execute runs the tool in its runtime within its wall time.
@@ -154,6 +135,7 @@ func (d *Dispatcher) settle(t *tool, rec *record, out *runtimes.Result, runErr e
 		// which ResultRef names): the call waits, unfinished and not yet
 		// costed, until the work is completed (workpacket.go).
 		rec.Status, rec.ResultRef = StatusQueued, out.ResultRef
+		rec.ExpiresAt = leaseStamp(end.Add(d.packetTTL(t)))
 		return EventWaiting
 	}
 	rec.finished(start, end, out, t.m.cost(end.Sub(start)))
@@ -184,68 +166,6 @@ func (d *Dispatcher) settle(t *tool, rec *record, out *runtimes.Result, runErr e
 func isRuntimeError(err error) bool {
 	var e *runtimes.Error
 	return errors.As(err, &e)
-}
-
-// finish writes the call's final version and its events in one transaction.
-// A call cancelled meanwhile (its version moved) keeps its cancelled record.
-func (d *Dispatcher) finish(ctx context.Context, t *tool, call *store.Artifact, rec *record, ev string) (*store.Artifact, error) {
-	rc := later(request.From(ctx))
-	ctx = request.With(ctx, rc)
-	var res *store.WriteResult
-	err := d.store.InTx(ctx, func(ctx context.Context, tx *store.Tx) error {
-		var err error
-		res, err = tx.Store().ServerUpdate(ctx, "invokeTool", store.UpdateParams{Ref: call.Unpinned().String(),
-			BaseContentHash: call.ContentHash, Content: mustJSON(rec)}, store.ServerOpts{Event: ev, Known: t.known()})
-		if err != nil {
-			return err
-		}
-		return d.finishEvents(ctx, tx.Store(), res.Artifact, rec, "")
-	})
-	if p, ok := problem.As(err); ok && p.Code == problem.VersionConflict {
-		return d.current(ctx, call)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("finish tool call %s: %w", call.ID, err)
-	}
-	d.afterFinish(ctx, t, rec)
-	if d.opts.OnFinish != nil && rec.Async && ev != EventWaiting { // waiting for an agent is not finished
-		d.opts.OnFinish(ctx, d, res.Artifact)
-	}
-	return res.Artifact, nil
-}
-
-// finishEvents emits what a finished call adds to its own event: the finish
-// event when the write emitted another (ev), and the budget debit.
-func (d *Dispatcher) finishEvents(ctx context.Context, s *store.Store, call *store.Artifact, rec *record, ev string) error {
-	rc := request.From(ctx)
-	if ev != "" {
-		if err := s.ServerEvent(ctx, "invokeTool", store.EventParams{Type: ev, Ref: call.Ref().String(),
-			Payload: eventPayload(call, rec)}); err != nil {
-			return err
-		}
-	}
-	if rec.CostUSD != nil && *rec.CostUSD > 0 {
-		return s.ServerEvent(ctx, "invokeTool", store.EventParams{Type: EventDebited, Ref: call.Ref().String(),
-			Audience: []string{rc.Actor.ID},
-			Payload:  map[string]any{"actor": rc.Actor.ID, "amount_usd": *rec.CostUSD, "tool": rec.ToolName, "tool_call": call.Unpinned().String()}})
-	}
-	return nil
-}
-
-// afterFinish does what follows a finished call outside its transaction: the
-// usage count, the provenance stamps of its result artifact and the cache.
-func (d *Dispatcher) afterFinish(ctx context.Context, t *tool, rec *record) {
-	d.usage.add(t.m.Name)
-	if rec.Status == StatusSucceeded && rec.ResultRef != "" {
-		// The result artifact came from this tool, for the caller (the request's
-		// actor, StampProvenance's default). Best effort: the store logs a stamp
-		// it refuses; a replay never gets here, and the same stamp again would
-		// change nothing.
-		d.store.StampProvenance(ctx, rec.ResultRef, schema.ProducedBy{Tool: t.m.Name})
-	}
-	if rec.Status == StatusSucceeded && len(rec.OutputViolations) == 0 && !rec.Cached {
-		d.storeCache(t, rec)
-	}
 }
 
 // current is the newest version of a call.

@@ -56,6 +56,9 @@ type record struct {
 	QueuedAt          string          `json:"queued_at,omitempty"`
 	StartedAt         string          `json:"started_at,omitempty"`
 	FinishedAt        string          `json:"finished_at,omitempty"`
+	// ExpiresAt is when a call waiting on a work packet fails packet_expired
+	// if nobody has done the work (leaseLayout, so it sorts as text).
+	ExpiresAt string `json:"expires_at,omitempty"`
 }
 
 type callError struct {

@@ -45,7 +45,22 @@ const (
 	EventPacketProgress  = "agent_work_packet.progress"
 	EventPacketCompleted = "agent_work_packet.completed"
 	EventPacketCancelled = "agent_work_packet.cancelled"
+	EventPacketExpired   = "agent_work_packet.expired"
 )
+
+// DefaultPacketTTL is how long a call waits on its work packet when its tool
+// declares no wall time (Opts.PacketTTL).
+const DefaultPacketTTL = time.Hour
+
+// packetTTL is how long a call of t waits for an agent to complete its work
+// packet before it fails packet_expired: the tool's declared wall time, or
+// the server's packet TTL.
+func (d *Dispatcher) packetTTL(t *tool) time.Duration {
+	if t.m.ResourceCaps.WallTimeMin > 0 {
+		return t.m.WallTime()
+	}
+	return d.opts.PacketTTL
+}
 
 // Lease lengths: the default of a claim, and the longest one may ask for.
 const (

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/scidex/substrate/internal/auth"
+	"github.com/scidex/substrate/internal/dbsqlc"
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/ref"
 	"github.com/scidex/substrate/internal/request"
@@ -123,7 +124,9 @@ func (d *Dispatcher) checkCompletion(ctx context.Context, in CompleteInput) erro
 	return nil
 }
 
-// complete writes the packet's end and finishes its call, in one transaction.
+// complete writes the packet's end and finishes its call, in one
+// transaction (the ledger's transition, end, with the packet's write as the
+// finish's other write).
 func (d *Dispatcher) complete(ctx context.Context, a *store.Artifact, s packetState, in CompleteInput) (*store.Artifact, error) {
 	rc := request.From(ctx)
 	set := map[string]any{"status": in.Status, "result_refs": nonNilRefs(in.ResultRefs), "completed_at": stamp(rc.Now)}
@@ -140,97 +143,158 @@ func (d *Dispatcher) complete(ctx context.Context, a *store.Artifact, s packetSt
 	if err != nil {
 		return nil, err
 	}
-	var (
-		res  *store.WriteResult
-		call *record
-	)
-	err = d.store.InTx(ctx, func(ctx context.Context, tx *store.Tx) error {
-		var err error
+	var res *store.WriteResult
+	packet := func(ctx context.Context, s *store.Store) error {
 		p, opts := keyed(ctx, store.UpdateParams{Ref: a.Unpinned().String(), BaseContentHash: a.ContentHash, Content: content},
 			store.ServerOpts{Event: EventPacketCompleted})
-		res, err = tx.Store().ServerUpdate(ctx, "completeWorkPacket", p, opts)
-		if err != nil {
-			return err
-		}
-		call, err = d.finishWaiting(unkeyed(ctx), tx.Store(), res.Artifact, s, in)
+		var err error
+		res, err = s.ServerUpdate(ctx, "completeWorkPacket", p, opts)
 		return err
-	})
+	}
+	e, err := d.completion(ctx, a, s, in)
 	if err != nil {
 		return nil, err
 	}
-	if call != nil && call.Status == StatusSucceeded {
-		// The agent's results came from the skill the packet asked for,
-		// through the skill_call tool: stamped as the completing agent's.
-		var p struct {
-			Skill string `json:"skill_name"`
+	if e == nil {
+		// Its call ended meanwhile (cancelled) and keeps its record; the
+		// packet still says what was done.
+		if err := d.store.InTx(ctx, func(ctx context.Context, tx *store.Tx) error { return packet(ctx, tx.Store()) }); err != nil {
+			return nil, err
 		}
-		_ = json.Unmarshal(a.Content, &p)
-		for _, r := range in.ResultRefs {
-			d.store.StampProvenance(ctx, r, schema.ProducedBy{Skill: p.Skill, Tool: call.ToolName})
-		}
+		return res.Artifact, nil
+	}
+	e.also = packet
+	if _, err := d.end(ctx, *e); err != nil {
+		return nil, err
 	}
 	return res.Artifact, nil
 }
 
-// finishWaiting finishes the tool call a completed packet was written for,
-// if it still waits (queued, or running: an agent may complete the packet
-// before the call that wrote it has recorded that it waits). A call that
-// ended meanwhile (cancelled) keeps its record; the packet still says what
-// was done.
-func (d *Dispatcher) finishWaiting(ctx context.Context, s *store.Store, packet *store.Artifact, ps packetState, in CompleteInput) (*record, error) {
-	call, rec, err := d.waitingCall(ctx, s, ps.ToolCall)
+// completion is the ending of the tool call a completed packet was written
+// for, if it still waits (queued, or running: an agent may complete the
+// packet before the call that wrote it has recorded that it waits); nil when
+// it ended meanwhile. Succeeded with result {result_refs, summary}, stamped as
+// the completing agent's work through the skill the packet asked for, or
+// failed with the summary as its error; its cost is the tool's plus what the
+// agent spent, debited to the caller.
+func (d *Dispatcher) completion(ctx context.Context, packet *store.Artifact, ps packetState, in CompleteInput) (*ending, error) {
+	call, rec, err := d.waitingCall(ctx, d.store, ps.ToolCall)
 	if err != nil || call == nil || (rec.Status != StatusQueued && rec.Status != StatusRunning) {
 		return nil, err
 	}
 	end := time.Now()
-	start := call.CreatedAt
-	if t, err := time.Parse(time.RFC3339Nano, rec.StartedAt); err == nil {
-		start = t
-	}
+	start := startOf(rec, call.CreatedAt)
 	t, err := d.load(ctx, rec.ToolName, rec.ToolVersion)
 	if _, ok := problem.As(err); err != nil && !ok {
 		return nil, err
 	}
 	cost := 0.0
-	if t != nil {
+	if err != nil {
+		t = named(rec)
+	} else {
 		cost = t.m.cost(end.Sub(start))
 	}
 	if in.Spent != nil && in.Spent.USD != nil {
 		cost = math.Round((cost+*in.Spent.USD)*1e6) / 1e6
 	}
 	rec.finished(start, end, nil, cost)
-	rec.Progress = nil
-	ev := EventCompleted
+	e := &ending{t: t, rec: rec, ev: EventCompleted, call: call, op: "completeWorkPacket", strict: true}
 	if in.Status == PacketDone {
 		result := map[string]any{"result_refs": in.ResultRefs}
 		if in.Summary != nil {
 			result["summary"] = *in.Summary
 		}
 		rec.Status, rec.Result, rec.ResultRef = StatusSucceeded, mustJSON(result), in.ResultRefs[0]
-		if t != nil {
+		if t.art != nil {
 			rec.OutputViolations = d.checkOutput(t, rec.Result)
 		}
-	} else {
-		msg := "the agent reported that the work failed, without saying why"
-		if in.Summary != nil && *in.Summary != "" {
-			msg = *in.Summary
+		var p struct {
+			Skill string `json:"skill_name"`
 		}
-		rec.Status, ev = StatusFailed, EventFailed
-		rec.Error = &callError{Code: runtimes.CodeToolError, Message: msg, Details: map[string]any{"work_packet": packet.Unpinned().String()}}
+		_ = json.Unmarshal(packet.Content, &p)
+		e.stamps, e.produced = nonNilRefs(in.ResultRefs), schema.ProducedBy{Skill: p.Skill, Tool: rec.ToolName}
+		return e, nil
 	}
-	ctx = request.With(ctx, later(request.From(ctx)))
-	res, err := s.ServerUpdate(ctx, "completeWorkPacket", store.UpdateParams{Ref: call.Unpinned().String(), BaseContentHash: call.ContentHash,
-		Content: mustJSON(rec)}, store.ServerOpts{Event: ev})
+	msg := "the agent reported that the work failed, without saying why"
+	if in.Summary != nil && *in.Summary != "" {
+		msg = *in.Summary
+	}
+	rec.Status, e.ev = StatusFailed, EventFailed
+	rec.Error = &callError{Code: runtimes.CodeToolError, Message: msg, Details: map[string]any{"work_packet": packet.Unpinned().String()}}
+	return e, nil
+}
+
+// ExpirePackets fails the calls waiting on a work packet nobody completed
+// in time (packet_expired): an open packet past its call's expires_at, or a
+// claimed one whose lease lapsed after it (a live lease is let run out). The
+// packet ends failed in the same transaction. The sweep (Sweep) runs it with
+// RecoverLost; it returns how many calls it expired.
+func (d *Dispatcher) ExpirePackets(ctx context.Context) (int, error) {
+	now := time.Now()
+	ids, err := dbsqlc.New(d.store.Pool()).ToolCallsExpired(ctx, leaseStamp(now))
 	if err != nil {
-		return nil, err
+		return 0, fmt.Errorf("find expired work packets: %w", err)
 	}
-	if rec.CostUSD == nil || *rec.CostUSD <= 0 {
-		return rec, nil
+	n := 0
+	for _, id := range ids {
+		ok, err := d.expire(request.With(ctx, request.System("tool-expire", now)), id, now)
+		if err != nil {
+			d.log.Warn("expire a work packet", "call", id, "err", err)
+		}
+		if ok {
+			n++
+		}
 	}
-	// The debit is the caller's, who asked for the work, not the agent's.
-	return rec, s.ServerEvent(ctx, "completeWorkPacket", store.EventParams{Type: EventDebited, Ref: res.Artifact.Ref().String(),
-		Audience: []string{call.CreatedBy},
-		Payload:  map[string]any{"actor": call.CreatedBy, "amount_usd": *rec.CostUSD, "tool": rec.ToolName, "tool_call": call.Unpinned().String()}})
+	return n, nil
+}
+
+// expire fails one waiting call packet_expired, with its packet.
+func (d *Dispatcher) expire(ctx context.Context, id string, now time.Time) (bool, error) {
+	call, rec, err := d.loadCall(ctx, id)
+	if call == nil || err != nil || rec.Status != StatusQueued || rec.ExpiresAt == "" || rec.ExpiresAt > leaseStamp(now) {
+		return false, err
+	}
+	ctx = asCaller(ctx, call, "tool-expire")
+	var also func(ctx context.Context, s *store.Store) error
+	// The packet's id is the call's (runtimes/skillcall).
+	a, err := d.store.Get(ctx, ref.Ref{Type: PacketType, ID: id})
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+	case err != nil:
+		return false, fmt.Errorf("read work packet %s: %w", id, err)
+	case stateOf(a).held(now):
+		return false, nil // a live lease runs out first
+	case !stateOf(a).finished():
+		content, err := withFields(a.Content, map[string]any{"status": PacketFailed, "failure": CodePacketExpired})
+		if err != nil {
+			return false, err
+		}
+		also = func(ctx context.Context, s *store.Store) error {
+			// Written as a completion: only claims and completions move a packet.
+			_, err := s.ServerUpdate(ctx, "completeWorkPacket", store.UpdateParams{Ref: a.Unpinned().String(), BaseContentHash: a.ContentHash,
+				Content: content}, store.ServerOpts{Event: EventPacketExpired})
+			return err
+		}
+	}
+	t, err := d.load(ctx, rec.ToolName, rec.ToolVersion)
+	if _, ok := problem.As(err); err != nil && !ok {
+		return false, err
+	}
+	if err != nil {
+		t = named(rec)
+	}
+	rec.Status = StatusFailed
+	rec.Error = &callError{Code: CodePacketExpired, Message: fmt.Sprintf(
+		"nobody completed the call's work packet by %s (the tool's wall time, or the server's packet TTL, after it was written)", rec.ExpiresAt),
+		Details: map[string]any{"work_packet": PacketType + ":" + id}}
+	rec.finished(startOf(rec, now), now, nil, 0)
+	if _, err := d.end(ctx, ending{t: t, rec: rec, ev: EventFailed, call: call, strict: true, also: also}); err != nil {
+		if p, ok := problem.As(err); ok && p.Code == problem.VersionConflict {
+			return false, nil // claimed, completed or cancelled meanwhile
+		}
+		return false, err
+	}
+	return true, nil
 }
 
 // cancelPacket ends the work packet of a skill_call call that was cancelled:

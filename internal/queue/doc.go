@@ -13,6 +13,10 @@
 // and either runs it again (an idempotent tool with retries left) or records
 // it as failed with the reason — never left running.
 //
+// Worker liveness is this package's too (Heartbeat): every process that
+// runs calls, synchronous ones included, beats in tool_workers on its own
+// ticker, and the dispatcher's sweep reads the beats.
+//
 // River's tables are migrated with ours (Migrate, called under the same
 // migration lock), and River listens for new jobs on its own connection:
 // like the event hub's LISTEN, it needs a direct connection to PostgreSQL,

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
@@ -18,7 +17,6 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 	"github.com/riverqueue/river/rivertype"
 
-	"github.com/scidex/substrate/internal/dbsqlc"
 	"github.com/scidex/substrate/internal/dispatch"
 	"github.com/scidex/substrate/internal/quietlog"
 	"github.com/scidex/substrate/internal/store"
@@ -70,6 +68,9 @@ type Opts struct {
 	// set it when Pool is a transaction pooler, which loses a LISTEN. Nil:
 	// a connection of Pool.
 	Listen *pgx.ConnConfig
+	// Process is the id of this process's Heartbeat: the calls its workers
+	// run name it. Required when Workers > 0.
+	Process string
 }
 
 // RiverQueue is the dispatcher's Queue on River.
@@ -96,8 +97,8 @@ func (args) Kind() string { return "tool_call" }
 type worker struct {
 	river.WorkerDefaults[args]
 	d *dispatch.Dispatcher
-	// id names this process in tool_workers: the calls it runs say so, and
-	// its heartbeat says it is alive.
+	// id names this process in tool_workers (its Heartbeat): the calls it
+	// runs say so, and the heartbeat says it is alive.
 	id string
 }
 
@@ -134,7 +135,10 @@ func New(o Opts) (*RiverQueue, *Binder, error) {
 	if o.PollEvery == 0 {
 		o.PollEvery = time.Second
 	}
-	w := &worker{id: uuid.Must(uuid.NewV7()).String()}
+	if o.Workers > 0 && o.Process == "" {
+		return nil, nil, errors.New("queue: a worker needs its process's heartbeat id (Opts.Process)")
+	}
+	w := &worker{id: o.Process}
 	cfg := &river.Config{Logger: quietlog.Warn(o.Logger), RescueStuckJobsAfter: o.RescueAfter, RetryPolicy: retryPolicy{},
 		FetchPollInterval: o.PollEvery, FetchCooldown: 5 * time.Millisecond, JobTimeout: -1}
 	workers := river.NewWorkers()
@@ -208,33 +212,13 @@ func (q *RiverQueue) Run(ctx context.Context, stopWait time.Duration) error {
 	if q.listenPool != nil {
 		defer q.listenPool.Close() // after River has stopped listening
 	}
-	q.beat(ctx) // registered before any job can name this worker
 	if err := q.client.Start(ctx); err != nil {
 		if ctx.Err() != nil {
 			return nil // stopped while starting: not a failure
 		}
 		return fmt.Errorf("queue: start: %w", err)
 	}
-	tick := time.NewTicker(heartbeat)
-	defer tick.Stop()
-	for done := false; !done; {
-		select {
-		case <-ctx.Done():
-			done = true
-		case <-tick.C:
-			q.beat(ctx)
-			if n, err := q.w.d.RecoverLost(ctx); err != nil && ctx.Err() == nil {
-				q.log.Warn("queue: recover lost tool calls", "err", err)
-			} else if n > 0 {
-				q.log.Info("queue: recovered tool calls whose worker died", "count", n)
-			}
-		}
-	}
-	defer func() {
-		if err := dbsqlc.New(q.pool).ToolWorkerGone(context.WithoutCancel(ctx), q.w.id); err != nil {
-			q.log.Warn("queue: unregister worker", "err", err)
-		}
-	}()
+	<-ctx.Done()
 	sctx, cancel := context.WithTimeout(context.Background(), stopWait)
 	defer cancel()
 	if err := q.client.Stop(sctx); err != nil {
@@ -245,16 +229,4 @@ func (q *RiverQueue) Run(ctx context.Context, stopWait time.Duration) error {
 		}
 	}
 	return nil
-}
-
-// heartbeat is how often a working process says it is alive and looks for
-// calls whose worker is not (dispatch.StaleAfter is several beats).
-const heartbeat = 2 * time.Second
-
-func (q *RiverQueue) beat(ctx context.Context) {
-	db := dbsqlc.New(q.pool)
-	if err := db.ToolWorkerBeat(ctx, q.w.id); err != nil && ctx.Err() == nil {
-		q.log.Warn("queue: heartbeat", "err", err)
-	}
-	_ = db.ToolWorkersForget(ctx)
 }

@@ -37,6 +37,12 @@ import (
 //
 // Stamping is idempotent: (source, predicate, target) is unique, so a
 // replayed submission or the same produced_by again stamps nothing new.
+//
+// A stamp that wrote an edge emits artifact.provenance_stamped on the
+// artifact's ref, the new edges in its payload, to the artifact's own
+// audience (everyone for a public artifact, its participants for a
+// participants-only one): a client waiting for a result's provenance is told
+// when it is there, instead of polling for it.
 
 // The provenance predicates.
 const (
@@ -44,6 +50,9 @@ const (
 	PredProducedBySkill = "produced_by_skill"
 	PredProducedByTool  = "produced_by_tool"
 )
+
+// EventProvenanceStamped is the event of a stamp that wrote edges.
+const EventProvenanceStamped = "artifact.provenance_stamped"
 
 // The prefixes of stamp targets: actor:<id>, skill:<name>, tool:<name>.
 const (
@@ -134,12 +143,45 @@ func (s *Store) stamp(ctx context.Context, rc *request.Context, pk int64, versio
 		s.log.Error("provenance stamp failed", "ref", r, "err", err)
 		return
 	}
+	var stamped []map[string]string
 	for _, row := range rows {
+		if row.Inserted {
+			stamped = append(stamped, map[string]string{"predicate": row.Predicate, "target": row.Target})
+		}
 		if !row.Known {
 			kind, name, _ := strings.Cut(row.Target, ":")
 			s.log.Warn("provenance stamp refused", "ref", r, "predicate", row.Predicate, "target", row.Target,
 				"reason", fmt.Sprintf("no %s named %q is registered", kind, name))
 		}
+	}
+	if len(stamped) > 0 {
+		s.stampedEvent(ctx, rc, r, version, stamped)
+	}
+}
+
+// stampedEvent emits artifact.provenance_stamped for the edges a stamp of r
+// (unpinned) at version wrote, to r's audience. Best effort, like the stamp:
+// a failure is logged.
+func (s *Store) stampedEvent(ctx context.Context, rc *request.Context, r string, version int, stamped []map[string]string) {
+	parsed, err := ref.Parse(r)
+	if err != nil {
+		return
+	}
+	ctx = request.With(ctx, rc)
+	_, _, err = write(ctx, s, writeOp{Operation: "stampProvenance", Unmetered: true}, func(ctx context.Context, w *writer) (struct{}, error) {
+		row, err := w.q.ArtifactGetByTypeID(ctx, parsed.Type, parsed.ID)
+		if err != nil {
+			return struct{}{}, err
+		}
+		audience, err := w.audience(ctx, fromRow(row))
+		if err != nil {
+			return struct{}{}, err
+		}
+		return struct{}{}, w.event(ctx, EventProvenanceStamped, r, map[string]any{
+			"ref": r, "version": version, "stamps": stamped, "stampedBy": rc.Actor.ID}, audience)
+	})
+	if err != nil {
+		s.log.Error("provenance stamp: its event failed", "ref", r, "err", err)
 	}
 }
 

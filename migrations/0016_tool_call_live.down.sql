@@ -1,0 +1,1 @@
+DROP INDEX IF EXISTS artifacts_tool_call_live_idx;
