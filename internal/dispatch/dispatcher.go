@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"regexp"
 	"sync"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/scidex/substrate/internal/request"
 	"github.com/scidex/substrate/internal/schema"
 	"github.com/scidex/substrate/internal/store"
+	"github.com/scidex/substrate/internal/toolname"
 	"github.com/scidex/substrate/runtimes"
 )
 
@@ -110,8 +110,6 @@ type SkillRun struct {
 	StoreResult bool   `json:"store_result"`
 }
 
-var nameRE = regexp.MustCompile(`^[a-z][a-z0-9_-]*(\.[a-z][a-z0-9_-]*)*$`)
-
 // tool is a loaded tool version.
 type tool struct {
 	art *store.Artifact
@@ -158,7 +156,7 @@ func (t *tool) readers(o store.ServerOpts) store.ServerOpts {
 }
 
 func (d *Dispatcher) load(ctx context.Context, name, version string) (*tool, error) {
-	if !nameRE.MatchString(name) {
+	if !toolname.Valid(name) {
 		return nil, problem.Invalid(problem.Field("input.name", "pattern",
 			"a tool name is lower-case letters, digits, '_' and '-' in dot-separated segments, e.g. pk.nca", name))
 	}

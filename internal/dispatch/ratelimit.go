@@ -12,6 +12,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/scidex/substrate/internal/problem"
+	"github.com/scidex/substrate/internal/toolname"
 )
 
 // Bucket is one token-bucket limit: rate calls per second on average, up to
@@ -55,7 +56,7 @@ func ParseRateLimits(raw string) (*RateLimits, error) {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		if name != "*" && !nameRE.MatchString(name) {
+		if name != "*" && !toolname.Valid(name) {
 			return nil, fmt.Errorf("tool rate limits: %q is not a tool name or *", name)
 		}
 		d := json.NewDecoder(bytes.NewReader(top[name]))

@@ -20,6 +20,7 @@ import (
 	"github.com/scidex/substrate/internal/ref"
 	"github.com/scidex/substrate/internal/request"
 	"github.com/scidex/substrate/internal/store"
+	"github.com/scidex/substrate/internal/toolname"
 )
 
 // Upload is one bundle file sent with registerTool.
@@ -56,7 +57,7 @@ func (d *Dispatcher) Register(ctx context.Context, in RegisterInput) (*store.Wri
 		return nil, problem.Invalid(problem.Field("input.manifest", "type", "the manifest is a JSON object (a tool.json)", nil))
 	}
 	var name string
-	if err := json.Unmarshal(m["name"], &name); err != nil || !nameRE.MatchString(name) {
+	if err := json.Unmarshal(m["name"], &name); err != nil || !toolname.Valid(name) {
 		return nil, problem.Invalid(problem.Field("input.manifest.name", "pattern",
 			"a tool's name is lower-case letters, digits, '_' and '-' in dot-separated segments, e.g. text-stats", json.RawMessage(orNull(m["name"]))))
 	}
