@@ -155,7 +155,7 @@ func TestResourceCapsAtRegistration(t *testing.T) {
 	e.OK(t, rita, `mutation($h: String!) { updateArtifact(input: {ref: "tool:caps.big", baseContentHash: $h,
 	  patch: [{op: "add", path: "/summary", value: "now mine"}]}) { __typename ... on ValidationFailed { problems { path constraint message } } } }`,
 		map[string]any{"h": cur.Artifact.ContentHash}, &up)
-	for _, p := range []string{"content.resource_caps.cpu_count", "content.resource_caps.memory_gb", "content.resource_caps.wall_time_min", "content.resource_caps.network"} {
+	for _, p := range []string{"content.resource_caps.cpu_count", "content.resource_caps.memory_gb", "content.resource_caps.wall_time_min"} {
 		if c, _, ok := problemAt(up.UpdateArtifact.Problems, p); up.UpdateArtifact.Typename != "ValidationFailed" || !ok || c != "resource_cap_admin" {
 			t.Errorf("a reviewer's content change of the admin's tool answered %+v; want resource_cap_admin at %s", up.UpdateArtifact, p)
 		}

@@ -47,7 +47,7 @@ func TestHTTPPostTool(t *testing.T) {
 	}()
 	_, tripPort, _ := net.SplitHostPort(trip.Addr().String())
 	sec, err := secrets.New(map[string]string{"UNITS_TOKEN": secret}, map[string]secrets.Grant{"UNITS_TOKEN": {
-		Tools: []string{"test.remote", "test.localhost"}, Hosts: []string{allowed, "localhost:" + tripPort}}})
+		Tools: []string{"test.remote", "test.localhost", "test.squat"}, Hosts: []string{allowed, "localhost:" + tripPort}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,6 +70,16 @@ func TestHTTPPostTool(t *testing.T) {
 	c := invoke(t, e, alice(t), "test.remote", map[string]any{"value": 4})
 	if c.Status != "SUCCEEDED" || string(c.Result) != `{"value":4}` || sawAuth != "Bearer "+secret {
 		t.Fatalf("http_post call: %+v (auth %q)", c, sawAuth)
+	}
+	// A draft never carries the secret, even for its author: alice, first to
+	// register a name the operator granted, runs it without a request sent.
+	sawAuth = ""
+	if r := register(t, e, alice(t), httpTool("test.squat", srv.URL+"/echo")); r.RegisterTool.Typename != "WriteSuccess" {
+		t.Fatalf("registering a granted name: %+v", r.RegisterTool)
+	}
+	d := invoke(t, e, alice(t), "test.squat", map[string]any{"value": 5})
+	if d.Status != "FAILED" || d.Error == nil || d.Error.Code != runtimes.CodeRefused || !strings.Contains(d.Error.Message, "made active") || sawAuth != "" {
+		t.Fatalf("a draft naming a granted secret: %+v (auth %q)", d, sawAuth)
 	}
 	// Registering a tool at a loopback address not allow-listed is refused
 	// at registration; one whose host resolves there fails at the dial.

@@ -243,8 +243,11 @@ func TestPacketCompletionTellsOnFinish(t *testing.T) {
 		t.Fatalf("claim: %+v", got)
 	}
 	res := result(t, e, carol(t))
-	if got := complete(t, e, carol(t), map[string]any{"ref": ref, "status": "DONE", "resultRefs": []string{res}}); got.Status != "DONE" || got.Call == nil || got.Call.Status != "SUCCEEDED" {
+	if got := complete(t, e, carol(t), map[string]any{"ref": ref, "status": "DONE", "resultRefs": []string{res}}); got.Status != "DONE" {
 		t.Fatalf("complete: %+v", got)
+	}
+	if p := packet(t, e, alice(t), ref); p.Call == nil || p.Call.Status != "SUCCEEDED" {
+		t.Fatalf("the caller's view of the completed packet: %+v", p)
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -72,6 +72,16 @@ func (m *Manifest) WallTime() time.Duration {
 	return time.Duration(math.Round(m.ResourceCaps.WallTimeMin * float64(time.Minute)))
 }
 
+// secretRef is the operator secret the tool's runtime_config names (an
+// http_post tool's secret_ref), "" for none.
+func (m *Manifest) secretRef() string {
+	var c struct {
+		SecretRef string `json:"secret_ref"`
+	}
+	_ = json.Unmarshal(m.RuntimeConfig, &c)
+	return c.SecretRef
+}
+
 // retryBudget is how many times a call whose worker died is run again: the
 // declared retries of an idempotent tool, none for any other (running it
 // twice could do harm twice).
