@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
 	"net"
 	"net/url"
@@ -114,23 +113,7 @@ func TestAttackSandbox(t *testing.T) {
 // recorded error (the test wants it to fail).
 func registerAndCall(ctx context.Context, t *testing.T, url, admin, name, script, network string, args ...string) map[string]any {
 	t.Helper()
-	command := append([]any{"run.sh"}, toAny(args)...)
-	manifest := map[string]any{"name": name, "version": "1.0.0", "runtime": "bwrap",
-		"runtime_config": map[string]any{"command": command},
-		"input_schema":   map[string]any{"type": "object"}, "output_schema": map[string]any{"type": "object"},
-		"resource_caps": map[string]any{"wall_time_min": 1, "network": network}}
-	var reg struct {
-		RegisterTool struct{ ContentHash, Message string }
-	}
-	files := []any{map[string]any{"path": "run.sh", "contentBase64": base64.StdEncoding.EncodeToString([]byte(script))}}
-	if err := gql(ctx, url, admin, `mutation($m: JSON!, $f: [ToolFileInput!]) { registerTool(input: {manifest: $m, files: $f}) { ... on WriteSuccess { contentHash } ... on Problem { message } } }`,
-		map[string]any{"m": manifest, "f": files}, &reg); err != nil || reg.RegisterTool.ContentHash == "" {
-		t.Fatalf("register %s: %v %+v", name, err, reg)
-	}
-	if err := gql(ctx, url, admin, `mutation($r: Ref!, $h: String!) { updateArtifact(input: {ref: $r, baseContentHash: $h, lifecycleState: "active"}) { __typename } }`,
-		map[string]any{"r": "tool:" + name, "h": reg.RegisterTool.ContentHash}, &map[string]any{}); err != nil {
-		t.Fatal(err)
-	}
+	registerActive(ctx, t, url, admin, name, script, network, args...)
 	var inv struct {
 		InvokeTool struct {
 			Status string

@@ -47,7 +47,7 @@ func TestLedgerLeavesNoCallRunning(t *testing.T) {
 	sleeper := "#!/bin/sh\nsleep 120\necho '{}'\n"
 	big := "#!/bin/sh\ncat >/dev/null\nprintf '{\"pad\":\"'\nhead -c 409600 /dev/zero | tr '\\0' r\nprintf '\"}'\n"
 	for name, script := range map[string]string{"test.sleeper": sleeper, "test.big": big} {
-		registerActive(ctx, t, srv.URL, admin, name, script)
+		registerActive(ctx, t, srv.URL, admin, name, script, "")
 	}
 
 	// invoke starts a synchronous call with key on srv and returns at once:
@@ -140,16 +140,22 @@ func TestLedgerLeavesNoCallRunning(t *testing.T) {
 	}
 }
 
-// registerActive registers a one-script bwrap tool and makes it active.
-func registerActive(ctx context.Context, t *testing.T, url, admin, name, script string) {
+// registerActive registers a one-script bwrap tool as admin and makes it
+// active: args are its command's arguments, network its resource_caps.network
+// ("" for the default, none).
+func registerActive(ctx context.Context, t *testing.T, url, admin, name, script, network string, args ...string) {
 	t.Helper()
+	caps := map[string]any{"wall_time_min": 1}
+	if network != "" {
+		caps["network"] = network
+	}
+	manifest := map[string]any{"name": name, "version": "1.0.0", "runtime": "bwrap",
+		"runtime_config": map[string]any{"command": append([]any{"run.sh"}, toAny(args)...)},
+		"input_schema":   map[string]any{"type": "object"}, "output_schema": map[string]any{"type": "object"},
+		"resource_caps": caps}
 	var reg struct {
 		RegisterTool struct{ ContentHash, Message string }
 	}
-	manifest := map[string]any{"name": name, "version": "1.0.0", "runtime": "bwrap",
-		"runtime_config": map[string]any{"command": []any{"run.sh"}},
-		"input_schema":   map[string]any{"type": "object"}, "output_schema": map[string]any{"type": "object"},
-		"resource_caps": map[string]any{"wall_time_min": 1}}
 	files := []any{map[string]any{"path": "run.sh", "contentBase64": base64.StdEncoding.EncodeToString([]byte(script))}}
 	if err := gql(ctx, url, admin, `mutation($m: JSON!, $f: [ToolFileInput!]) { registerTool(input: {manifest: $m, files: $f}) { ... on WriteSuccess { contentHash } ... on Problem { message } } }`,
 		map[string]any{"m": manifest, "f": files}, &reg); err != nil || reg.RegisterTool.ContentHash == "" {
