@@ -113,10 +113,8 @@ func (s *Store) update(ctx context.Context, w *writer, p UpdateParams) (*WriteRe
 	// A new version is reviewed; the same title and content again is none
 	// (it stays "no change" below).
 	warnings := []string{}
-	if changed := next.Title != cur.Title || !sameJSON(next.Content, cur.Content); changed && !stateOnly {
-		if st, warn := reviewed(t, w.rc); st != nil {
-			next.LifecycleState, warnings = st, append(warnings, warn)
-		}
+	if st, warn := reviewed(t, w.rc); st != nil && !stateOnly && (next.Title != cur.Title || !sameJSON(next.Content, cur.Content)) {
+		next.LifecycleState, warnings = st, append(warnings, warn)
 	}
 	problems := serverFieldsOnUpdate(t, operation, cur.Content, next.Content)
 	problems = append(problems, checkTitle(next.Title)...)
