@@ -120,8 +120,8 @@ func mayExceedDefaults(in *store.ValidationInput) bool {
 // bound makes m the manifest as this server runs it: each bounded cap it
 // declares none of at the operator's default, and none above the operator's
 // maximum (a version written before a maximum was lowered runs within it).
+// l has its defaults filled (New does it once).
 func (m *Manifest) bound(l CapLimits) {
-	l = l.withDefaults()
 	rc := &m.ResourceCaps
 	for _, c := range []struct {
 		v        *float64

@@ -87,6 +87,7 @@ func New(o Opts) *Dispatcher {
 	if o.SweepEvery == 0 {
 		o.SweepEvery = 2 * time.Second
 	}
+	o.Caps = o.Caps.withDefaults() // once: every load bounds its tool by them
 	d := &Dispatcher{opts: o, store: o.Store, log: o.Logger}
 	d.usage = newUsage(d)
 	return d

@@ -121,12 +121,14 @@ func (d *Dispatcher) execute(ctx context.Context, t *tool, args json.RawMessage,
 	if ps := t.rt.Check(rt); len(ps) > 0 {
 		return nil, runtimes.Errorf(runtimes.CodeRefused, true, "%s: %s", ps[0].Path, ps[0].Message)
 	}
-	if name := t.m.secretRef(); name != "" && state(t.art) != "active" {
-		// The operator's secret goes to reviewed code only: a draft (a new
-		// version waiting for review, a granted name registered before the
-		// operator's own tool) never carries it, even for its author.
-		return nil, runtimes.Errorf(runtimes.CodeRefused, false,
-			"tool %s %s names secret %s, which only a version a reviewer made active carries; this version is %s", t.m.Name, t.m.Version, name, state(t.art))
+	if state(t.art) != "active" {
+		if name := t.m.secretRef(); name != "" {
+			// The operator's secret goes to reviewed code only: a draft (a new
+			// version waiting for review, a granted name registered before the
+			// operator's own tool) never carries it, even for its author.
+			return nil, runtimes.Errorf(runtimes.CodeRefused, false,
+				"tool %s %s names secret %s, which only a version a reviewer made active carries; this version is %s", t.m.Name, t.m.Version, name, state(t.art))
+		}
 	}
 	// The runtime enforces the wall time; this deadline only bounds a runtime
 	// that fails to.
