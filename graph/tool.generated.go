@@ -392,6 +392,13 @@ func (ec *executionContext) _InvokeToolResult(ctx context.Context, sel ast.Selec
 			return graphql.Null
 		}
 		return ec._IdempotencyKeyReuse(ctx, sel, obj)
+	case model.BudgetExceeded:
+		return ec._BudgetExceeded(ctx, sel, &obj)
+	case *model.BudgetExceeded:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._BudgetExceeded(ctx, sel, obj)
 	default:
 		if typedObj, ok := obj.(graphql.Marshaler); ok {
 			return typedObj

@@ -3,8 +3,6 @@ package resolvers
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
-	"fmt"
 	"strconv"
 
 	"github.com/scidex/substrate/graph/model"
@@ -178,13 +176,4 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
-}
-
-// mustRaw encodes v for a JSON scalar.
-func mustRaw(v any) model.JSON {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("encode %T: %v", v, err))
-	}
-	return b
 }

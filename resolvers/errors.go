@@ -10,6 +10,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/scidex/substrate/graph/model"
+	"github.com/scidex/substrate/internal/budget"
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/request"
 	"github.com/scidex/substrate/internal/store"
@@ -66,6 +67,13 @@ func (r *Resolver) problemModel(ctx context.Context, p *problem.Problem) any {
 		return out
 	case problem.PermissionDenied:
 		return &model.PermissionDenied{Code: code, Message: p.Message, RequestID: rid, Retryable: retryable, RetryAfterMs: after}
+	case problem.BudgetExceeded:
+		x, _ := p.Extra.(*budget.Exceeded)
+		if x == nil {
+			return nil
+		}
+		return &model.BudgetExceeded{Code: code, Message: p.Message, RequestID: rid, Retryable: retryable, RetryAfterMs: after,
+			EstimateUsd: x.EstimateUSD, Budget: budgetModel(x.Budget)}
 	case problem.RateLimited:
 		return &model.RateLimited{Code: code, Message: p.Message, RequestID: rid, Retryable: retryable, RetryAfterMs: after}
 	case problem.IdempotencyKeyReuse:

@@ -15,6 +15,7 @@ import (
 	"github.com/scidex/substrate/runtimes/httppost"
 
 	"github.com/scidex/substrate/internal/app"
+	"github.com/scidex/substrate/internal/budget"
 	"github.com/scidex/substrate/internal/dispatch"
 	"github.com/scidex/substrate/internal/queue"
 	"github.com/scidex/substrate/internal/store"
@@ -43,6 +44,8 @@ type toolFlags struct {
 	rescueAfter *time.Duration
 	datasetDir  *string
 	caps        capFlags
+	budgetUSD   *string
+	budgetEvery *string
 }
 
 // capFlags are the operator's default and maximum resource caps of tools
@@ -84,7 +87,33 @@ func addToolFlags(f flags, workers int) toolFlags {
 		rescueAfter: f.duration("tool-rescue-after", "SCIDEX_TOOL_RESCUE_AFTER", time.Hour,
 			"how long a queued call may run before its worker is presumed dead and the call is retried or failed; at least --tool-max-wall-time", atLeast(time.Second)),
 		caps: addCapFlags(f),
+		budgetUSD: f.str("budget-default-usd", "SCIDEX_BUDGET_DEFAULT_USD", "",
+			"the budget in US dollars of every actor an admin set none for (setBudget): a tool call that can cost more than its caller has left is refused; empty is no limit", dollars),
+		budgetEvery: f.str("budget-default-period", "SCIDEX_BUDGET_DEFAULT_PERIOD", "none",
+			"how often the default budget's spending starts again (UTC)", oneOf("none", "day", "week", "month")),
 	}
+}
+
+// dollars accepts "" (no limit) or a number of dollars, at least 0.
+func dollars(v string) string {
+	if v == "" {
+		return ""
+	}
+	if d, ok := parseFinite(v); !ok || d < 0 {
+		return "a number of dollars, at least 0, or empty for no limit"
+	}
+	return ""
+}
+
+// budgets is the operator's default budget.
+func (t toolFlags) budgets() *budget.Budgets {
+	var def budget.Default
+	if *t.budgetUSD != "" {
+		v, _ := parseFinite(*t.budgetUSD) // checked by dollars
+		def.LimitUSD = &v
+	}
+	def.Period, _ = budget.ParsePeriod(strings.ToLower(*t.budgetEvery)) // checked by oneOf
+	return budget.New(def)
 }
 
 func addCapFlags(f flags) capFlags {
@@ -156,7 +185,7 @@ func (t toolFlags) dispatchOpts() (dispatch.Opts, error) {
 	if err != nil {
 		return dispatch.Opts{}, err
 	}
-	return dispatch.Opts{Limits: limits, Cache: *t.cache, CacheTTL: *t.cacheTTL, Caps: caps, OnFinish: skills.StoreQueued}, nil
+	return dispatch.Opts{Limits: limits, Cache: *t.cache, CacheTTL: *t.cacheTTL, Caps: caps, Budgets: t.budgets(), OnFinish: skills.StoreQueued}, nil
 }
 
 // runtimes returns the composition of this build's runtime registry: one

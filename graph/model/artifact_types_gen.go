@@ -1101,6 +1101,11 @@ func (a *ToolCall) CheckLogicVersion() (*string, error) {
 	return a.str("check_logic_version")
 }
 
+// CostEstimateUsd reads content.cost_estimate_usd.
+func (a *ToolCall) CostEstimateUsd() (*float64, error) {
+	return a.number("cost_estimate_usd")
+}
+
 // CostUsd reads content.cost_usd.
 func (a *ToolCall) CostUsd() (*float64, error) {
 	return a.number("cost_usd")

@@ -85,6 +85,10 @@ type SendMessageResult interface {
 	IsSendMessageResult()
 }
 
+type SetBudgetResult interface {
+	IsSetBudgetResult()
+}
+
 type SupersedeArtifactResult interface {
 	IsSupersedeArtifactResult()
 }
@@ -187,6 +191,52 @@ type BatchResult struct {
 	RequestID        string        `json:"requestId"`
 	IdempotentReplay bool          `json:"idempotentReplay"`
 }
+
+// What an actor may spend on tool calls, and has spent.
+type Budget struct {
+	Actor string `json:"actor"`
+	// The limit in US dollars per period; null is no limit (spending is still counted).
+	LimitUsd *float64     `json:"limitUsd,omitempty"`
+	Period   BudgetPeriod `json:"period"`
+	// When the current period began.
+	PeriodStart time.Time `json:"periodStart"`
+	// When spending starts again at 0; null for a budget without a period.
+	ResetsAt *time.Time `json:"resetsAt,omitempty"`
+	// What finished calls cost in this period.
+	SpentUsd float64 `json:"spentUsd"`
+	// What the actor's unfinished calls hold: the most they can still cost.
+	HeldUsd float64 `json:"heldUsd"`
+	// What remains to hold or spend: limit − spent − held; null for no limit.
+	RemainingUsd *float64 `json:"remainingUsd,omitempty"`
+	// True when no admin set this actor's budget: it is the operator's default (--budget-default-usd).
+	OperatorDefault bool      `json:"operatorDefault"`
+	UpdatedAt       time.Time `json:"updatedAt"`
+	// Who set it: an admin's actor id, or operator.
+	UpdatedBy string `json:"updatedBy"`
+}
+
+func (Budget) IsSetBudgetResult() {}
+
+// The call can cost more than the caller's budget has left (its estimate: the tool's fixed price,
+// the GPU hours of its whole wall time, a work packet's budget). Nothing was recorded. Retryable,
+// with retryAfterMs, when the next period's budget would hold it.
+type BudgetExceeded struct {
+	Code         ErrorCode `json:"code"`
+	Message      string    `json:"message"`
+	RequestID    string    `json:"requestId"`
+	Retryable    bool      `json:"retryable"`
+	RetryAfterMs *int      `json:"retryAfterMs,omitempty"`
+	// The most the refused call could cost.
+	EstimateUsd float64 `json:"estimateUsd"`
+	// The budget as it stood.
+	Budget *Budget `json:"budget"`
+}
+
+func (BudgetExceeded) IsProblem() {}
+
+func (BudgetExceeded) IsRunSkillResult() {}
+
+func (BudgetExceeded) IsInvokeToolResult() {}
 
 type CancelToolCallInput struct {
 	// The tool call's id.
@@ -462,6 +512,8 @@ type PermissionDenied struct {
 	RetryAfterMs *int      `json:"retryAfterMs,omitempty"`
 }
 
+func (PermissionDenied) IsSetBudgetResult() {}
+
 func (PermissionDenied) IsSendMessageResult() {}
 
 func (PermissionDenied) IsAckMessageResult() {}
@@ -658,6 +710,17 @@ type SendMessageInput struct {
 	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
 }
 
+type SetBudgetInput struct {
+	// The actor whose budget this is.
+	Actor string `json:"actor"`
+	// The limit in US dollars per period, at least 0; null removes the limit.
+	LimitUsd *float64 `json:"limitUsd,omitempty"`
+	// Default NONE: one allowance that never starts again.
+	Period *BudgetPeriod `json:"period,omitempty"`
+	// Start spending again at 0 now.
+	ResetSpent *bool `json:"resetSpent,omitempty"`
+}
+
 type SignalAggregate struct {
 	Kind      string `json:"kind"`
 	Dimension string `json:"dimension"`
@@ -749,6 +812,8 @@ type ValidationFailed struct {
 	// Every problem found, not just the first.
 	Problems []*ValidationProblem `json:"problems"`
 }
+
+func (ValidationFailed) IsSetBudgetResult() {}
 
 func (ValidationFailed) IsSendMessageResult() {}
 
@@ -1075,6 +1140,66 @@ func (e ArtifactOrderField) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// How often an actor's spending starts again at 0 (UTC).
+type BudgetPeriod string
+
+const (
+	BudgetPeriodNone  BudgetPeriod = "NONE"
+	BudgetPeriodDay   BudgetPeriod = "DAY"
+	BudgetPeriodWeek  BudgetPeriod = "WEEK"
+	BudgetPeriodMonth BudgetPeriod = "MONTH"
+)
+
+var AllBudgetPeriod = []BudgetPeriod{
+	BudgetPeriodNone,
+	BudgetPeriodDay,
+	BudgetPeriodWeek,
+	BudgetPeriodMonth,
+}
+
+func (e BudgetPeriod) IsValid() bool {
+	switch e {
+	case BudgetPeriodNone, BudgetPeriodDay, BudgetPeriodWeek, BudgetPeriodMonth:
+		return true
+	}
+	return false
+}
+
+func (e BudgetPeriod) String() string {
+	return string(e)
+}
+
+func (e *BudgetPeriod) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = BudgetPeriod(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid BudgetPeriod", str)
+	}
+	return nil
+}
+
+func (e BudgetPeriod) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *BudgetPeriod) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e BudgetPeriod) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 type DiffOpKind string
 
 const (
@@ -1147,6 +1272,8 @@ const (
 	ErrorCodeIdempotencyKeyReuse ErrorCode = "IDEMPOTENCY_KEY_REUSE"
 	ErrorCodeUnauthenticated     ErrorCode = "UNAUTHENTICATED"
 	ErrorCodeInternalError       ErrorCode = "INTERNAL_ERROR"
+	// The call can cost more than the caller's budget has left.
+	ErrorCodeBudgetExceeded ErrorCode = "BUDGET_EXCEEDED"
 )
 
 var AllErrorCode = []ErrorCode{
@@ -1161,11 +1288,12 @@ var AllErrorCode = []ErrorCode{
 	ErrorCodeIdempotencyKeyReuse,
 	ErrorCodeUnauthenticated,
 	ErrorCodeInternalError,
+	ErrorCodeBudgetExceeded,
 }
 
 func (e ErrorCode) IsValid() bool {
 	switch e {
-	case ErrorCodeValidationFailed, ErrorCodeVersionConflict, ErrorCodeNotFound, ErrorCodePermissionDenied, ErrorCodeRateLimited, ErrorCodeLifecycleViolation, ErrorCodeLinkTargetMissing, ErrorCodeMutabilityViolation, ErrorCodeIdempotencyKeyReuse, ErrorCodeUnauthenticated, ErrorCodeInternalError:
+	case ErrorCodeValidationFailed, ErrorCodeVersionConflict, ErrorCodeNotFound, ErrorCodePermissionDenied, ErrorCodeRateLimited, ErrorCodeLifecycleViolation, ErrorCodeLinkTargetMissing, ErrorCodeMutabilityViolation, ErrorCodeIdempotencyKeyReuse, ErrorCodeUnauthenticated, ErrorCodeInternalError, ErrorCodeBudgetExceeded:
 		return true
 	}
 	return false

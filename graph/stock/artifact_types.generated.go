@@ -19761,6 +19761,29 @@ func (ec *executionContext) fieldContext_ToolCall_checkLogicVersion(_ context.Co
 	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "String")
 }
 
+func (ec *executionContext) _ToolCall_costEstimateUsd(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ToolCall_costEstimateUsd(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CostEstimateUsd()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ToolCall_costEstimateUsd(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "Float")
+}
+
 func (ec *executionContext) _ToolCall_costUsd(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -24990,6 +25013,11 @@ func (ec *executionContext) _ToolCall(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "checkLogicVersion":
 			out.Values[i] = ec._ToolCall_checkLogicVersion(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "costEstimateUsd":
+			out.Values[i] = ec._ToolCall_costEstimateUsd(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

@@ -26,6 +26,7 @@ type MutationResolver interface {
 	AddSignal(ctx context.Context, input model.AddSignalInput) (model.AddSignalResult, error)
 	Cite(ctx context.Context, input model.CiteInput) (model.CiteResult, error)
 	Batch(ctx context.Context, input model.BatchInput) (*model.BatchResult, error)
+	SetBudget(ctx context.Context, input model.SetBudgetInput) (model.SetBudgetResult, error)
 	SendMessage(ctx context.Context, input model.SendMessageInput) (model.SendMessageResult, error)
 	AckMessage(ctx context.Context, input model.AckMessageInput) (model.AckMessageResult, error)
 	RunSkill(ctx context.Context, input model.RunSkillInput) (model.RunSkillResult, error)
@@ -243,6 +244,20 @@ func (ec *executionContext) field_Mutation_sendMessage_args(ctx context.Context,
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.SendMessageInput, error) {
 			return ec.unmarshalNSendMessageInput2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐSendMessageInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_setBudget_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.SetBudgetInput, error) {
+			return ec.unmarshalNSetBudgetInput2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐSetBudgetInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -721,6 +736,50 @@ func (ec *executionContext) fieldContext_Mutation_batch(ctx context.Context, fie
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_batch_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setBudget(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setBudget(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetBudget(ctx, fc.Args["input"].(model.SetBudgetInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.SetBudgetResult) graphql.Marshaler {
+			return ec.marshalNSetBudgetResult2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐSetBudgetResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setBudget(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type SetBudgetResult does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setBudget_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -2635,6 +2694,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "batch":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_batch(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "setBudget":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setBudget(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++

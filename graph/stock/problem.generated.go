@@ -1770,6 +1770,13 @@ func (ec *executionContext) _Problem(ctx context.Context, sel ast.SelectionSet, 
 			return graphql.Null
 		}
 		return ec._IdempotencyKeyReuse(ctx, sel, obj)
+	case model.BudgetExceeded:
+		return ec._BudgetExceeded(ctx, sel, &obj)
+	case *model.BudgetExceeded:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._BudgetExceeded(ctx, sel, obj)
 	default:
 		if typedObj, ok := obj.(graphql.Marshaler); ok {
 			return typedObj
@@ -2146,7 +2153,7 @@ func (ec *executionContext) _NotFound(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
-var permissionDeniedImplementors = []string{"PermissionDenied", "SendMessageResult", "AckMessageResult", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem", "RunSkillResult", "InvokeToolResult", "RegisterToolResult", "CancelToolCallResult", "ClaimWorkPacketResult", "ReportWorkPacketProgressResult", "CompleteWorkPacketResult"}
+var permissionDeniedImplementors = []string{"PermissionDenied", "SetBudgetResult", "SendMessageResult", "AckMessageResult", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem", "RunSkillResult", "InvokeToolResult", "RegisterToolResult", "CancelToolCallResult", "ClaimWorkPacketResult", "ReportWorkPacketProgressResult", "CompleteWorkPacketResult"}
 
 func (ec *executionContext) _PermissionDenied(ctx context.Context, sel ast.SelectionSet, obj *model.PermissionDenied) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, permissionDeniedImplementors)
@@ -2252,7 +2259,7 @@ func (ec *executionContext) _RateLimited(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
-var validationFailedImplementors = []string{"ValidationFailed", "SendMessageResult", "AckMessageResult", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem", "RunSkillResult", "InvokeToolResult", "RegisterToolResult", "ClaimWorkPacketResult", "ReportWorkPacketProgressResult", "CompleteWorkPacketResult"}
+var validationFailedImplementors = []string{"ValidationFailed", "SetBudgetResult", "SendMessageResult", "AckMessageResult", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem", "RunSkillResult", "InvokeToolResult", "RegisterToolResult", "ClaimWorkPacketResult", "ReportWorkPacketProgressResult", "CompleteWorkPacketResult"}
 
 func (ec *executionContext) _ValidationFailed(ctx context.Context, sel ast.SelectionSet, obj *model.ValidationFailed) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, validationFailedImplementors)

@@ -178,6 +178,30 @@ type ComplexityRoot struct {
 		Results          func(childComplexity int) int
 	}
 
+	Budget struct {
+		Actor           func(childComplexity int) int
+		HeldUsd         func(childComplexity int) int
+		LimitUsd        func(childComplexity int) int
+		OperatorDefault func(childComplexity int) int
+		Period          func(childComplexity int) int
+		PeriodStart     func(childComplexity int) int
+		RemainingUsd    func(childComplexity int) int
+		ResetsAt        func(childComplexity int) int
+		SpentUsd        func(childComplexity int) int
+		UpdatedAt       func(childComplexity int) int
+		UpdatedBy       func(childComplexity int) int
+	}
+
+	BudgetExceeded struct {
+		Budget       func(childComplexity int) int
+		Code         func(childComplexity int) int
+		EstimateUsd  func(childComplexity int) int
+		Message      func(childComplexity int) int
+		RequestID    func(childComplexity int) int
+		RetryAfterMs func(childComplexity int) int
+		Retryable    func(childComplexity int) int
+	}
+
 	CalibrationPoint struct {
 		At          func(childComplexity int) int
 		BrierScore  func(childComplexity int) int
@@ -687,6 +711,7 @@ type ComplexityRoot struct {
 		ReportWorkPacketProgress func(childComplexity int, input model.ReportWorkPacketProgressInput) int
 		RunSkill                 func(childComplexity int, input model.RunSkillInput) int
 		SendMessage              func(childComplexity int, input model.SendMessageInput) int
+		SetBudget                func(childComplexity int, input model.SetBudgetInput) int
 		SupersedeArtifact        func(childComplexity int, input model.SupersedeArtifactInput) int
 		UpdateArtifact           func(childComplexity int, input model.UpdateArtifactInput) int
 	}
@@ -798,6 +823,7 @@ type ComplexityRoot struct {
 	Query struct {
 		Artifact    func(childComplexity int, ref string) int
 		Artifacts   func(childComplexity int, typeArg string, filter model.JSON, orderBy *model.ArtifactOrder, first *int, after *string) int
+		Budget      func(childComplexity int, actor *string) int
 		Diff        func(childComplexity int, from string, to string) int
 		Mailbox     func(childComplexity int, status *model.AckStatus, first *int, after *string) int
 		Me          func(childComplexity int) int
@@ -1082,6 +1108,7 @@ type ComplexityRoot struct {
 		Comments          func(childComplexity int, first *int, after *string) int
 		Content           func(childComplexity int) int
 		ContentHash       func(childComplexity int) int
+		CostEstimateUsd   func(childComplexity int) int
 		CostUsd           func(childComplexity int) int
 		CpuMs             func(childComplexity int) int
 		CreatedAt         func(childComplexity int) int
@@ -1841,6 +1868,116 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.BatchResult.Results(childComplexity), true
+
+	case "Budget.actor":
+		if e.ComplexityRoot.Budget.Actor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Budget.Actor(childComplexity), true
+	case "Budget.heldUsd":
+		if e.ComplexityRoot.Budget.HeldUsd == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Budget.HeldUsd(childComplexity), true
+	case "Budget.limitUsd":
+		if e.ComplexityRoot.Budget.LimitUsd == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Budget.LimitUsd(childComplexity), true
+	case "Budget.operatorDefault":
+		if e.ComplexityRoot.Budget.OperatorDefault == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Budget.OperatorDefault(childComplexity), true
+	case "Budget.period":
+		if e.ComplexityRoot.Budget.Period == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Budget.Period(childComplexity), true
+	case "Budget.periodStart":
+		if e.ComplexityRoot.Budget.PeriodStart == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Budget.PeriodStart(childComplexity), true
+	case "Budget.remainingUsd":
+		if e.ComplexityRoot.Budget.RemainingUsd == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Budget.RemainingUsd(childComplexity), true
+	case "Budget.resetsAt":
+		if e.ComplexityRoot.Budget.ResetsAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Budget.ResetsAt(childComplexity), true
+	case "Budget.spentUsd":
+		if e.ComplexityRoot.Budget.SpentUsd == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Budget.SpentUsd(childComplexity), true
+	case "Budget.updatedAt":
+		if e.ComplexityRoot.Budget.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Budget.UpdatedAt(childComplexity), true
+	case "Budget.updatedBy":
+		if e.ComplexityRoot.Budget.UpdatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Budget.UpdatedBy(childComplexity), true
+
+	case "BudgetExceeded.budget":
+		if e.ComplexityRoot.BudgetExceeded.Budget == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BudgetExceeded.Budget(childComplexity), true
+	case "BudgetExceeded.code":
+		if e.ComplexityRoot.BudgetExceeded.Code == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BudgetExceeded.Code(childComplexity), true
+	case "BudgetExceeded.estimateUsd":
+		if e.ComplexityRoot.BudgetExceeded.EstimateUsd == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BudgetExceeded.EstimateUsd(childComplexity), true
+	case "BudgetExceeded.message":
+		if e.ComplexityRoot.BudgetExceeded.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BudgetExceeded.Message(childComplexity), true
+	case "BudgetExceeded.requestId":
+		if e.ComplexityRoot.BudgetExceeded.RequestID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BudgetExceeded.RequestID(childComplexity), true
+	case "BudgetExceeded.retryAfterMs":
+		if e.ComplexityRoot.BudgetExceeded.RetryAfterMs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BudgetExceeded.RetryAfterMs(childComplexity), true
+	case "BudgetExceeded.retryable":
+		if e.ComplexityRoot.BudgetExceeded.Retryable == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BudgetExceeded.Retryable(childComplexity), true
 
 	case "CalibrationPoint.at":
 		if e.ComplexityRoot.CalibrationPoint.At == nil {
@@ -4785,6 +4922,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SendMessage(childComplexity, args["input"].(model.SendMessageInput)), true
+	case "Mutation.setBudget":
+		if e.ComplexityRoot.Mutation.SetBudget == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setBudget_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetBudget(childComplexity, args["input"].(model.SetBudgetInput)), true
 	case "Mutation.supersedeArtifact":
 		if e.ComplexityRoot.Mutation.SupersedeArtifact == nil {
 			break
@@ -5304,6 +5452,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Artifacts(childComplexity, args["type"].(string), args["filter"].(model.JSON), args["orderBy"].(*model.ArtifactOrder), args["first"].(*int), args["after"].(*string)), true
+	case "Query.budget":
+		if e.ComplexityRoot.Query.Budget == nil {
+			break
+		}
+
+		args, err := ec.field_Query_budget_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Budget(childComplexity, args["actor"].(*string)), true
 	case "Query.diff":
 		if e.ComplexityRoot.Query.Diff == nil {
 			break
@@ -6917,6 +7076,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ToolCall.ContentHash(childComplexity), true
+	case "ToolCall.costEstimateUsd":
+		if e.ComplexityRoot.ToolCall.CostEstimateUsd == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ToolCall.CostEstimateUsd(childComplexity), true
 	case "ToolCall.costUsd":
 		if e.ComplexityRoot.ToolCall.CostUsd == nil {
 			break
@@ -7640,6 +7805,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("ReportWorkPacketProgressInput", ec.unmarshalInputReportWorkPacketProgressInput),
 			graphql.NewInputUnmarshaler("RunSkillInput", ec.unmarshalInputRunSkillInput),
 			graphql.NewInputUnmarshaler("SendMessageInput", ec.unmarshalInputSendMessageInput),
+			graphql.NewInputUnmarshaler("SetBudgetInput", ec.unmarshalInputSetBudgetInput),
 			graphql.NewInputUnmarshaler("SupersedeArtifactInput", ec.unmarshalInputSupersedeArtifactInput),
 			graphql.NewInputUnmarshaler("ToolFileInput", ec.unmarshalInputToolFileInput),
 			graphql.NewInputUnmarshaler("UpdateArtifactInput", ec.unmarshalInputUpdateArtifactInput),
@@ -7737,7 +7903,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "artifact.graphqls" "artifact_types.graphqls" "event.graphqls" "mailbox.graphqls" "mutation.graphqls" "problem.graphqls" "provenance.graphqls" "query.graphqls" "scalars.graphqls" "skill.graphqls" "subscription.graphqls" "tool.graphqls" "workpacket.graphqls"
+//go:embed "artifact.graphqls" "artifact_types.graphqls" "budget.graphqls" "event.graphqls" "mailbox.graphqls" "mutation.graphqls" "problem.graphqls" "provenance.graphqls" "query.graphqls" "scalars.graphqls" "skill.graphqls" "subscription.graphqls" "tool.graphqls" "workpacket.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -7751,6 +7917,7 @@ func sourceData(filename string) string {
 var sources = []*ast.Source{
 	{Name: "artifact.graphqls", Input: sourceData("artifact.graphqls"), BuiltIn: false},
 	{Name: "artifact_types.graphqls", Input: sourceData("artifact_types.graphqls"), BuiltIn: false},
+	{Name: "budget.graphqls", Input: sourceData("budget.graphqls"), BuiltIn: false},
 	{Name: "event.graphqls", Input: sourceData("event.graphqls"), BuiltIn: false},
 	{Name: "mailbox.graphqls", Input: sourceData("mailbox.graphqls"), BuiltIn: false},
 	{Name: "mutation.graphqls", Input: sourceData("mutation.graphqls"), BuiltIn: false},
@@ -7833,6 +8000,34 @@ func (ec *executionContext) childFields_BatchResult(ctx context.Context, field g
 		return ec.fieldContext_BatchResult_idempotentReplay(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type BatchResult", field.Name)
+}
+
+func (ec *executionContext) childFields_Budget(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "actor":
+		return ec.fieldContext_Budget_actor(ctx, field)
+	case "limitUsd":
+		return ec.fieldContext_Budget_limitUsd(ctx, field)
+	case "period":
+		return ec.fieldContext_Budget_period(ctx, field)
+	case "periodStart":
+		return ec.fieldContext_Budget_periodStart(ctx, field)
+	case "resetsAt":
+		return ec.fieldContext_Budget_resetsAt(ctx, field)
+	case "spentUsd":
+		return ec.fieldContext_Budget_spentUsd(ctx, field)
+	case "heldUsd":
+		return ec.fieldContext_Budget_heldUsd(ctx, field)
+	case "remainingUsd":
+		return ec.fieldContext_Budget_remainingUsd(ctx, field)
+	case "operatorDefault":
+		return ec.fieldContext_Budget_operatorDefault(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Budget_updatedAt(ctx, field)
+	case "updatedBy":
+		return ec.fieldContext_Budget_updatedBy(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Budget", field.Name)
 }
 
 func (ec *executionContext) childFields_CalibrationPoint(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8467,6 +8662,8 @@ func (ec *executionContext) childFields_ToolCall(ctx context.Context, field grap
 		return ec.fieldContext_ToolCall_cached(ctx, field)
 	case "checkLogicVersion":
 		return ec.fieldContext_ToolCall_checkLogicVersion(ctx, field)
+	case "costEstimateUsd":
+		return ec.fieldContext_ToolCall_costEstimateUsd(ctx, field)
 	case "costUsd":
 		return ec.fieldContext_ToolCall_costUsd(ctx, field)
 	case "cpuMs":

@@ -198,6 +198,13 @@ func (ec *executionContext) _RunSkillResult(ctx context.Context, sel ast.Selecti
 			return graphql.Null
 		}
 		return ec._IdempotencyKeyReuse(ctx, sel, obj)
+	case model.BudgetExceeded:
+		return ec._BudgetExceeded(ctx, sel, &obj)
+	case *model.BudgetExceeded:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._BudgetExceeded(ctx, sel, obj)
 	case model.SkillRun:
 		return ec._SkillRun(ctx, sel, &obj)
 	case *model.SkillRun:

@@ -20,6 +20,17 @@ type Actor struct {
 	LastSeenAt  time.Time
 }
 
+type ActorBudget struct {
+	ActorID     string
+	LimitUsd    *float64
+	Period      string
+	PeriodStart time.Time
+	SpentUsd    float64
+	HeldUsd     float64
+	UpdatedAt   time.Time
+	UpdatedBy   string
+}
+
 type Artifact struct {
 	Pk             int64
 	Type           string
@@ -53,6 +64,13 @@ type ArtifactVersion struct {
 	CreatedAt      time.Time
 	CreatedBy      string
 	JournalID      int64
+}
+
+type BudgetHold struct {
+	CallID    string
+	ActorID   string
+	AmountUsd float64
+	CreatedAt time.Time
 }
 
 type ConsumerCursor struct {

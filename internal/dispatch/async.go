@@ -27,24 +27,19 @@ func (d *Dispatcher) enqueue(ctx context.Context, t *tool, rec *record, key stri
 	id := uuid.Must(uuid.NewV7()).String()
 	job := Job{CallID: id, Actor: rc.Actor, WallTime: t.m.WallTime()}
 	rec.Status, rec.Async, rec.QueuedAt = StatusQueued, true, stamp(rc.Now)
-	var res *store.WriteResult
-	err := d.store.InTx(ctx, func(ctx context.Context, tx *store.Tx) error {
+	res, err := d.record(ctx, t, id, key, rec, EventQueued, opts, func(ctx context.Context, tx *store.Tx) error {
 		jobID, err := d.opts.Queue.Enqueue(ctx, tx, job)
 		if err != nil {
 			return fmt.Errorf("queue tool call: %w", err)
 		}
 		rec.JobID = jobID
-		res, err = d.newCall(ctx, tx.Store(), t, id, key, rec, EventQueued, opts)
-		if err == nil && res.Replay {
-			return errReplay // the first request's call and job stand; drop ours
-		}
-		return err
+		return nil
 	})
-	if errors.Is(err, errReplay) {
-		return d.current(ctx, res.Artifact)
-	}
 	if err != nil {
 		return nil, err
+	}
+	if res.Replay {
+		return d.current(ctx, res.Artifact)
 	}
 	return res.Artifact, nil
 }

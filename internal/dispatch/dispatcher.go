@@ -12,6 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/scidex/substrate/internal/auth"
+	"github.com/scidex/substrate/internal/budget"
 	"github.com/scidex/substrate/internal/canon"
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/ref"
@@ -57,6 +58,10 @@ type Opts struct {
 	// PacketTTL is how long a skill_call waits on its work packet when its
 	// tool declares no wall time (default DefaultPacketTTL).
 	PacketTTL time.Duration
+	// Budgets holds each costed call's estimate against its caller's budget
+	// and debits its cost at the finish (nil: budget.New with no default
+	// limit, so only the budgets an admin set apply).
+	Budgets *budget.Budgets
 	// SweepEvery is how often Sweep looks for lost calls and expired work
 	// packets (default every 2 s; negative: never, for tests that sweep
 	// themselves).
@@ -86,6 +91,9 @@ func New(o Opts) *Dispatcher {
 	}
 	if o.SweepEvery == 0 {
 		o.SweepEvery = 2 * time.Second
+	}
+	if o.Budgets == nil {
+		o.Budgets = budget.New(budget.Default{})
 	}
 	o.Caps = o.Caps.withDefaults() // once: every load bounds its tool by them
 	d := &Dispatcher{opts: o, store: o.Store, log: o.Logger}
@@ -120,6 +128,9 @@ type tool struct {
 
 // Store is the store the dispatcher records calls in.
 func (d *Dispatcher) Store() *store.Store { return d.store }
+
+// Budgets are the actors' budgets the dispatcher holds and debits calls on.
+func (d *Dispatcher) Budgets() *budget.Budgets { return d.opts.Budgets }
 
 // Logger is the dispatcher's logger.
 func (d *Dispatcher) Logger() *slog.Logger { return d.log }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/scidex/substrate/internal/budget"
 	"github.com/scidex/substrate/internal/canon"
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/request"
@@ -112,7 +113,10 @@ func (d *Dispatcher) end(ctx context.Context, e ending) (*store.Artifact, error)
 // version, and nothing was written.
 func (d *Dispatcher) write(ctx context.Context, e ending) (a *store.Artifact, replay bool, err error) {
 	debit := e.rec.CostUSD != nil && *e.rec.CostUSD > 0
-	if e.call == nil && !debit && e.also == nil {
+	// A finish settles the caller's budget: the call's hold, if it took one,
+	// is released and what it cost is spent.
+	settle := e.ev != EventWaiting && (debit || e.rec.CostEstimateUSD != nil)
+	if e.call == nil && !settle && e.also == nil {
 		res, err := d.newCall(ctx, d.store, e.t, e.id, e.key, e.rec, e.ev, e.opts)
 		if err != nil {
 			return nil, false, err
@@ -123,8 +127,22 @@ func (d *Dispatcher) write(ctx context.Context, e ending) (a *store.Artifact, re
 		}
 		return res.Artifact, false, nil
 	}
+	var left *budget.Budget
 	err = d.store.InTx(ctx, func(ctx context.Context, tx *store.Tx) error {
 		s := tx.Store()
+		// The debit is the caller's, who asked for the call, whoever finishes it.
+		caller, id := request.From(ctx).Actor.ID, e.id
+		if e.call != nil {
+			caller, id = e.call.CreatedBy, e.call.ID
+		}
+		if settle {
+			// First: every transaction that takes the budget's lock takes it
+			// before it writes a call.
+			var err error
+			if left, err = d.opts.Budgets.Settle(ctx, tx.Conn(), caller, id, costOf(e.rec), request.From(ctx).Now); err != nil {
+				return err
+			}
+		}
 		if e.also != nil {
 			if err := e.also(ctx, s); err != nil {
 				return alsoError{err}
@@ -158,10 +176,14 @@ func (d *Dispatcher) write(ctx context.Context, e ending) (a *store.Artifact, re
 		if !debit {
 			return nil
 		}
-		// The debit is the caller's, who asked for the call, whoever finishes it.
-		caller := a.CreatedBy
-		return s.ServerEvent(ctx, e.op, store.EventParams{Type: EventDebited, Ref: a.Ref().String(), Audience: []string{caller},
-			Payload: map[string]any{"actor": caller, "amount_usd": *e.rec.CostUSD, "tool": e.rec.ToolName, "tool_call": a.Unpinned().String()}})
+		payload := map[string]any{"actor": caller, "amount_usd": *e.rec.CostUSD, "tool": e.rec.ToolName, "tool_call": a.Unpinned().String()}
+		if left != nil {
+			payload["spent_usd"] = left.SpentUSD
+			if r := left.RemainingUSD(); r != nil {
+				payload["remaining_usd"] = *r
+			}
+		}
+		return s.ServerEvent(ctx, e.op, store.EventParams{Type: EventDebited, Ref: a.Ref().String(), Audience: []string{caller}, Payload: payload})
 	})
 	if replay {
 		a, err = d.current(ctx, a)
@@ -171,6 +193,14 @@ func (d *Dispatcher) write(ctx context.Context, e ending) (a *store.Artifact, re
 		return nil, false, err
 	}
 	return a, false, nil
+}
+
+// costOf is what a finished call cost (0 when it says nothing).
+func costOf(rec *record) float64 {
+	if rec.CostUSD == nil {
+		return 0
+	}
+	return *rec.CostUSD
 }
 
 // fallback is the minimal failed record of an ending whose write failed

@@ -13,12 +13,13 @@ import (
 	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/runtimes"
 	"github.com/scidex/substrate/runtimes/inprocess"
+	"github.com/scidex/substrate/runtimes/skillcall"
 	"github.com/scidex/substrate/skills"
 	"github.com/scidex/substrate/tools"
 )
 
 // env is a server whose in_process runtime has the build's tools plus the
-// test functions given.
+// test functions given, and the skill_call runtime.
 func env(t *testing.T, extra map[string]inprocess.Func, adjust ...func(*app.Config)) *apitest.Env {
 	t.Helper()
 	return apitest.New(t, apitest.Opts{App: func(c *app.Config) {
@@ -27,7 +28,7 @@ func env(t *testing.T, extra map[string]inprocess.Func, adjust ...func(*app.Conf
 			for k, v := range extra {
 				funcs[k] = v
 			}
-			return runtimes.NewRegistry(inprocess.New(funcs).WithChecks(skills.Checks(skills.Deps{Store: st})))
+			return runtimes.NewRegistry(inprocess.New(funcs).WithChecks(skills.Checks(skills.Deps{Store: st})), skillcall.New(app.WorkPackets(st)))
 		}
 		for _, a := range adjust {
 			a(c)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/ref"
 	"github.com/scidex/substrate/internal/request"
@@ -45,6 +46,9 @@ func (d *Dispatcher) Invoke(ctx context.Context, in InvokeInput) (*store.Artifac
 	}
 	rec := &record{Tool: t.art.Ref().String(), ToolName: t.m.Name, ToolVersion: t.m.Version, Args: in.Args,
 		InputsHash: hash, OutputViolations: []violation{}, Runtime: t.m.Runtime, SkillRun: in.SkillRun}
+	if est := t.m.estimate(); est > 0 {
+		rec.CostEstimateUSD = &est
+	}
 	// The idempotency key stands for the call asked for, not the record.
 	req := struct {
 		Name    string          `json:"name"`
@@ -62,7 +66,7 @@ func (d *Dispatcher) Invoke(ctx context.Context, in InvokeInput) (*store.Artifac
 	if in.Async || t.m.WallTime() > d.opts.SyncLimit {
 		return d.enqueue(ctx, t, rec, in.IdempotencyKey, opts)
 	}
-	if in.IdempotencyKey == "" && t.m.Runtime == "in_process" {
+	if in.IdempotencyKey == "" && t.m.Runtime == "in_process" && rec.CostEstimateUSD == nil {
 		return d.runThenRecord(ctx, t, rec)
 	}
 	// Record the call as running first, so it is visible while it runs and a
@@ -71,7 +75,7 @@ func (d *Dispatcher) Invoke(ctx context.Context, in InvokeInput) (*store.Artifac
 	id := uuid.Must(uuid.NewV7()).String()
 	start := time.Now()
 	rec.Status, rec.StartedAt, rec.JobID, rec.Worker = StatusRunning, stamp(start), "sync-"+id, d.opts.Process
-	res, err := d.newCall(ctx, d.store, t, id, in.IdempotencyKey, rec, EventStarted, opts)
+	res, err := d.record(ctx, t, id, in.IdempotencyKey, rec, EventStarted, opts, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -79,6 +83,45 @@ func (d *Dispatcher) Invoke(ctx context.Context, in InvokeInput) (*store.Artifac
 		return d.current(ctx, res.Artifact)
 	}
 	return d.run(ctx, t, res.Artifact, rec, start, true)
+}
+
+// record writes a call's first record, unfinished, with what must commit
+// with it (also: a queued call's job): a call that can cost something holds
+// its estimate against its caller's budget in the same transaction, and is
+// refused BUDGET_EXCEEDED, with nothing written, when it does not fit. A
+// replay of an idempotency key writes nothing either: res.Replay, and
+// res.Artifact is the first request's call.
+func (d *Dispatcher) record(ctx context.Context, t *tool, id, key string, rec *record, ev string, opts store.ServerOpts,
+	also func(ctx context.Context, tx *store.Tx) error) (*store.WriteResult, error) {
+	if rec.CostEstimateUSD == nil && also == nil {
+		return d.newCall(ctx, d.store, t, id, key, rec, ev, opts)
+	}
+	var res *store.WriteResult
+	err := d.store.InTx(ctx, func(ctx context.Context, tx *store.Tx) error {
+		if rc := request.From(ctx); rec.CostEstimateUSD != nil && rc.Actor.ID != auth.SystemID {
+			if err := d.opts.Budgets.Hold(ctx, tx.Conn(), rc.Actor.ID, id, *rec.CostEstimateUSD, rc.Now); err != nil {
+				return err
+			}
+		}
+		if also != nil {
+			if err := also(ctx, tx); err != nil {
+				return err
+			}
+		}
+		var err error
+		res, err = d.newCall(ctx, tx.Store(), t, id, key, rec, ev, opts)
+		if err == nil && res.Replay {
+			return errReplay // the first request's call (and job) stand; drop ours
+		}
+		return err
+	})
+	if errors.Is(err, errReplay) {
+		return res, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // runThenRecord is the fast path of a synchronous in_process call without an

@@ -122,6 +122,23 @@ func (m *Manifest) cost(wall time.Duration) float64 {
 	return math.Round(c*1e6) / 1e6
 }
 
+// estimate is the most a call can cost, held against its caller's budget
+// while it runs: the fixed price, a GPU's hourly price for the whole wall
+// time, and the budget a work packet gives its agent (an agent reports what
+// it spent, and a packet without a budget_usd has no bound to hold).
+func (m *Manifest) estimate() float64 {
+	c := m.cost(m.WallTime())
+	if m.Runtime == "skill_call" {
+		var cfg struct {
+			BudgetUSD float64 `json:"budget_usd"`
+		}
+		if json.Unmarshal(m.RuntimeConfig, &cfg) == nil && cfg.BudgetUSD > 0 {
+			c += cfg.BudgetUSD
+		}
+	}
+	return math.Round(c*1e6) / 1e6
+}
+
 // pathOf turns a runtime problem's dotted path into the content path a
 // ValidationProblem names.
 func pathOf(p string) string {

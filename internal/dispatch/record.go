@@ -41,6 +41,7 @@ type record struct {
 	PeakMemoryBytes   *int64          `json:"peak_memory_bytes,omitempty"`
 	CPUMS             *int64          `json:"cpu_ms,omitempty"`
 	CostUSD           *float64        `json:"cost_usd,omitempty"`
+	CostEstimateUSD   *float64        `json:"cost_estimate_usd,omitempty"`
 	InputsHash        string          `json:"inputs_hash"`
 	CheckLogicVersion string          `json:"check_logic_version,omitempty"`
 	ResultArtifactID  string          `json:"result_artifact_id,omitempty"`

@@ -30,6 +30,7 @@ const (
 	IdempotencyKeyReuse Code = "IDEMPOTENCY_KEY_REUSE"
 	Unauthenticated     Code = "UNAUTHENTICATED"
 	InternalError       Code = "INTERNAL_ERROR"
+	BudgetExceeded      Code = "BUDGET_EXCEEDED"
 )
 
 // Detail is one thing wrong with the input: where, which rule, what we received.
@@ -71,6 +72,8 @@ func (p *Problem) Retryable() bool {
 	switch p.Code {
 	case RateLimited, VersionConflict, InternalError:
 		return true
+	case BudgetExceeded: // when spending starts again in a new period
+		return p.RetryAfter > 0
 	}
 	return false
 }

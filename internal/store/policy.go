@@ -46,6 +46,8 @@ var operations = map[string]opKind{
 	"claimWorkPacket": opServer, "completeWorkPacket": opServer,
 	// The skills' installer: a skill's served status follows the references gate.
 	"installSkills": opServer,
+	// An admin's setBudget: the budget_set event, to the actor whose budget it is.
+	"setBudget": opServer,
 }
 
 // Known is what this build knows of the names a schema document may use.

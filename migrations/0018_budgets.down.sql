@@ -1,0 +1,2 @@
+DROP TABLE IF EXISTS budget_holds;
+DROP TABLE IF EXISTS actor_budgets;
