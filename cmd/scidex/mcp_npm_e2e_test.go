@@ -27,9 +27,10 @@ func TestMCPWithTheNPMClient(t *testing.T) {
 	env := []string{"SCIDEX_URL=" + srv.URL, "SCIDEX_TOKEN=" + tok, "SCIDEX_BIN=" + e2e.Binary(t),
 		"DATABASE_URL=" + db, "SCIDEX_JWT_SECRET=" + secret, "SCIDEX_DATA_DIR=" + e2e.DataDir(t)}
 	runNodeChecks(t, node, dir, "client.mjs", env, srv.Log, []string{"http lists", "http create and get", "http version conflict",
-		"http reads the artifact as a resource", "http events", "http refuses resources/subscribe",
+		"http reads the artifact as a resource", "http events", "http a queued substrate tool answers its status, structured", "http refuses resources/subscribe",
 		"stdio lists", "stdio create and get", "stdio version conflict",
-		"stdio reads the artifact as a resource", "stdio events", "stdio subscription: told of another client's edit", "done"})
+		"stdio reads the artifact as a resource", "stdio events", "stdio a queued substrate tool answers its status, structured",
+		"stdio subscription: told of another client's edit", "done"})
 }
 
 // nodeRun is what a test driving an npm client against the real binary

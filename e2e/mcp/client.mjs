@@ -67,6 +67,19 @@ async function exercise(name, transport) {
   if (!evs.poll?.cursor || !evs.poll.events.some((e) => e.ref?.startsWith(ref))) fail(`${name}: events ${JSON.stringify(evs).slice(0, 400)}`);
   console.log(`ok   ${name} events`);
 
+  // A queued call of a substrate tool that declares an output schema is
+  // structured content the SDK validates against it (before, text only, and
+  // callTool threw -32600).
+  const queued = await client.callTool({ name: "tool.data.check_conformance", arguments: {
+    csv: "subject,time_h,conc\n1,0,0.74\n1,0.25,2.84\n",
+    spec: { columns: [{ name: "subject", type: "integer", required: true }, { name: "time_h", type: "number", unit: "h", min: 0 }, { name: "conc", type: "number", unit: "mg/L", min: 0 }] },
+  } }).catch((e) => fail(`${name}: calling the queued substrate tool threw: ${e.message}`));
+  const status = queued.structuredContent?.tool_call?.status;
+  if (queued.isError || !["queued", "running", "succeeded"].includes(status) || !queued.structuredContent.tool_call.ref?.startsWith("tool_call:")) {
+    fail(`${name}: the queued substrate tool answered ${JSON.stringify(queued)}`);
+  }
+  console.log(`ok   ${name} a queued substrate tool answers its status, structured`);
+
   if (name === "http") {
     let refused = "";
     try { await client.subscribeResource({ uri }); } catch (e) { refused = String(e.message); }

@@ -17,14 +17,27 @@ import (
 // Only keywords that mean the same in JSON Schema draft-07 and 2020-12 are
 // used, and no $schema, so clients that validate structured content with a
 // draft-07 validator (ajv's default) accept it too.
+//
+// The schema is compact, because every client sends tools/list to its model
+// whole: it says which keys an answer has and of what type, the shapes a
+// union can take by __typename, and nothing the data says of itself —
+// no descriptions (the tool's description and input schema carry the
+// meaning), no enum lists (a status or an error code is a string whose value
+// reads for itself; inputs keep their enums, where a client must choose), no
+// required lists (the keys are always present unless skippable), and objects
+// below maxOutputDepth are just objects.
 func outputSchema(schema *ast.Schema, op *ast.OperationDefinition, doc *ast.QueryDocument) map[string]any {
 	root := schema.Query
 	if op.Operation == ast.Mutation {
 		root = schema.Mutation
 	}
 	o := &outputs{schema: schema, doc: doc}
-	return o.object(root, []ast.SelectionSet{op.SelectionSet})
+	return o.object(root, []ast.SelectionSet{op.SelectionSet}, 0)
 }
+
+// maxOutputDepth is how many levels of objects an output schema spells out:
+// the data, the root field's value (a union's members), their fields.
+const maxOutputDepth = 3
 
 type outputs struct {
 	schema *ast.Schema
@@ -99,24 +112,20 @@ func (o *outputs) applies(cond string, t *ast.Definition) bool {
 	return false
 }
 
-// object is the schema of an object of type t with the given selections.
-func (o *outputs) object(t *ast.Definition, sets []ast.SelectionSet) map[string]any {
+// object is the schema of an object of type t with the given selections, at
+// depth levels of objects below the data.
+func (o *outputs) object(t *ast.Definition, sets []ast.SelectionSet, depth int) map[string]any {
+	if depth >= maxOutputDepth {
+		return map[string]any{"type": "object"}
+	}
 	props := map[string]any{}
-	required := []string{}
 	for _, c := range o.collect(t, sets) {
-		props[c.key] = o.field(t, c)
-		if !c.skippable {
-			required = append(required, c.key)
-		}
+		props[c.key] = o.field(t, c, depth)
 	}
-	out := map[string]any{"type": "object", "properties": props}
-	if len(required) > 0 {
-		out["required"] = required
-	}
-	return out
+	return map[string]any{"type": "object", "properties": props}
 }
 
-func (o *outputs) field(parent *ast.Definition, c *collected) map[string]any {
+func (o *outputs) field(parent *ast.Definition, c *collected, depth int) map[string]any {
 	name := c.fields[0].Name
 	if name == "__typename" {
 		return map[string]any{"type": "string", "const": parent.Name}
@@ -129,20 +138,16 @@ func (o *outputs) field(parent *ast.Definition, c *collected) map[string]any {
 	for _, f := range c.fields {
 		subs = append(subs, f.SelectionSet)
 	}
-	s := o.typed(def.Type, subs)
-	if def.Description != "" {
-		s["description"] = def.Description
-	}
-	return s
+	return o.typed(def.Type, subs, depth+1)
 }
 
-// typed is the schema of a value of GraphQL type t.
-func (o *outputs) typed(t *ast.Type, subs []ast.SelectionSet) map[string]any {
+// typed is the schema of a value of GraphQL type t, at depth.
+func (o *outputs) typed(t *ast.Type, subs []ast.SelectionSet, depth int) map[string]any {
 	var s map[string]any
 	if t.Elem != nil {
-		s = map[string]any{"type": "array", "items": o.typed(t.Elem, subs)}
+		s = map[string]any{"type": "array", "items": o.typed(t.Elem, subs, depth)}
 	} else {
-		s = o.named(o.schema.Types[t.NamedType], subs)
+		s = o.named(o.schema.Types[t.NamedType], subs, depth)
 	}
 	if !t.NonNull {
 		s = nullable(s)
@@ -150,7 +155,7 @@ func (o *outputs) typed(t *ast.Type, subs []ast.SelectionSet) map[string]any {
 	return s
 }
 
-func (o *outputs) named(def *ast.Definition, subs []ast.SelectionSet) map[string]any {
+func (o *outputs) named(def *ast.Definition, subs []ast.SelectionSet, depth int) map[string]any {
 	if def == nil {
 		return map[string]any{}
 	}
@@ -158,18 +163,21 @@ func (o *outputs) named(def *ast.Definition, subs []ast.SelectionSet) map[string
 	case ast.Scalar:
 		return scalarOutput(def)
 	case ast.Enum:
-		return enumSchema(def)
+		return map[string]any{"type": "string"}
 	case ast.Object:
-		return o.object(def, subs)
+		return o.object(def, subs, depth)
 	case ast.Interface, ast.Union:
-		return o.abstract(def, subs)
+		if depth >= maxOutputDepth {
+			return map[string]any{"type": "object"}
+		}
+		return o.abstract(def, subs, depth)
 	}
 	return map[string]any{}
 }
 
 // abstract is the schema of a union or interface value: the possible types
 // grouped by the shape their selections give them.
-func (o *outputs) abstract(def *ast.Definition, subs []ast.SelectionSet) map[string]any {
+func (o *outputs) abstract(def *ast.Definition, subs []ast.SelectionSet, depth int) map[string]any {
 	type group struct {
 		names  []string
 		schema map[string]any
@@ -180,7 +188,7 @@ func (o *outputs) abstract(def *ast.Definition, subs []ast.SelectionSet) map[str
 	possible := o.schema.GetPossibleTypes(def)
 	sort.Slice(possible, func(i, j int) bool { return possible[i].Name < possible[j].Name })
 	for _, p := range possible {
-		s := o.object(p, subs)
+		s := o.object(p, subs, depth)
 		props := s["properties"].(map[string]any)
 		if _, ok := props["__typename"]; ok {
 			typename = true

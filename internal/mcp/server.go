@@ -227,8 +227,8 @@ const instructions = `The SciDEX substrate: every durable thing is an artifact, 
 	`Reads are safe to repeat. Writes name the contentHash they are based on; a VersionConflict or ValidationFailed result is data to act on ` +
 	`(retry with mergeHint.suggestedBaseContentHash, fix the paths named), not an error.`
 
-// refuseMutations answers a call of a mutation tool by a caller that does
-// not see those tools with PermissionDenied, before it reaches anything, so
+// refuseMutations answers a call of a mutation tool, or of a substrate tool
+// (tool.*), by a caller that does not see those tools with PermissionDenied, before it reaches anything, so
 // that the refusal says why rather than "unknown tool".
 func (s *Server) refuseMutations(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
@@ -236,6 +236,10 @@ func (s *Server) refuseMutations(next sdk.MethodHandler) sdk.MethodHandler {
 			s.opts.Mutations != MutationsNone {
 			return refusal(problem.PermissionDenied, "permission denied: "+call.Params.Name+
 				" writes, which needs the contributor permission; this token does not hold it. Nothing was written."), nil
+		}
+		if call, ok := req.(*sdk.CallToolRequest); ok && method == "tools/call" && call.Params != nil && s.cat.has(call.Params.Name) {
+			return refusal(problem.PermissionDenied, "permission denied: "+call.Params.Name+
+				" runs a substrate tool (invokeTool), which needs the contributor permission; this token does not hold it. Nothing ran."), nil
 		}
 		return next(ctx, method, req)
 	}

@@ -89,6 +89,14 @@ func (s *Server) SyncCatalog(tools []CatalogTool) {
 	s.cat.current = want
 }
 
+// has reports whether name is a listed substrate tool.
+func (c *catalog) has(name string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.current[name]
+	return ok
+}
+
 func objectSchema(raw json.RawMessage) bool {
 	var m map[string]any
 	return json.Unmarshal(raw, &m) == nil && m["type"] == "object"
@@ -103,9 +111,49 @@ func (s *Server) substrateTool(t CatalogTool) *sdk.Tool {
 		InputSchema: in, Annotations: &sdk.ToolAnnotations{}}
 	if json.Unmarshal(t.OutputSchema, &out) == nil && out["type"] == "object" {
 		delete(out, "$schema")
-		def.OutputSchema = out
+		def.OutputSchema = map[string]any{"type": "object", "anyOf": []any{out, callStatusSchema}}
 	}
 	return def
+}
+
+// callStatusSchema is the other shape a substrate tool's structured content
+// takes, beside its result: the call itself, when there is no result that
+// keeps to the tool's output schema to give — queued or running (follow it
+// with get_tool_call), succeeded with a result that breaks the output schema
+// (the result and the violations), or failed (an isError result, its error).
+// Every answer of a tool with an output schema is structured, as MCP clients
+// require, whatever the call's state.
+var callStatusSchema = map[string]any{
+	"type": "object", "required": []any{"tool_call"}, "additionalProperties": false,
+	"description": "The call, when it has no result that keeps to the tool's output schema.",
+	"properties": map[string]any{
+		"tool_call": map[string]any{
+			"type": "object", "required": []any{"id", "ref", "status"},
+			"properties": map[string]any{
+				"id":     map[string]any{"type": "string", "description": "The call's id: get_tool_call {id} follows it."},
+				"ref":    map[string]any{"type": "string", "description": "tool_call:<id>, the call's record."},
+				"status": map[string]any{"enum": []any{"queued", "running", "succeeded", "failed", "cancelled"}},
+				"follow": map[string]any{"type": "string", "description": "How to follow an unfinished call."},
+			},
+		},
+		"result":            map[string]any{"description": "A result that breaks the tool's output schema, as the tool gave it."},
+		"output_violations": map[string]any{"type": "array", "description": "Where the result breaks the output schema.", "items": map[string]any{"type": "object"}},
+		"error":             map[string]any{"type": "object", "description": "Why the call failed."},
+	},
+}
+
+// callStatus is the structured content of a call without a conforming
+// result (callStatusSchema).
+func callStatus(id, status string, extra map[string]any) map[string]any {
+	tc := map[string]any{"id": id, "ref": "tool_call:" + id, "status": status}
+	if status == "queued" || status == "running" {
+		tc["follow"] = fmt.Sprintf(`get_tool_call {"id": %q}, until its status is SUCCEEDED, FAILED or CANCELLED`, id)
+	}
+	out := map[string]any{"tool_call": tc}
+	for k, v := range extra {
+		out[k] = v
+	}
+	return out
 }
 
 const invokeQuery = `mutation InvokeTool($input: InvokeToolInput!) { invokeTool(input: $input) { __typename
@@ -155,14 +203,22 @@ func (s *Server) invokeHandler(t CatalogTool, c Caller) sdk.ToolHandler {
 				out.StructuredContent = call.Result
 			} else {
 				out.Content = append(out.Content, &sdk.TextContent{Text: "the result breaks the tool's output schema: " + violations})
+				out.StructuredContent = callStatus(call.ArtifactID, "succeeded", map[string]any{"result": call.Result, "output_violations": call.OutputViolations})
 			}
 			return out, nil
 		case call.Status == "QUEUED" || call.Status == "RUNNING":
-			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf(
-				"tool_call:%s is %s: follow it with get_tool_call {\"id\": %q}", call.ArtifactID, strings.ToLower(call.Status), call.ArtifactID)}}}, nil
+			status := strings.ToLower(call.Status)
+			st := callStatus(call.ArtifactID, status, nil)
+			return &sdk.CallToolResult{StructuredContent: st, Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf(
+				"tool_call:%s is %s: follow it with %s", call.ArtifactID, status, st["tool_call"].(map[string]any)["follow"])}}}, nil
 		default:
-			return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf(
-				"tool_call:%s %s: %s", call.ArtifactID, strings.ToLower(call.Status), call.Error)}}}, nil
+			status := strings.ToLower(call.Status)
+			extra := map[string]any{}
+			if len(call.Error) > 0 && string(call.Error) != "null" {
+				extra["error"] = call.Error
+			}
+			return &sdk.CallToolResult{IsError: true, StructuredContent: callStatus(call.ArtifactID, status, extra), Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf(
+				"tool_call:%s %s: %s", call.ArtifactID, status, call.Error)}}}, nil
 		}
 	}
 }

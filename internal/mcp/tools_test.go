@@ -144,3 +144,32 @@ func anyStrings(v []any) []string {
 }
 
 func mustJSON(v any) []byte { b, _ := json.Marshal(v); return b }
+
+// What a contributor's client sends its model with every tools/list stays
+// small: the generated output schemas say shapes, not documentation (the
+// list was 112 KB, 82 KB of it output schemas, before they were compacted).
+// The bound is a guard against regrowth; bench/RESULTS.md records the size.
+func TestToolListIsCompact(t *testing.T) {
+	e := env(t, mcp.Options{})
+	cs := mustConnect(t, e, apitest.Contributor(t, "alice"))
+	lt, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(lt.Tools)
+	var outputs, substrate int
+	for _, tl := range lt.Tools {
+		o, _ := json.Marshal(tl.OutputSchema)
+		outputs += len(o)
+		if strings.HasPrefix(tl.Name, mcp.ToolPrefix) {
+			substrate++
+		}
+	}
+	t.Logf("tools/list for a contributor: %d tools (%d substrate tools), %d bytes, %d of them output schemas", len(lt.Tools), substrate, len(raw), outputs)
+	if substrate == 0 {
+		t.Fatal("no substrate tool listed: the size says nothing of them")
+	}
+	if len(raw) > 80<<10 || outputs > 40<<10 {
+		t.Fatalf("tools/list is %d bytes (%d of output schemas): over the 80 KiB (40 KiB) guard", len(raw), outputs)
+	}
+}
