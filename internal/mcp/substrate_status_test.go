@@ -28,7 +28,11 @@ func activateTool(t *testing.T, e *apitest.Env, manifest map[string]any) {
 	if reg.RegisterTool.Typename != "WriteSuccess" {
 		t.Fatalf("register %v: %+v", manifest["name"], reg)
 	}
-	var upd struct{ UpdateArtifact struct{ Typename string `json:"__typename"` } }
+	var upd struct {
+		UpdateArtifact struct {
+			Typename string `json:"__typename"`
+		}
+	}
 	e.OK(t, admin, `mutation($r: Ref!, $h: String!) { updateArtifact(input: {ref: $r, baseContentHash: $h, lifecycleState: "active"}) { __typename } }`,
 		map[string]any{"r": "tool:" + manifest["name"].(string), "h": reg.RegisterTool.ContentHash}, &upd)
 	if upd.UpdateArtifact.Typename != "WriteSuccess" {
@@ -68,7 +72,9 @@ func TestSubstrateToolAnswersAreStructuredInEveryState(t *testing.T) {
 	}))
 	alice := apitest.Contributor(t, "alice")
 	cs, changed := watchTools(t, e, alice)
-	listed(t, cs, changed, func(m map[string]*sdk.Tool) bool { return m["tool.slow.sha256"] != nil && m["tool.strict.sha256"] != nil })
+	listed(t, cs, changed, func(m map[string]*sdk.Tool) bool {
+		return m["tool.slow.sha256"] != nil && m["tool.strict.sha256"] != nil
+	})
 
 	queued := call(t, cs, "tool.slow.sha256", map[string]any{"text": "abc"})
 	raw, _ := json.Marshal(queued.StructuredContent)
