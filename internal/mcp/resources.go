@@ -172,12 +172,24 @@ func (s *Server) unsubscribeHandler(srv **sdk.Server) func(context.Context, *sdk
 
 // refuseLegacySubscribe is the receiving middleware of the HTTP servers: see
 // errLegacySubscribe.
+//
+// And initialize, the handshake of those revisions, does not advertise
+// resources.subscribe over /mcp: a client told it may subscribe would be
+// refused when it does (2026-07-28's server/discover keeps it: its
+// subscriptions ride on subscriptions/listen).
 func refuseLegacySubscribe(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		if method == "resources/subscribe" {
 			return nil, errLegacySubscribe
 		}
-		return next(ctx, method, req)
+		res, err := next(ctx, method, req)
+		if ir, ok := res.(*sdk.InitializeResult); ok && method == "initialize" && ir.Capabilities != nil && ir.Capabilities.Resources != nil {
+			caps, resources := *ir.Capabilities, *ir.Capabilities.Resources // shared by every session: copied
+			resources.Subscribe = false
+			caps.Resources = &resources
+			ir.Capabilities = &caps
+		}
+		return res, err
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/scidex/substrate/graph"
 	"github.com/scidex/substrate/internal/auth"
+	"github.com/scidex/substrate/internal/origin"
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/quietlog"
 	"github.com/scidex/substrate/internal/request"
@@ -52,6 +53,11 @@ type Options struct {
 	Execute bool
 	// Schema adds the schema tool: the SDL, or one type's definition.
 	Schema bool
+	// AllowedOrigins are the browser origins besides the server's own whose
+	// pages may call /mcp (--allowed-origins); a request with any other
+	// Origin is refused with 403, token or not (DNS rebinding, a page using
+	// a token it should not hold).
+	AllowedOrigins []string
 	// Logger; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -61,6 +67,7 @@ type Options struct {
 // (RunStdio).
 type Server struct {
 	opts    Options
+	origins origin.Allow
 	schema  *ast.Schema
 	tools   []*tool // in name order
 	mutates map[string]bool
@@ -109,6 +116,7 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.origins = origin.New(opts.AllowedOrigins)
 	s.closing, s.close = context.WithCancel(context.Background())
 	s.reader = s.MCPServer(Caller{})
 	s.writer = s.MCPServer(Caller{Writer: true})
@@ -194,7 +202,11 @@ func (s *Server) Tools(writer bool) []*sdk.Tool {
 // MCPServer is an MCP server for one kind of caller, to run on any transport.
 func (s *Server) MCPServer(c Caller) *sdk.Server {
 	var srv *sdk.Server
-	opts := &sdk.ServerOptions{Logger: quietlog.Warn(s.opts.Logger), Instructions: instructions}
+	opts := &sdk.ServerOptions{Logger: quietlog.Warn(s.opts.Logger), Instructions: instructions,
+		// Every answer depends on the caller's token (the tools a
+		// permission sees, the artifacts a reader may read): no cache but the
+		// caller's own may keep it.
+		SetCacheable: func(_ context.Context, _ sdk.Request, c *sdk.Cacheable) { c.CacheScope = "private" }}
 	if s.getArtifact != nil {
 		opts.SubscribeHandler, opts.UnsubscribeHandler = s.subscribeHandler(&srv, c), s.unsubscribeHandler(&srv)
 		// The list of resources never changes: it is a template.

@@ -177,6 +177,9 @@ func New(opts Opts) *Server {
 		// /mcp calls /graphql in process, through this same handler.
 		mo := opts.MCP
 		mo.Endpoint, mo.Logger = s, s.log
+		if mo.AllowedOrigins == nil {
+			mo.AllowedOrigins = opts.AllowedOrigins
+		}
 		m, err := mcp.New(mo)
 		if err != nil {
 			panic(err.Error()) // Check built the same tools

@@ -3,9 +3,6 @@ package wsconn
 import (
 	"context"
 	"net/http"
-	"net/url"
-	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -14,6 +11,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/scidex/substrate/internal/drain"
+	"github.com/scidex/substrate/internal/origin"
 )
 
 // Options configures the websocket implementation returned by [New].
@@ -53,7 +51,7 @@ type Options struct {
 // Implementation is the transport.WebsocketImplementation returned by New.
 type Implementation struct {
 	opts    Options
-	origins []string // AllowedOrigins, lower-cased, without trailing slash
+	origins origin.Allow // AllowedOrigins
 	// writeBuffers are shared by every connection: a connection holds a
 	// write buffer only while it writes a message, so an idle subscriber
 	// costs 4 KB less (bench/fanout).
@@ -67,11 +65,7 @@ type Implementation struct {
 // Use it as transport.Websocket.Implementation and wrap the gqlgen handler in
 // [Middleware].
 func New(opts Options) *Implementation {
-	im := &Implementation{opts: opts}
-	for _, o := range opts.AllowedOrigins {
-		im.origins = append(im.origins, normaliseOrigin(o))
-	}
-	return im
+	return &Implementation{opts: opts, origins: origin.New(opts.AllowedOrigins)}
 }
 
 // Accept upgrades the request to a websocket. It negotiates one of the
@@ -82,7 +76,7 @@ func (im *Implementation) Accept(w http.ResponseWriter, r *http.Request, options
 	h := holderFrom(r.Context())
 	up := websocket.Upgrader{
 		Subprotocols:    preferTransportWS(options.Subprotocols),
-		CheckOrigin:     im.checkOrigin,
+		CheckOrigin:     im.origins.Allowed,
 		WriteBufferPool: &im.writeBuffers,
 	}
 	header := http.Header{}
@@ -111,28 +105,6 @@ func (im *Implementation) Accept(w http.ResponseWriter, r *http.Request, options
 		h.set(c)
 	}
 	return c, nil
-}
-
-// checkOrigin allows requests without Origin, same-origin requests and the
-// configured origins.
-func (im *Implementation) checkOrigin(r *http.Request) bool {
-	values := r.Header["Origin"]
-	if len(values) == 0 {
-		return true
-	}
-	origin := values[0]
-	if slices.Contains(im.origins, normaliseOrigin(origin)) {
-		return true
-	}
-	u, err := url.Parse(origin)
-	if err != nil || u.Host == "" {
-		return false
-	}
-	return strings.EqualFold(u.Host, r.Host)
-}
-
-func normaliseOrigin(o string) string {
-	return strings.ToLower(strings.TrimSuffix(strings.TrimSpace(o), "/"))
 }
 
 // preferTransportWS returns the subprotocols with graphql-transport-ws first,
