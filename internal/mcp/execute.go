@@ -38,6 +38,10 @@ type gqlError struct {
 // body and response limits, depth and cost limits, rate limits and write
 // journal, with no second configuration to keep in step.
 func (s *Server) run(ctx context.Context, cred credentials, body gqlRequest) (*response, error) {
+	budget := answerBudgetFrom(ctx)
+	if budget.spent() {
+		return budget.refusal(), nil // nothing more runs for this request
+	}
 	raw, err := json.Marshal(body)
 	if err != nil {
 		return nil, fmt.Errorf("encode the GraphQL request: %w", err)
@@ -56,6 +60,10 @@ func (s *Server) run(ctx context.Context, cred credentials, body gqlRequest) (*r
 	}
 	rec := &recorder{header: http.Header{}}
 	s.opts.Endpoint.ServeHTTP(rec, req)
+	// An answer is sent twice (the text copy and the structured content).
+	if ok, refused := budget.charge(2 * int64(rec.body.Len())); !ok {
+		return refused, nil
+	}
 	out := &response{status: rec.statusCode()}
 	if err := json.Unmarshal(rec.body.Bytes(), out); err != nil {
 		return nil, fmt.Errorf("the GraphQL endpoint answered %d with a body that is not a GraphQL response: %w", out.status, err)

@@ -91,7 +91,8 @@ func (s *Server) serveFast(w http.ResponseWriter, r *http.Request) bool {
 	// Like the SDK (jsonrpc2 detaches handlers from the connection's
 	// cancellation, and the stateless handler waits for them), a call runs to
 	// its end even if the client goes away: a write is not cut off midway.
-	res, err := s.handler(t, Caller{Writer: writer})(context.WithoutCancel(r.Context()), req)
+	ctx := withAnswerBudget(context.WithoutCancel(r.Context()), s.opts.MaxResponseBytes) // as ServeHTTP's
+	res, err := s.handler(t, Caller{Writer: writer})(ctx, req)
 	if probe != nil {
 		probe.answered = true // before the answer, which the test waits for
 	}

@@ -58,6 +58,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// carries its credentials for what the SDK hands no headers (resources.go).
 	ctx, cancel := context.WithCancel(context.WithValue(r.Context(), credentialsKey{},
 		credentials{authorization: r.Header.Get("Authorization"), cookie: r.Header.Get("Cookie")}))
+	ctx = withAnswerBudget(ctx, s.opts.MaxResponseBytes)
 	defer cancel()
 	defer context.AfterFunc(s.closing, cancel)()
 	s.http.ServeHTTP(w, r.WithContext(ctx))

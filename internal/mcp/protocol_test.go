@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -102,3 +103,54 @@ func TestProtocolMusts(t *testing.T) {
 		t.Fatalf("tools/list, which depends on the caller's permission: %.300s", raw)
 	}
 }
+
+// A JSON-RPC batch (the 2025-03-26 revision's) is one HTTP request, held to
+// the one response cap: twelve reads of a 900 kB artifact under a 4 MiB cap
+// answer the reads that fit and refuse the rest, saying why, instead of
+// answering 25 MB (each read is twice its size: text and structured).
+func TestBatchIsHeldToTheResponseCap(t *testing.T) {
+	e := env(t, mcp.Options{MaxResponseBytes: 4 << 20})
+	tok := apitest.Contributor(t, "alice")
+	var out struct{ CreateArtifact struct{ Ref string } }
+	e.OK(t, tok, `mutation($c: JSON!) { createArtifact(input: {type: "wiki_page", title: "big", content: $c}) { ... on WriteSuccess { ref } } }`,
+		map[string]any{"c": map[string]any{"body": strings.Repeat("TREM2 ", 150_000)}}, &out)
+	if out.CreateArtifact.Ref == "" {
+		t.Fatal("no big artifact")
+	}
+	ref := strings.Split(out.CreateArtifact.Ref, "@")[0]
+	var batch []string
+	for i := range 12 {
+		batch = append(batch, `{"jsonrpc":"2.0","id":`+strconvItoa(i+1)+`,"method":"tools/call","params":{"name":"get_artifact","arguments":{"ref":"`+ref+`"}}}`)
+	}
+	body := "[" + strings.Join(batch, ",") + "]"
+	resp, raw, _ := rpc(t, e, tok, body, map[string]string{"Mcp-Protocol-Version": "2025-03-26"})
+	var answers []struct {
+		ID     int
+		Result struct {
+			IsError bool
+			Content []struct{ Text string }
+		}
+	}
+	if err := json.Unmarshal([]byte(raw), &answers); err != nil || resp.StatusCode != http.StatusOK || len(answers) != 12 {
+		t.Fatalf("the batch: %d, %d bytes, %d answers (%v): %.300s", resp.StatusCode, len(raw), len(answers), err, raw)
+	}
+	if len(raw) > 5<<20 {
+		t.Fatalf("the batch answered %d bytes, over the 4 MiB cap (plus one answer)", len(raw))
+	}
+	served, refused := 0, 0
+	for _, a := range answers {
+		switch {
+		case !a.Result.IsError:
+			served++
+		case strings.Contains(a.Result.Content[0].Text, "response cap"):
+			refused++
+		default:
+			t.Fatalf("answer %d: %.300s", a.ID, a.Result.Content[0].Text)
+		}
+	}
+	if served == 0 || refused == 0 || served+refused != 12 {
+		t.Fatalf("%d served, %d refused", served, refused)
+	}
+}
+
+func strconvItoa(i int) string { return strconv.Itoa(i) }

@@ -58,6 +58,10 @@ type Options struct {
 	// Origin is refused with 403, token or not (DNS rebinding, a page using
 	// a token it should not hold).
 	AllowedOrigins []string
+	// MaxResponseBytes caps what one /mcp request answers, whatever it holds
+	// (a JSON-RPC batch is one request): the server's response cap
+	// (--max-response-bytes; DefaultMaxResponseBytes when 0).
+	MaxResponseBytes int64
 	// Logger; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -138,6 +142,9 @@ func (s *Server) Close() { s.close() }
 func build(opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
+	}
+	if opts.MaxResponseBytes <= 0 {
+		opts.MaxResponseBytes = DefaultMaxResponseBytes
 	}
 	switch opts.Mutations {
 	case "":

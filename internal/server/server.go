@@ -180,6 +180,9 @@ func New(opts Opts) *Server {
 		if mo.AllowedOrigins == nil {
 			mo.AllowedOrigins = opts.AllowedOrigins
 		}
+		if mo.MaxResponseBytes == 0 {
+			mo.MaxResponseBytes = opts.MaxResponseBytes
+		}
 		m, err := mcp.New(mo)
 		if err != nil {
 			panic(err.Error()) // Check built the same tools
