@@ -30,19 +30,27 @@ type database struct {
 }
 
 // openDatabase connects to DATABASE_URL, or starts the embedded cluster under
-// dataDir, then migrates and seeds it.
-func openDatabase(ctx context.Context, dataDir string, log *slog.Logger) (*database, error) {
+// dataDir, then migrates and seeds it. With join (`scidex mcp`, `scidex
+// worker`), a cluster a running `scidex serve` owns is joined rather than
+// refused: the process works beside the server, on its database.
+func openDatabase(ctx context.Context, dataDir string, log *slog.Logger, join bool) (*database, error) {
 	db := &database{log: log}
 	url := os.Getenv("DATABASE_URL")
 	if url == "" {
 		start := time.Now()
-		c, err := pgembed.Start(ctx, pgembed.Options{Dir: filepath.Join(dataDir, "postgres"), OSUser: os.Getenv("SCIDEX_PG_USER"), Logger: log})
+		dir := filepath.Join(dataDir, "postgres")
+		c, err := pgembed.Start(ctx, pgembed.Options{Dir: dir, OSUser: os.Getenv("SCIDEX_PG_USER"), Logger: log, Join: join})
 		if err != nil {
 			return nil, fmt.Errorf("embedded PostgreSQL: %w", err)
 		}
 		db.cluster = c
 		url = c.ConnString()
-		log.Info("embedded PostgreSQL ready", "dir", filepath.Join(dataDir, "postgres"), "created", c.Created(), "adopted", c.Adopted(), "took", time.Since(start).Round(time.Millisecond))
+		if pid := c.Joined(); pid != 0 {
+			log.Info("joined the embedded PostgreSQL of the scidex process running on this data dir: this process works beside it, and stops working when it stops",
+				"dir", dir, "postgres_pid", pid)
+		} else {
+			log.Info("embedded PostgreSQL ready", "dir", dir, "created", c.Created(), "adopted", c.Adopted(), "took", time.Since(start).Round(time.Millisecond))
+		}
 	}
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
@@ -119,7 +127,9 @@ func (db *database) close() {
 		db.pool.Close()
 		db.log.Info("database pool closed")
 	}
-	if db.cluster != nil {
+	if db.cluster != nil && db.cluster.Joined() != 0 {
+		db.log.Info("left the embedded PostgreSQL of the running scidex process running")
+	} else if db.cluster != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		if err := db.cluster.Stop(ctx); err != nil {

@@ -71,7 +71,7 @@ func mcpCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("SCIDEX_TOKEN: %s", auth.Reason(err))
 	}
-	db, err := openDatabase(ctx, *c.dataDir, log)
+	db, err := openDatabase(ctx, *c.dataDir, log, true)
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,7 @@ func migrateCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	db, err := openDatabase(ctx, *c.dataDir, log)
+	db, err := openDatabase(ctx, *c.dataDir, log, false)
 	if err != nil {
 		return err
 	}

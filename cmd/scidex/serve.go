@@ -65,7 +65,7 @@ func serve(ctx context.Context, args []string) error {
 			return fmt.Errorf("--listen-url: %w", err)
 		}
 	}
-	db, err := openDatabase(ctx, *c.dataDir, log)
+	db, err := openDatabase(ctx, *c.dataDir, log, false)
 	if err != nil {
 		return err
 	}

@@ -35,7 +35,7 @@ func workerCmd(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	db, err := openDatabase(ctx, *c.dataDir, log)
+	db, err := openDatabase(ctx, *c.dataDir, log, true)
 	if err != nil {
 		return err
 	}

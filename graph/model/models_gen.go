@@ -101,11 +101,16 @@ type WriteResult interface {
 	IsWriteResult()
 }
 
+// An acknowledgement of a message you received.
 type AckMessageInput struct {
-	Ref            string    `json:"ref"`
-	Status         AckStatus `json:"status"`
-	Response       *string   `json:"response,omitempty"`
-	IdempotencyKey *string   `json:"idempotencyKey,omitempty"`
+	// The message (message:<id>).
+	Ref string `json:"ref"`
+	// READ, COMPLETED or REJECTED (from PENDING, then READ).
+	Status AckStatus `json:"status"`
+	// A reply to the sender, kept with the acknowledgement.
+	Response *string `json:"response,omitempty"`
+	// Sending the same key again returns the first answer without writing (24 h).
+	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
 }
 
 // Someone or something that acts on SciDEX: a person or an AI agent.
@@ -124,37 +129,52 @@ type Actor struct {
 	Produced *ProducedConnection `json:"produced"`
 }
 
+// A comment on an artifact.
 type AddCommentInput struct {
 	// The artifact commented on.
-	Ref  string `json:"ref"`
+	Ref string `json:"ref"`
+	// The comment's text (Markdown).
 	Body string `json:"body"`
 	// The comment this one answers.
 	ThreadParent *string `json:"threadParent,omitempty"`
 	// comment, review, question, answer or objection.
-	Kind           *string `json:"kind,omitempty"`
+	Kind *string `json:"kind,omitempty"`
+	// Sending the same key again returns the first answer without writing (24 h).
 	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
 }
 
+// A typed link between two artifacts.
 type AddLinkInput struct {
-	From      string `json:"from"`
+	// The source artifact; its schema declares the predicate.
+	From string `json:"from"`
+	// The relation, e.g. supports, contradicts, derived_from, cites (declared by the source's schema).
 	Predicate string `json:"predicate"`
-	To        string `json:"to"`
+	// The target artifact.
+	To string `json:"to"`
 	// Refs of the artifacts the link rests on (required for claims such as supports and contradicts).
-	Evidence       []string `json:"evidence,omitempty"`
-	IdempotencyKey *string  `json:"idempotencyKey,omitempty"`
+	Evidence []string `json:"evidence,omitempty"`
+	// Sending the same key again returns the first answer without writing (24 h).
+	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
 }
 
+// A signal (vote, rank, fund…) on an artifact.
 type AddSignalInput struct {
+	// The artifact signalled.
 	Ref string `json:"ref"`
 	// vote, rank, fund, calibration… as the artifact's schema declares.
 	Kind string `json:"kind"`
 	// Needed when the kind has several dimensions.
-	Dimension      *string  `json:"dimension,omitempty"`
-	Value          float64  `json:"value"`
-	Weight         *float64 `json:"weight,omitempty"`
-	Reason         *string  `json:"reason,omitempty"`
-	Metadata       JSON     `json:"metadata,omitempty"`
-	IdempotencyKey *string  `json:"idempotencyKey,omitempty"`
+	Dimension *string `json:"dimension,omitempty"`
+	// The signal's value, within the kind's declared range.
+	Value float64 `json:"value"`
+	// How much this signal counts (default 1).
+	Weight *float64 `json:"weight,omitempty"`
+	// Why: shown with the signal.
+	Reason *string `json:"reason,omitempty"`
+	// Extra structured detail the kind declares (a JSON object).
+	Metadata JSON `json:"metadata,omitempty"`
+	// Sending the same key again returns the first answer without writing (24 h).
+	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
 }
 
 type ArtifactDiff struct {
@@ -171,14 +191,20 @@ type ArtifactEdge struct {
 	Node   Artifact `json:"node"`
 }
 
+// How a list is ordered.
 type ArtifactOrder struct {
-	Field     ArtifactOrderField `json:"field"`
-	Direction OrderDirection     `json:"direction"`
+	// The envelope field to order by.
+	Field ArtifactOrderField `json:"field"`
+	// Ascending or descending.
+	Direction OrderDirection `json:"direction"`
 }
 
+// Writes to run in one transaction.
 type BatchInput struct {
+	// The writes, in order; each sets exactly one operation.
 	Writes []*WriteInput `json:"writes"`
-	Atomic *bool         `json:"atomic,omitempty"`
+	// All or nothing (default); false commits each write on its own.
+	Atomic *bool `json:"atomic,omitempty"`
 	// Stores the whole batch result; individual writes take no key of their own.
 	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
 }
@@ -238,6 +264,7 @@ func (BudgetExceeded) IsRunSkillResult() {}
 
 func (BudgetExceeded) IsInvokeToolResult() {}
 
+// A tool call to cancel.
 type CancelToolCallInput struct {
 	// The tool call's id.
 	ID string `json:"id"`
@@ -245,6 +272,7 @@ type CancelToolCallInput struct {
 	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
 }
 
+// A citation of a paper by an artifact.
 type CiteInput struct {
 	// The citing artifact.
 	Ref string `json:"ref"`
@@ -253,10 +281,12 @@ type CiteInput struct {
 	// The passage that cites.
 	Span *string `json:"span,omitempty"`
 	// The claim the citation supports.
-	Claim          *string `json:"claim,omitempty"`
+	Claim *string `json:"claim,omitempty"`
+	// Sending the same key again returns the first answer without writing (24 h).
 	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
 }
 
+// A work packet to claim (or the oldest you may claim).
 type ClaimWorkPacketInput struct {
 	// The packet to claim; without it, the oldest packet you may claim.
 	Ref *string `json:"ref,omitempty"`
@@ -266,8 +296,11 @@ type ClaimWorkPacketInput struct {
 	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
 }
 
+// The outcome of a work packet you hold.
 type CompleteWorkPacketInput struct {
-	Ref    string            `json:"ref"`
+	// The packet you hold the lease of.
+	Ref string `json:"ref"`
+	// DONE with results, or FAILED with a summary saying why.
 	Status WorkPacketOutcome `json:"status"`
 	// The artifacts the work produced, the main one first; at least one when DONE.
 	ResultRefs []string `json:"resultRefs"`
@@ -279,11 +312,14 @@ type CompleteWorkPacketInput struct {
 	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
 }
 
+// A new artifact: its type, title and content.
 type CreateArtifactInput struct {
+	// The artifact type, e.g. hypothesis, paper, analysis (list_schemas names them all).
 	Type string `json:"type"`
 	// The <id> part of the ref. Minted when omitted, unless the type's id_strategy is client.
-	ID    *string `json:"id,omitempty"`
-	Title string  `json:"title"`
+	ID *string `json:"id,omitempty"`
+	// A short human-readable title.
+	Title string `json:"title"`
 	// A JSON object valid against the type's content schema.
 	Content JSON `json:"content"`
 	// Defaults to the type's initial state.
@@ -343,6 +379,7 @@ func (IdempotencyKeyReuse) IsReportWorkPacketProgressResult() {}
 
 func (IdempotencyKeyReuse) IsCompleteWorkPacketResult() {}
 
+// A tool to run, and its arguments.
 type InvokeToolInput struct {
 	// The tool's name, e.g. checksum.sha256.
 	Name string `json:"name"`
@@ -351,7 +388,8 @@ type InvokeToolInput struct {
 	// The arguments, a JSON object valid against the tool's input_schema.
 	Args JSON `json:"args"`
 	// Queue the call and return at once.
-	Async          *bool   `json:"async,omitempty"`
+	Async *bool `json:"async,omitempty"`
+	// Sending the same key again returns the first answer without writing (24 h).
 	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
 }
 
@@ -627,15 +665,19 @@ func (RateLimited) IsInvokeToolResult() {}
 
 func (RateLimited) IsRegisterToolResult() {}
 
+// A tool manifest and its bundle files.
 type RegisterToolInput struct {
 	// The tool manifest: name, version, summary, runtime, runtime_config, input_schema, output_schema…
 	Manifest JSON `json:"manifest"`
 	// The bundle's files. The manifest's files list (path, sha256) is made from them.
-	Files          []*ToolFileInput `json:"files,omitempty"`
-	IdempotencyKey *string          `json:"idempotencyKey,omitempty"`
+	Files []*ToolFileInput `json:"files,omitempty"`
+	// Sending the same key again returns the first answer without writing (24 h).
+	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
 }
 
+// Progress on a work packet you hold.
 type ReportWorkPacketProgressInput struct {
+	// The packet you hold the lease of.
 	Ref string `json:"ref"`
 	// Share of the work done, 0 to 1, when you know it.
 	Fraction *float64 `json:"fraction,omitempty"`
@@ -645,11 +687,15 @@ type ReportWorkPacketProgressInput struct {
 	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
 }
 
+// A skill to run, and its inputs.
 type RunSkillInput struct {
-	Name   string `json:"name"`
-	Inputs JSON   `json:"inputs"`
+	// The skill's name, e.g. pk.nca (list_skills names them).
+	Name string `json:"name"`
+	// The skill's inputs, a JSON object; quantities are {value, unit} (the skill's tool lists its input schema and an example).
+	Inputs JSON `json:"inputs"`
 	// Store a SkillResult for a successful run (default true).
-	StoreResult    *bool   `json:"storeResult,omitempty"`
+	StoreResult *bool `json:"storeResult,omitempty"`
+	// Sending the same key again returns the first answer without writing (24 h).
 	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
 }
 
@@ -699,17 +745,23 @@ type SearchHit struct {
 	TitleHighlight *string `json:"titleHighlight,omitempty"`
 }
 
+// A message to an actor, a role or a group.
 type SendMessageInput struct {
-	Recipient string  `json:"recipient"`
-	Subject   *string `json:"subject,omitempty"`
-	Body      string  `json:"body"`
+	// Who receives it: actor:<id>, @handle, actors:role:<role> or group:<id>.
+	Recipient string `json:"recipient"`
+	// A one-line subject.
+	Subject *string `json:"subject,omitempty"`
+	// The message text (Markdown).
+	Body string `json:"body"`
 	// low, normal, high or urgent.
 	Priority *string `json:"priority,omitempty"`
 	// The message this one answers (a thread).
-	InReplyTo      *string `json:"inReplyTo,omitempty"`
+	InReplyTo *string `json:"inReplyTo,omitempty"`
+	// Sending the same key again returns the first answer without writing (24 h).
 	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
 }
 
+// An actor's budget for tool calls.
 type SetBudgetInput struct {
 	// The actor whose budget this is.
 	Actor string `json:"actor"`
@@ -751,11 +803,15 @@ func (SkillRun) IsRunSkillResult() {}
 type Subscription struct {
 }
 
+// An artifact to retire, and what replaces it.
 type SupersedeArtifactInput struct {
+	// The artifact to retire.
 	Ref string `json:"ref"`
 	// The artifact that replaces it (same type, already created).
-	Replacement    *string `json:"replacement,omitempty"`
-	Reason         string  `json:"reason"`
+	Replacement *string `json:"replacement,omitempty"`
+	// Why it is retired (kept in its history).
+	Reason string `json:"reason"`
+	// Sending the same key again returns the first answer without writing (24 h).
 	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
 }
 
@@ -789,16 +845,21 @@ type ToolUsage struct {
 	MeanCostUsd *float64 `json:"meanCostUsd,omitempty"`
 }
 
+// A new version of an artifact, based on the version you read.
 type UpdateArtifactInput struct {
+	// The artifact to update (type:id; a pinned ref names the version you read).
 	Ref string `json:"ref"`
 	// The contentHash of the version your change is based on.
 	BaseContentHash string `json:"baseContentHash"`
 	// The whole new content. Give this or patch, not both.
 	Content JSON `json:"content,omitempty"`
 	// RFC 6902 operations on the current content.
-	Patch          JSON    `json:"patch,omitempty"`
-	Title          *string `json:"title,omitempty"`
+	Patch JSON `json:"patch,omitempty"`
+	// A new title; the current one when omitted.
+	Title *string `json:"title,omitempty"`
+	// Move to this lifecycle state (the type's schema lists the allowed transitions).
 	LifecycleState *string `json:"lifecycleState,omitempty"`
+	// Sending the same key again returns the first answer without writing (24 h).
 	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
 }
 
@@ -914,14 +975,21 @@ type WorkPacketSpentInput struct {
 // One write of a batch: set exactly one operation.
 type WriteInput struct {
 	// A name later writes can use for this write's ref: "$alias".
-	Alias             *string                 `json:"alias,omitempty"`
-	CreateArtifact    *CreateArtifactInput    `json:"createArtifact,omitempty"`
-	UpdateArtifact    *UpdateArtifactInput    `json:"updateArtifact,omitempty"`
+	Alias *string `json:"alias,omitempty"`
+	// Create an artifact (as createArtifact).
+	CreateArtifact *CreateArtifactInput `json:"createArtifact,omitempty"`
+	// Update an artifact (as updateArtifact).
+	UpdateArtifact *UpdateArtifactInput `json:"updateArtifact,omitempty"`
+	// Supersede an artifact (as supersedeArtifact).
 	SupersedeArtifact *SupersedeArtifactInput `json:"supersedeArtifact,omitempty"`
-	AddComment        *AddCommentInput        `json:"addComment,omitempty"`
-	AddLink           *AddLinkInput           `json:"addLink,omitempty"`
-	AddSignal         *AddSignalInput         `json:"addSignal,omitempty"`
-	Cite              *CiteInput              `json:"cite,omitempty"`
+	// Comment on an artifact (as addComment).
+	AddComment *AddCommentInput `json:"addComment,omitempty"`
+	// Link two artifacts (as addLink).
+	AddLink *AddLinkInput `json:"addLink,omitempty"`
+	// Signal an artifact (as addSignal).
+	AddSignal *AddSignalInput `json:"addSignal,omitempty"`
+	// Cite a paper (as cite).
+	Cite *CiteInput `json:"cite,omitempty"`
 }
 
 // A write that happened (or, with idempotentReplay, had happened).

@@ -18,14 +18,17 @@ const RefPattern = `^[a-z][a-z0-9_]*:[^@\s]+(@sha256:[0-9a-f]{64})?$`
 // A null is not accepted where GraphQL would take one: leaving the property
 // out means the same, and a schema without type unions is easier on agents.
 func inputSchema(schema *ast.Schema, op *ast.OperationDefinition, doc *ast.QueryDocument) map[string]any {
-	descs := variableDescriptions(op, doc)
+	uses := variableUses(op, doc)
 	props := map[string]any{}
 	required := []string{}
 	defs := map[string]any{}
 	for _, v := range op.VariableDefinitions {
 		s := typeSchema(schema, v.Type, defs, map[string]bool{})
-		if d := descs[v.Variable]; d != "" {
-			s["description"] = d
+		if u := uses[v.Variable]; u.desc != "" {
+			s["description"] = u.desc
+		}
+		if u := uses[v.Variable]; u.directives != nil {
+			bounds(s, u.directives)
 		}
 		if v.DefaultValue != nil {
 			if dv, err := v.DefaultValue.Value(nil); err == nil {
@@ -86,6 +89,7 @@ func inputObject(schema *ast.Schema, def *ast.Definition, defs map[string]any, o
 		if f.Description != "" {
 			s["description"] = f.Description
 		}
+		bounds(s, f.Directives)
 		if f.DefaultValue != nil {
 			if dv, err := f.DefaultValue.Value(nil); err == nil {
 				s["default"] = dv
@@ -139,33 +143,56 @@ func enumSchema(def *ast.Definition) map[string]any {
 	return out
 }
 
-// variableDescriptions finds, for each variable, the description of the
-// argument or input field it is passed as (the first use that has one).
-func variableDescriptions(op *ast.OperationDefinition, doc *ast.QueryDocument) map[string]string {
-	out := map[string]string{}
-	var value func(desc string, v *ast.Value)
-	value = func(desc string, v *ast.Value) {
+// bounds narrows an integer schema to the @range of the argument or input
+// field it is (the SDL's bounds, which the server enforces).
+func bounds(s map[string]any, ds ast.DirectiveList) {
+	r := ds.ForName("range")
+	if r == nil || s["type"] != "integer" {
+		return
+	}
+	for arg, key := range map[string]string{"min": "minimum", "max": "maximum"} {
+		if a := r.Arguments.ForName(arg); a != nil && a.Value != nil {
+			if v, err := a.Value.Value(nil); err == nil {
+				s[key] = v
+			}
+		}
+	}
+}
+
+// use is what a variable is passed as: the argument's or input field's
+// description and directives.
+type use struct {
+	desc       string
+	directives ast.DirectiveList
+}
+
+// variableUses finds, for each variable, the argument or input field it is
+// passed as (the first use that has a description).
+func variableUses(op *ast.OperationDefinition, doc *ast.QueryDocument) map[string]use {
+	out := map[string]use{}
+	var value func(u use, v *ast.Value)
+	value = func(u use, v *ast.Value) {
 		if v == nil {
 			return
 		}
 		switch v.Kind {
 		case ast.Variable:
-			if _, ok := out[v.Raw]; !ok && desc != "" {
-				out[v.Raw] = desc
+			if _, ok := out[v.Raw]; !ok && u.desc != "" {
+				out[v.Raw] = u
 			}
 		case ast.ObjectValue:
 			for _, c := range v.Children {
-				d := ""
+				var fu use
 				if v.Definition != nil {
 					if f := v.Definition.Fields.ForName(c.Name); f != nil {
-						d = f.Description
+						fu = use{f.Description, f.Directives}
 					}
 				}
-				value(d, c.Value)
+				value(fu, c.Value)
 			}
 		case ast.ListValue:
 			for _, c := range v.Children {
-				value(desc, c.Value)
+				value(u, c.Value)
 			}
 		}
 	}
@@ -176,13 +203,13 @@ func variableDescriptions(op *ast.OperationDefinition, doc *ast.QueryDocument) m
 			switch s := sel.(type) {
 			case *ast.Field:
 				for _, a := range s.Arguments {
-					d := ""
+					var u use
 					if s.Definition != nil {
 						if ad := s.Definition.Arguments.ForName(a.Name); ad != nil {
-							d = ad.Description
+							u = use{ad.Description, ad.Directives}
 						}
 					}
-					value(d, a.Value)
+					value(u, a.Value)
 				}
 				walk(s.SelectionSet)
 			case *ast.InlineFragment:

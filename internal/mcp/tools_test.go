@@ -173,3 +173,72 @@ func TestToolListIsCompact(t *testing.T) {
 		t.Fatalf("tools/list is %d bytes (%d of output schemas): over the 80 KiB (40 KiB) guard", len(raw), outputs)
 	}
 }
+
+// Every argument of every generated tool says what it is (an LLM must not
+// guess), and an advertised bound is the server's own: the SDL's @range is
+// what the resolvers accept, at the bound and refused one past it.
+func TestEveryArgumentIsDescribedAndBoundedTruly(t *testing.T) {
+	e := env(t, mcp.Options{})
+	tok := apitest.Contributor(t, "alice")
+	cs := mustConnect(t, e, tok)
+	lt, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var walk func(tool, path string, s map[string]any)
+	walk = func(tool, path string, s map[string]any) {
+		props, _ := s["properties"].(map[string]any)
+		for name, v := range props {
+			p, _ := v.(map[string]any)
+			if d, _ := p["description"].(string); d == "" {
+				t.Errorf("%s: argument %s%s has no description", tool, path, name)
+			}
+			if p["type"] == "integer" && (p["maximum"] == float64(2147483647) || p["minimum"] == float64(-2147483648)) && strings.Contains(name, "first") {
+				t.Errorf("%s: %s%s is advertised as any 32-bit integer", tool, path, name)
+			}
+			walk(tool, path+name+".", p)
+			if items, ok := p["items"].(map[string]any); ok {
+				walk(tool, path+name+"[].", items)
+			}
+		}
+		defs, _ := s["$defs"].(map[string]any)
+		for name, v := range defs {
+			d, _ := v.(map[string]any)
+			walk(tool, path+"$defs."+name+".", d)
+		}
+	}
+	bound := map[string]float64{}
+	for _, tl := range lt.Tools {
+		if strings.HasPrefix(tl.Name, mcp.ToolPrefix) {
+			continue // a substrate tool's schema is its manifest's (skills' tests hold theirs)
+		}
+		raw, _ := json.Marshal(tl.InputSchema)
+		var s map[string]any
+		_ = json.Unmarshal(raw, &s)
+		walk(tl.Name, "", s)
+		props, _ := s["properties"].(map[string]any)
+		for _, arg := range []string{"first", "limit"} {
+			if p, ok := props[arg].(map[string]any); ok {
+				bound[tl.Name+"."+arg], _ = p["maximum"].(float64)
+			}
+		}
+	}
+	if bound["list_artifacts.first"] == 0 || bound["events.limit"] == 0 {
+		t.Fatalf("no maximum advertised: %v", bound)
+	}
+	for _, c := range []struct {
+		tool, query string
+	}{
+		{"list_artifacts.first", `query($n: Int) { artifacts(type: "hypothesis", first: $n) { edges { cursor } } }`},
+		{"search.first", `query($n: Int) { search(query: "TREM2", first: $n) { edges { cursor } } }`},
+		{"events.limit", `query($n: Int) { poll(limit: $n, from: START) { cursor } }`},
+	} {
+		max := bound[c.tool]
+		if r := e.Post(t, tok, c.query, map[string]any{"n": max}); len(r.Errors) > 0 {
+			t.Errorf("%s: the advertised maximum %v is refused: %s", c.tool, max, r.Raw)
+		}
+		if r := e.Post(t, tok, c.query, map[string]any{"n": max + 1}); len(r.Errors) == 0 || r.Errors[0].Code() != "VALIDATION_FAILED" {
+			t.Errorf("%s: one past the advertised maximum (%v) is accepted: %s", c.tool, max+1, r.Raw)
+		}
+	}
+}

@@ -20,6 +20,7 @@ type Cluster struct {
 	log     *slog.Logger
 	created bool
 	adopted bool
+	joined  int // the owner's postgres pid, for a guest (Options.Join)
 
 	mu   sync.Mutex
 	lock *dirLock // nil once stopped
@@ -63,6 +64,9 @@ func start(ctx context.Context, opts Options, f finder) (*Cluster, error) {
 		return nil, err
 	}
 	lock, err := acquireLock(l)
+	if errors.Is(err, ErrInUse) && opts.Join {
+		return join(ctx, l, opts, err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -150,6 +154,26 @@ func (c *Cluster) Created() bool { return c.created }
 // behind by an earlier owner that died, and took it over.
 func (c *Cluster) Adopted() bool { return c.adopted }
 
+// Joined reports whether Start connected to a cluster another live process
+// owns (Options.Join): its pid, or 0.
+func (c *Cluster) Joined() int { return c.joined }
+
+// join is Start of a guest: the cluster's owner is alive (inUse says who), so
+// wait for its server to be ready and connect to it, taking nothing over.
+func join(ctx context.Context, l layout, opts Options, inUse error) (*Cluster, error) {
+	pid, err := findRunning(ctx, l, opts.Logger)
+	if err != nil {
+		return nil, err
+	}
+	if pid == 0 {
+		// The owner holds the lock but runs no server (it is starting one,
+		// or stopping): nothing to join yet.
+		return nil, fmt.Errorf("%w; its PostgreSQL is not running, so there is nothing to join: retry once it serves", inUse)
+	}
+	opts.Logger.Info("pgembed: joined the cluster another scidex process owns", "dir", l.dir, "postgres_pid", pid)
+	return &Cluster{layout: l, db: opts.Database, log: opts.Logger, joined: pid}, nil
+}
+
 // Stop shuts the server down (fast mode: open sessions are disconnected,
 // completed transactions are safe), waits until the postmaster has exited
 // and releases the directory lock. If ctx ends first, Stop falls back to an
@@ -159,7 +183,7 @@ func (c *Cluster) Stop(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.lock == nil {
-		return nil
+		return nil // stopped, or joined: the owner stops it
 	}
 	t0 := time.Now()
 	if err := c.pm.stop(ctx, c.log); err != nil {

@@ -180,3 +180,31 @@ func TestStopWaitsForShutdownWithOpenSessions(t *testing.T) {
 	}
 	assertStopped(t, c, pid)
 }
+
+// With Join, a second Start beside a live owner connects to the owner's
+// server as a guest: it reaches the same database, says whom it joined, and
+// its Stop leaves the owner's server running.
+func TestJoinBesideALiveOwner(t *testing.T) {
+	dir := filepath.Join(testDir(t), "postgres")
+	owner := mustStart(t, Options{Dir: dir, Logger: testLogger(t), Settings: fastSettings})
+	if _, err := connect(t, owner).Exec(ctxFor(t), "CREATE TABLE written_by_owner (x int)"); err != nil {
+		t.Fatal(err)
+	}
+	guest, err := Start(ctxFor(t), Options{Dir: dir, Logger: testLogger(t), Join: true})
+	if err != nil {
+		t.Fatalf("Start with Join beside a live owner: %v", err)
+	}
+	if guest.Joined() == 0 || guest.Created() || guest.Adopted() {
+		t.Fatalf("guest: joined %d, created %v, adopted %v", guest.Joined(), guest.Created(), guest.Adopted())
+	}
+	var n int
+	if err := connect(t, guest).QueryRow(ctxFor(t), "SELECT count(*) FROM written_by_owner").Scan(&n); err != nil {
+		t.Fatalf("the guest does not reach the owner's database: %v", err)
+	}
+	if err := guest.Stop(ctxFor(t)); err != nil {
+		t.Fatal(err)
+	}
+	if err := connect(t, owner).QueryRow(ctxFor(t), "SELECT 1").Scan(&n); err != nil {
+		t.Fatalf("the owner after the guest stopped: %v", err)
+	}
+}

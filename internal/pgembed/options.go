@@ -41,6 +41,13 @@ type Options struct {
 	// with.
 	Settings map[string]string
 
+	// Join lets Start connect to the cluster as a guest when another live
+	// scidex process owns it (holds its directory lock) and its server is
+	// ready, instead of failing with ErrInUse: `scidex mcp` beside a running
+	// `scidex serve`. A joined cluster is the owner's: Stop leaves it
+	// running, and when the owner stops it the guest's connections fail.
+	Join bool
+
 	// Logger receives short progress lines. It defaults to slog.Default().
 	Logger *slog.Logger
 }
