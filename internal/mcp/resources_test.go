@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -299,4 +300,58 @@ func sessionAs(t *testing.T, e *apitest.Env, c mcp.Caller, opts *sdk.ClientOptio
 	}
 	t.Cleanup(func() { _ = cs.Close() })
 	return cs
+}
+
+// resources/list lists what the caller may read, newest first, paged: an
+// agent browsing resources sees the artifacts (it was empty), and never one
+// it may not read.
+func TestResourcesListWhatTheCallerMayRead(t *testing.T) {
+	e := env(t, mcp.Options{})
+	alice := apitest.Contributor(t, "alice")
+	writes := []any{}
+	for i := range 55 {
+		writes = append(writes, map[string]any{"createArtifact": map[string]any{"type": "hypothesis", "title": fmt.Sprintf("listed %02d", i), "content": map[string]any{}}})
+	}
+	var b struct{ Batch struct{ Committed bool } }
+	e.OK(t, alice, `mutation($w: [WriteInput!]!) { batch(input: {writes: $w}) { committed } }`, map[string]any{"w": writes}, &b)
+	if !b.Batch.Committed {
+		t.Fatal("batch not committed")
+	}
+	var sent struct{ SendMessage struct{ Ref string } }
+	e.OK(t, apitest.Contributor(t, "bob"), `mutation { sendMessage(input: {recipient: "actor:carol", subject: "not for alice", body: "secret"}) { ... on WriteSuccess { ref } } }`, nil, &sent)
+	if sent.SendMessage.Ref == "" {
+		t.Fatal("no message")
+	}
+	cs := mustConnect(t, e, alice)
+	var all []*sdk.Resource
+	cursor, pages := "", 0
+	for {
+		res, err := cs.ListResources(context.Background(), &sdk.ListResourcesParams{Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		all = append(all, res.Resources...)
+		if res.NextCursor == "" {
+			break
+		}
+		cursor = res.NextCursor
+	}
+	if pages < 2 || len(all) < 55 {
+		t.Fatalf("%d resources in %d pages, want at least 55 in 2", len(all), pages)
+	}
+	if all[0].Title != "listed 54" || !strings.HasPrefix(all[0].URI, "scidex://hypothesis/") {
+		t.Errorf("newest first: the first is %+v", all[0])
+	}
+	msg := strings.Split(sent.SendMessage.Ref, "@")[0]
+	for _, r := range all {
+		if strings.Contains(r.URI, strings.TrimPrefix(msg, "message:")) || r.Title == "not for alice" {
+			t.Fatalf("alice is listed bob's message to carol: %+v", r)
+		}
+	}
+	// Each listed resource reads.
+	got, err := cs.ReadResource(context.Background(), &sdk.ReadResourceParams{URI: all[0].URI})
+	if err != nil || !strings.Contains(got.Contents[0].Text, "listed 54") {
+		t.Fatalf("read %s: %v", all[0].URI, err)
+	}
 }

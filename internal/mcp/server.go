@@ -219,8 +219,18 @@ func (s *Server) MCPServer(c Caller) *sdk.Server {
 		// The list of resources never changes: it is a template.
 		opts.Capabilities = &sdk.ServerCapabilities{Resources: &sdk.ResourceCapabilities{Subscribe: true}}
 	}
+	// The skills are prompts (prompts.go), answered by a middleware: the
+	// capability is said here, as the SDK lists no prompt of its own.
+	if opts.Capabilities == nil {
+		opts.Capabilities = &sdk.ServerCapabilities{}
+	}
+	opts.Capabilities.Prompts = &sdk.PromptCapabilities{}
 	srv = sdk.NewServer(implementation, opts)
 	s.addResources(srv, c)
+	if s.getArtifact != nil {
+		srv.AddReceivingMiddleware(s.listResources(c))
+	}
+	srv.AddReceivingMiddleware(s.skillPrompts(c))
 	if c.Authorization == "" { // over HTTP, stateless
 		srv.AddReceivingMiddleware(refuseLegacySubscribe)
 	}
