@@ -4,11 +4,13 @@
 //
 // Both sides are plain net/http clients posting pre-built bodies, so what is
 // measured is the server (and the one HTTP round trip each side pays), not an
-// MCP client library. The MCP request is what the 2026-07-28 stateless
+// MCP client library. By default the MCP request is what the 2026-07-28 stateless
 // revision requires of a client (SEP-2575): the Mcp-Protocol-Version,
 // Mcp-Method and Mcp-Name headers, an Accept of both JSON and an event
 // stream, and the per-request _meta (protocolVersion, clientInfo,
-// clientCapabilities). Every answer is checked: a GraphQL response with the
+// clientCapabilities); with -revision 2025-11-25 it is what the npm and
+// Python SDK clients send on the revision they negotiate (neither). Every
+// answer is checked: a GraphQL response with the
 // artifact and no errors, a JSON-RPC result that is not an error.
 //
 // Latency is one client, the two requests alternating; throughput is
@@ -46,10 +48,8 @@ var (
 	slices     = flag.Int("slices", 5, "alternating slices each throughput measurement of a round is cut into")
 	binFlag    = flag.String("bin", "", "an already built scidex binary; empty builds ./cmd/scidex")
 	pprofAddr  = flag.String("pprof-addr", "", "passed to the server's --pprof-addr, to profile it while the benchmark runs")
+	revision   = flag.String("revision", "2026-07-28", "the protocol revision the MCP requests speak: 2026-07-28 (the stateless one, with its per-request _meta and Mcp-Method/Mcp-Name headers) or 2025-11-25 (what the npm and Python SDK clients negotiate: no _meta, no such headers)")
 )
-
-// revision is the protocol revision the stateless server negotiates.
-const revision = "2026-07-28"
 
 func main() {
 	flag.Parse()
@@ -68,9 +68,9 @@ func main() {
 	// One full check of each answer before the cheap per-request checks.
 	checkAnswers(gql, rpc, ref)
 
-	fmt.Printf("P9 tools/call get_artifact over /mcp vs the same query over /graphql, one artifact, "+
+	fmt.Printf("P9 tools/call get_artifact over /mcp (revision %s) vs the same query over /graphql, one artifact, "+
 		"%d sequential pairs and %d clients x %s (in %d alternating slices) per round, %d rounds (%s)\n",
-		*sequential, *clients, *duration, *slices, *rounds, time.Now().UTC().Format(time.RFC3339))
+		*revision, *sequential, *clients, *duration, *slices, *rounds, time.Now().UTC().Format(time.RFC3339))
 	// Warm both paths (connections, the query cache, the pool) before counting.
 	throughput(gql, *warmup/2)
 	throughput(rpc, *warmup/2)
@@ -116,17 +116,24 @@ func requests(base, tok, ref string) (gql, rpc request) {
 		ok: func(status int, b []byte) bool {
 			return status == http.StatusOK && bytes.HasPrefix(b, []byte(`{"data":{"artifact":{`)) && !bytes.Contains(b, []byte(`"errors"`))
 		}}
-	rbody, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{
-		"_meta": map[string]any{
-			"io.modelcontextprotocol/protocolVersion":    revision,
+	params := map[string]any{"name": "get_artifact", "arguments": map[string]any{"ref": ref}}
+	header := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}, "Authorization": {"Bearer " + tok},
+		"Mcp-Protocol-Version": {*revision}}
+	switch *revision {
+	case "2026-07-28":
+		params["_meta"] = map[string]any{
+			"io.modelcontextprotocol/protocolVersion":    *revision,
 			"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "bench-mcp", "version": "1"},
 			"io.modelcontextprotocol/clientCapabilities": map[string]any{},
-		},
-		"name": "get_artifact", "arguments": map[string]any{"ref": ref}}})
+		}
+		header["Mcp-Method"], header["Mcp-Name"] = []string{"tools/call"}, []string{"get_artifact"}
+	case "2025-11-25":
+	default:
+		benchkit.Fail(fmt.Errorf("-revision %q: want 2026-07-28 or 2025-11-25", *revision))
+	}
+	rbody, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
 	benchkit.Check(err)
-	rpc = request{name: "mcp", url: base + "/mcp", body: rbody, header: http.Header{
-		"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}, "Authorization": {"Bearer " + tok},
-		"Mcp-Protocol-Version": {revision}, "Mcp-Method": {"tools/call"}, "Mcp-Name": {"get_artifact"}},
+	rpc = request{name: "mcp", url: base + "/mcp", body: rbody, header: header,
 		ok: func(status int, b []byte) bool {
 			return status == http.StatusOK && bytes.Contains(b, []byte(`"structuredContent":{"artifact":{`)) &&
 				!bytes.Contains(b, []byte(`"isError":true`)) && !bytes.Contains(b, []byte(`"error":{`))

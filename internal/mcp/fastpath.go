@@ -44,9 +44,14 @@ import (
 // receiving middleware, a tool registered there directly) must be reflected
 // here or make fastTool refuse the call.
 
-// fastRevision is the one protocol revision the fast path answers: the one
-// the stateless handler negotiates, with its per-request _meta (SEP-2575).
-const fastRevision = "2026-07-28"
+// fastRevision is the protocol revision the stateless handler negotiates,
+// with its per-request _meta (SEP-2575), and legacyRevision the one today's
+// npm and Python SDK clients negotiate (after an initialize of their own):
+// the fast path answers a tools/call on either, each as the SDK does.
+const (
+	fastRevision   = "2026-07-28"
+	legacyRevision = "2025-11-25"
+)
 
 // fastMaxDepth bounds the nesting the fast path reads; deeper bodies go to
 // the SDK, whose decoder has its own (larger) limit.
@@ -61,9 +66,12 @@ func (s *Server) serveFast(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	h := r.Header
-	if r.Method != http.MethodPost || h.Get("Mcp-Protocol-Version") != fastRevision || h.Get("Mcp-Method") != "tools/call" ||
+	rev := h.Get("Mcp-Protocol-Version")
+	legacy := rev == legacyRevision
+	if r.Method != http.MethodPost || (rev != fastRevision && !legacy) ||
+		(!legacy && h.Get("Mcp-Method") != "tools/call") || (legacy && (len(h.Values("Mcp-Method")) > 0 || len(h.Values("Mcp-Name")) > 0)) ||
 		h.Get("Content-Type") != "application/json" || !acceptsBoth(h.Values("Accept")) ||
-		len(h.Values("Last-Event-ID")) > 0 || !hostAllowed(r) || r.Body == nil {
+		len(h.Values("Last-Event-ID")) > 0 || len(h.Values("Mcp-Session-Id")) > 0 || !hostAllowed(r) || r.Body == nil {
 		return false
 	}
 	body, err := io.ReadAll(r.Body)
@@ -71,8 +79,8 @@ func (s *Server) serveFast(w http.ResponseWriter, r *http.Request) bool {
 	if err != nil || len(body) > sdk.DefaultMaxRequestBodyBytes {
 		return false
 	}
-	call, ok := parseFastCall(body)
-	if !ok || call.name != h.Get("Mcp-Name") {
+	call, ok := parseFastCall(body, legacy)
+	if !ok || (!legacy && call.name != h.Get("Mcp-Name")) {
 		return false
 	}
 	writer := canWrite(request.From(r.Context()))
@@ -96,7 +104,7 @@ func (s *Server) serveFast(w http.ResponseWriter, r *http.Request) bool {
 	if probe != nil {
 		probe.answered = true // before the answer, which the test waits for
 	}
-	writeFast(w, call.id, res, err)
+	writeFast(w, call.id, res, err, legacy)
 	return true
 }
 
@@ -127,10 +135,10 @@ func (s *Server) fastTool(name string, writer bool) *tool {
 // handler's error as a JSON-RPC error (code 0 unless it carries one, as the
 // SDK's jsonrpc2 does), or the result with the server's info in its _meta and
 // resultType "complete", in an application/json response.
-func writeFast(w http.ResponseWriter, id jsonrpc.ID, res *sdk.CallToolResult, err error) {
-	data, ok := dataResult(id, res, err)
+func writeFast(w http.ResponseWriter, id jsonrpc.ID, res *sdk.CallToolResult, err error, legacy bool) {
+	data, ok := dataResult(id, res, err, legacy)
 	if !ok {
-		data, err = sdkResult(id, res, err)
+		data, err = sdkResult(id, res, err, legacy)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
@@ -141,8 +149,10 @@ func writeFast(w http.ResponseWriter, id jsonrpc.ID, res *sdk.CallToolResult, er
 	_, _ = w.Write(data)
 }
 
-// sdkResult encodes any answer with the SDK's own types and encoder.
-func sdkResult(id jsonrpc.ID, res *sdk.CallToolResult, err error) ([]byte, error) {
+// sdkResult encodes any answer with the SDK's own types and encoder; on the
+// legacy revision without what the current one adds (the serverInfo _meta,
+// resultType).
+func sdkResult(id jsonrpc.ID, res *sdk.CallToolResult, err error, legacy bool) ([]byte, error) {
 	resp := &jsonrpc.Response{ID: id}
 	if err != nil {
 		resp.Error = err
@@ -150,6 +160,14 @@ func sdkResult(id jsonrpc.ID, res *sdk.CallToolResult, err error) ([]byte, error
 	}
 	if res.Content == nil {
 		res.Content = []sdk.Content{} // as the SDK does, so content is never null
+	}
+	if legacy {
+		raw, err := json.Marshal(res)
+		if err != nil {
+			return nil, err
+		}
+		resp.Result = raw
+		return jsonrpc.EncodeMessage(resp)
 	}
 	if res.Meta == nil {
 		res.Meta = sdk.Meta{}
@@ -172,7 +190,7 @@ func sdkResult(id jsonrpc.ID, res *sdk.CallToolResult, err error) ([]byte, error
 // re-validates and compacts the data at each of its three nested encoders,
 // which measured a tenth of the server's time on a get_artifact. It reports
 // false for any other result.
-func dataResult(id jsonrpc.ID, res *sdk.CallToolResult, err error) ([]byte, bool) {
+func dataResult(id jsonrpc.ID, res *sdk.CallToolResult, err error, legacy bool) ([]byte, bool) {
 	if err != nil || res == nil || res.IsError || res.Meta != nil || res.InputRequests != nil || res.RequestState != "" || len(res.Content) != 1 {
 		return nil, false
 	}
@@ -189,13 +207,21 @@ func dataResult(id jsonrpc.ID, res *sdk.CallToolResult, err error) ([]byte, bool
 	b := make([]byte, 0, len(serverInfoJSON)+len(idJSON)+len(textJSON)+len(data)+160)
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = append(b, idJSON...)
-	b = append(b, `,"result":{"_meta":{"`+sdk.MetaKeyServerInfo+`":`...)
-	b = append(b, serverInfoJSON...)
-	b = append(b, `},"content":[{"type":"text","text":`...)
+	if legacy {
+		b = append(b, `,"result":{"content":[{"type":"text","text":`...)
+	} else {
+		b = append(b, `,"result":{"_meta":{"`+sdk.MetaKeyServerInfo+`":`...)
+		b = append(b, serverInfoJSON...)
+		b = append(b, `},"content":[{"type":"text","text":`...)
+	}
 	b = append(b, textJSON...)
 	b = append(b, `}],"structuredContent":`...)
 	b = append(b, data...)
-	b = append(b, `,"resultType":"complete"}}`...)
+	if legacy {
+		b = append(b, `}}`...)
+	} else {
+		b = append(b, `,"resultType":"complete"}}`...)
+	}
 	return b, true
 }
 
@@ -213,10 +239,10 @@ type fastCall struct {
 // float64): an integer of at most 15 digits.
 var integerID = regexp.MustCompile(`^-?(0|[1-9][0-9]{0,14})$`)
 
-// parseFastCall reads body as one tools/call on the current revision, with
-// exactly the members it knows, each of the type it expects. Anything else is
-// not a fast call.
-func parseFastCall(body []byte) (fastCall, bool) {
+// parseFastCall reads body as one tools/call on the current revision (on the
+// legacy one: without _meta), with exactly the members it knows, each of the
+// type it expects. Anything else is not a fast call.
+func parseFastCall(body []byte, legacy bool) (fastCall, bool) {
 	var c fastCall
 	if !utf8.Valid(body) || !shallow(body) {
 		return c, false
@@ -248,6 +274,9 @@ func parseFastCall(body []byte) (fastCall, bool) {
 	if !object(env["params"]) || json.Unmarshal(env["params"], &params) != nil || !onlyKeys(params, "name", "arguments", "_meta") {
 		return c, false
 	}
+	if _, hasMeta := params["_meta"]; legacy && hasMeta {
+		return c, false // a progress token, say: the SDK's to answer
+	}
 	if c.name = str(params["name"]); c.name == "" {
 		return c, false
 	}
@@ -256,6 +285,9 @@ func parseFastCall(body []byte) (fastCall, bool) {
 			return c, false
 		}
 		c.arguments = args
+	}
+	if legacy {
+		return c, true
 	}
 	var meta map[string]json.RawMessage
 	if !object(params["_meta"]) || json.Unmarshal(params["_meta"], &meta) != nil ||

@@ -21,6 +21,10 @@ import (
 
 const revision = "2026-07-28"
 
+// legacy is the headers of a call on the 2025-11-25 revision: no
+// Mcp-Method or Mcp-Name.
+var legacy = map[string]string{"Mcp-Protocol-Version": "2025-11-25", "Mcp-Method": "", "Mcp-Name": ""}
+
 // meta is the per-request _meta of the 2026-07-28 revision (SEP-2575).
 const meta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},` +
 	`"io.modelcontextprotocol/clientCapabilities":{}}`
@@ -91,6 +95,27 @@ func TestFastPathAnswersAsTheSDK(t *testing.T) {
 		{name: "no protocol header", token: ada, tool: "get_artifact", body: callBody("18", "get_artifact", refArg), header: map[string]string{"Mcp-Protocol-Version": ""}},
 		{name: "old protocol", token: ada, tool: "get_artifact", header: map[string]string{"Mcp-Protocol-Version": "2025-06-18", "Mcp-Method": "", "Mcp-Name": ""},
 			body: fmt.Sprintf(`{"jsonrpc":"2.0","id":19,"method":"tools/call","params":{"name":"get_artifact","arguments":%s}}`, refArg)},
+		// 2025-11-25, what today's SDK clients negotiate: the fast path answers as the SDK does there.
+		{name: "legacy get_artifact", token: ada, tool: "get_artifact", header: legacy, fast: true,
+			body: fmt.Sprintf(`{"jsonrpc":"2.0","id":40,"method":"tools/call","params":{"name":"get_artifact","arguments":%s}}`, refArg)},
+		{name: "legacy string id", token: ada, tool: "get_artifact", header: legacy, fast: true,
+			body: fmt.Sprintf(`{"jsonrpc":"2.0","id":"l-41","method":"tools/call","params":{"name":"get_artifact","arguments":%s}}`, refArg)},
+		{name: "legacy stale update is data", token: ada, tool: "update_artifact", header: legacy, fast: true,
+			body: fmt.Sprintf(`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"update_artifact","arguments":%s}}`, stale)},
+		{name: "legacy bad argument", token: ada, tool: "get_artifact", header: legacy, fast: true,
+			body: `{"jsonrpc":"2.0","id":43,"method":"tools/call","params":{"name":"get_artifact","arguments":{"ref":5}}}`},
+		{name: "legacy no arguments", token: ada, tool: "me", header: legacy, fast: true,
+			body: `{"jsonrpc":"2.0","id":44,"method":"tools/call","params":{"name":"me"}}`},
+		{name: "legacy not found", token: ada, tool: "get_artifact", header: legacy, fast: true,
+			body: `{"jsonrpc":"2.0","id":45,"method":"tools/call","params":{"name":"get_artifact","arguments":{"ref":"hypothesis:nope"}}}`},
+		{name: "legacy mutation by a viewer", token: viewer, tool: "update_artifact", header: legacy,
+			body: fmt.Sprintf(`{"jsonrpc":"2.0","id":46,"method":"tools/call","params":{"name":"update_artifact","arguments":%s}}`, stale)},
+		{name: "legacy with _meta", token: ada, tool: "get_artifact", header: legacy,
+			body: fmt.Sprintf(`{"jsonrpc":"2.0","id":47,"method":"tools/call","params":{"_meta":{"progressToken":1},"name":"get_artifact","arguments":%s}}`, refArg)},
+		{name: "legacy with a session id", token: ada, tool: "get_artifact", header: map[string]string{"Mcp-Protocol-Version": "2025-11-25", "Mcp-Method": "", "Mcp-Name": "", "Mcp-Session-Id": "s-1"},
+			body: fmt.Sprintf(`{"jsonrpc":"2.0","id":48,"method":"tools/call","params":{"name":"get_artifact","arguments":%s}}`, refArg)},
+		{name: "legacy with Mcp-Method", token: ada, tool: "get_artifact", header: map[string]string{"Mcp-Protocol-Version": "2025-11-25", "Mcp-Name": ""},
+			body: fmt.Sprintf(`{"jsonrpc":"2.0","id":49,"method":"tools/call","params":{"name":"get_artifact","arguments":%s}}`, refArg)},
 		{name: "old _meta revision", token: ada, tool: "get_artifact",
 			body: strings.Replace(callBody("20", "get_artifact", refArg), `protocolVersion":"2026-07-28"`, `protocolVersion":"2025-11-25"`, 1)},
 		{name: "no _meta", token: ada, tool: "get_artifact", body: fmt.Sprintf(`{"jsonrpc":"2.0","id":21,"method":"tools/call","params":{"name":"get_artifact","arguments":%s}}`, refArg)},
