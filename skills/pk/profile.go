@@ -24,6 +24,19 @@ const (
 	AUCLinearUpLogDown = "linear_up_log_down"
 )
 
+// AUCMethods lists the AUC methods, for a caller's vocabulary.
+var AUCMethods = []string{AUCLinear, AUCLinearUpLogDown}
+
+// How the terminal points were chosen (Terminal.Selection): the adjusted-R²
+// search, or Options.LambdaZPoints.
+const (
+	SelectionBestFit     = "best_fit"
+	SelectionFixedPoints = "fixed_points"
+)
+
+// Selections lists the terminal point selections.
+var Selections = []string{SelectionBestFit, SelectionFixedPoints}
+
 // Profile is one subject's concentration-time profile after a single dose at
 // t = 0, in canonical units: times in h, concentrations in mg/L, dose in mg.
 // The JSON names are the paths a [problem.Problem] uses.
