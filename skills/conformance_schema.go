@@ -32,14 +32,16 @@ func conformanceInputSchema(example any) js {
 		"max_violations": with(integer(fmt.Sprintf("How many violations to list, 1 to %d (0 or absent: %d); all are counted.", data.DefaultMaxViolations, data.DefaultMaxViolations)),
 			"minimum", 0, "maximum", data.DefaultMaxViolations),
 	}, []string{"spec"}, example)
-	s["oneOf"] = []any{
-		// A branch forbids the other's fields (false: absent).
-		js{"title": "a dataset artifact", "description": "dataset, and optionally file; no csv.",
-			"properties": js{"dataset": js{"$ref": "#/properties/dataset"}, "file": js{"$ref": "#/properties/file"}, "csv": false},
-			"required":   []string{"dataset"}},
-		js{"title": "an inline table", "description": "csv; no dataset or file.",
-			"properties": js{"csv": js{"$ref": "#/properties/csv"}, "dataset": false, "file": false},
-			"required":   []string{"csv"}},
+	// The branches name their fields (true) and what they require; the
+	// top-level properties validate them. csv excludes a dataset (false:
+	// absent); file needs one.
+	s["anyOf"] = []any{
+		js{"title": "a dataset artifact", "properties": js{"dataset": true, "file": true}, "required": []string{"dataset"}},
+		js{"title": "an inline table", "properties": js{"csv": true}, "required": []string{"csv"}},
+	}
+	s["dependentSchemas"] = js{
+		"csv":  js{"properties": js{"dataset": false, "file": false}},
+		"file": js{"required": []string{"dataset"}},
 	}
 	return s
 }

@@ -54,22 +54,27 @@ func ncaInputSchema(example any) js {
 		"lambda_z_points": with(integer("Fit lambda_z to the last n points (n ≥ 3) instead of the best adjusted R²."), "minimum", 3),
 		"figure":          boolean("Draw each profile's figure artifact (default true)."),
 	}
-	one := js{}
+	// The branches name their fields (true) and what they require; the
+	// top-level properties validate them, so a refusal is reported once.
+	one, several := js{}, js{"profiles": true}
+	refs := js{}
 	for _, f := range ncaProfileFields {
-		one[f] = js{"$ref": "#/properties/" + f}
+		one[f] = true
+		refs[f] = js{"$ref": "#/properties/" + f}
 	}
-	// A branch forbids the other's fields (false: absent).
-	several := js{"profiles": js{"$ref": "#/properties/profiles"}}
+	// profiles excludes a profile's fields at the top level (false: absent).
+	excluded := js{}
 	for _, f := range ncaProfileRequired {
-		several[f] = false
+		excluded[f] = false
 	}
 	s := args("A non-compartmental analysis of one profile (its fields at the top level) or of profiles.", props, []string{"auc_method"}, example)
-	s["oneOf"] = []any{
-		js{"title": "one profile", "properties": merge(one, js{"profiles": false}), "required": ncaProfileRequired},
+	s["anyOf"] = []any{
+		js{"title": "one profile", "properties": one, "required": ncaProfileRequired},
 		js{"title": "several profiles", "properties": several, "required": []string{"profiles"}},
 	}
+	s["dependentSchemas"] = js{"profiles": js{"properties": excluded}}
 	s["$defs"] = js{
-		"profile":            closed("One concentration-time profile.", one, ncaProfileRequired...),
+		"profile":            closed("One concentration-time profile.", refs, ncaProfileRequired...),
 		"concentration_unit": unitField(units.Concentration),
 	}
 	return s

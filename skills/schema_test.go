@@ -166,8 +166,8 @@ func describe(root map[string]any) (int, []string) {
 		}
 		props, _ := m["properties"].(map[string]any)
 		for _, k := range sortedKeys(props) {
-			if props[k] == false {
-				continue // a branch forbidding a field, not an argument
+			if _, ok := props[k].(bool); ok {
+				continue // a branch naming (true) or excluding (false) a field
 			}
 			if r, _ := props[k].(map[string]any)["$ref"].(string); !strings.HasPrefix(r, "#/properties/") {
 				n++ // an argument described here, not a reference to one
@@ -194,6 +194,10 @@ func describe(root map[string]any) (int, []string) {
 		}
 		for _, k := range []string{"items", "not", "additionalProperties"} {
 			walk(path+"."+k, m[k])
+		}
+		deps, _ := m["dependentSchemas"].(map[string]any)
+		for _, k := range sortedKeys(deps) {
+			walk(path+".dependentSchemas."+k, deps[k])
 		}
 		for _, k := range []string{"oneOf", "anyOf", "allOf"} {
 			l, _ := m[k].([]any)
@@ -374,6 +378,7 @@ type shape struct {
 	change     func(map[string]any)
 	path       string // the refusal's path under args
 	constraint string
+	only       bool // the one problem reported
 }
 
 // set puts v at a dotted path of m ("studies.0.noael.unit"); v nil deletes.
@@ -404,19 +409,36 @@ func setting(path string, v any) func(map[string]any) {
 // skill's check refuses each too, so the schema refuses nothing it accepts.
 func TestSkillInputSchemasRefuseWrongShapes(t *testing.T) {
 	cases := []shape{
-		{"pk.nca", "a time unit for a concentration", setting("concentrations.unit", "h"), "args.concentrations.unit", "enum"},
-		{"pk.nca", "a unit written in capitals", setting("dose.unit", "MG"), "args.dose.unit", "enum"},
-		{"pk.nca", "a molar concentration", setting("concentrations.unit", "umol/L"), "args.concentrations.unit", "enum"},
-		{"pk.nca", "no auc_method", setting("auc_method", nil), "args.auc_method", "required"},
-		{"pk.nca", "no dose", setting("dose", nil), "args.dose", "required"},
-		{"pk.nca", "an unknown field", setting("weight", 70), "args.weight", "additionalProperties"},
-		{"pk.nca", "an unknown field in a quantity", setting("dose.units", "mg"), "args.dose.units", "additionalProperties"},
-		{"pk.nca", "a bare number for a dose", setting("dose", 320), "args.dose", "type"},
-		{"pk.nca", "an infusion", setting("route", "iv_infusion"), "args.route", "enum"},
-		{"pk.nca", "an unknown auc method", setting("auc_method", "log"), "args.auc_method", "enum"},
-		{"pk.nca", "lambda_z_points below 3", setting("lambda_z_points", 2), "args.lambda_z_points", "minimum"},
-		{"pk.nca", "a negative dose", setting("dose.value", -1), "args.dose.value", "exclusiveMinimum"},
-		{"pk.nca", "profiles beside a profile's fields", setting("profiles", []any{map[string]any{}}), "args.profiles", "schema"},
+		{"pk.nca", "a time unit for a concentration", setting("concentrations.unit", "h"), "args.concentrations.unit", "enum", false},
+		{"pk.nca", "a unit written in capitals", setting("dose.unit", "MG"), "args.dose.unit", "enum", false},
+		{"pk.nca", "a molar concentration", setting("concentrations.unit", "umol/L"), "args.concentrations.unit", "enum", false},
+		{"pk.nca", "no auc_method", setting("auc_method", nil), "args.auc_method", "required", false},
+		{"pk.nca", "no dose", setting("dose", nil), "args.dose", "required", false},
+		{"pk.nca", "an unknown field", setting("weight", 70), "args.weight", "additionalProperties", false},
+		{"pk.nca", "an unknown field in a quantity", setting("dose.units", "mg"), "args.dose.units", "additionalProperties", false},
+		{"pk.nca", "a bare number for a dose", setting("dose", 320), "args.dose", "type", true},
+		{"pk.nca", "a bare array for concentrations", setting("concentrations", []any{1, 2, 3}), "args.concentrations", "type", true},
+		{"pk.nca", "a bare dose in one of profiles", func(m map[string]any) {
+			p := map[string]any{}
+			for _, k := range ncaProfileFields {
+				if m[k] != nil {
+					p[k] = m[k]
+					delete(m, k)
+				}
+			}
+			q := map[string]any{}
+			for k, v := range p {
+				q[k] = v
+			}
+			q["subject"], q["dose"] = "2", 320
+			m["profiles"] = []any{p, q}
+		}, "args.profiles[1].dose", "type", true},
+		{"pk.nca", "no dose and no profiles", setting("dose", nil), "args.profiles", "required", false},
+		{"pk.nca", "an infusion", setting("route", "iv_infusion"), "args.route", "enum", false},
+		{"pk.nca", "an unknown auc method", setting("auc_method", "log"), "args.auc_method", "enum", false},
+		{"pk.nca", "lambda_z_points below 3", setting("lambda_z_points", 2), "args.lambda_z_points", "minimum", false},
+		{"pk.nca", "a negative dose", setting("dose.value", -1), "args.dose.value", "exclusiveMinimum", false},
+		{"pk.nca", "profiles beside a profile's fields", setting("profiles", []any{map[string]any{}}), "args.times", "schema", false},
 		{"pk.nca", "an unknown field in a profile", func(m map[string]any) {
 			p := map[string]any{"weight": 1}
 			for _, k := range ncaProfileFields {
@@ -426,25 +448,26 @@ func TestSkillInputSchemasRefuseWrongShapes(t *testing.T) {
 				}
 			}
 			m["profiles"] = []any{p}
-		}, "args.profiles[0].weight", "additionalProperties"},
-		{"tox.fih_dose_projection", "a dose, not a dose per body mass", setting("studies.0.noael.unit", "mg"), "args.studies[0].noael.unit", "enum"},
-		{"tox.fih_dose_projection", "no route", setting("route", nil), "args.route", "required"},
-		{"tox.fih_dose_projection", "an unknown species", setting("studies.0.species", "unicorn"), "args.studies[0].species", "enum"},
-		{"tox.fih_dose_projection", "an unknown field in a study", setting("studies.0.sex", "f"), "args.studies[0].sex", "additionalProperties"},
-		{"tox.fih_dose_projection", "a safety factor below 1", setting("safety_factor", 0.5), "args.safety_factor", "minimum"},
-		{"tox.fih_dose_projection", "a human weight in mg/kg", setting("human_weight", map[string]any{"value": 60, "unit": "mg/kg"}), "args.human_weight.unit", "enum"},
-		{"qa.check_readiness", "no as_of", setting("as_of", nil), "args.as_of", "required"},
-		{"qa.check_readiness", "a date in another form", setting("as_of", "01/12/2026"), "args.as_of", "pattern"},
-		{"qa.check_readiness", "a calibration interval in hours", setting("equipment.0.calibration_interval", map[string]any{"value": 1, "unit": "h"}), "args.equipment[0].calibration_interval.unit", "enum"},
-		{"qa.check_readiness", "an unknown field in a role", setting("roles.0.deputy", "B. Ode"), "args.roles[0].deputy", "additionalProperties"},
-		{"qa.check_readiness", "an unknown field", setting("owner", "QA"), "args.owner", "additionalProperties"},
-		{"data.check_conformance", "no spec", setting("spec", nil), "args.spec", "required"},
-		{"data.check_conformance", "an unknown column type", setting("spec.columns.0.type", "decimal"), "args.spec.columns[0].type", "enum"},
-		{"data.check_conformance", "an unknown field in a column", setting("spec.columns.0.format", "%d"), "args.spec.columns[0].format", "additionalProperties"},
-		{"data.check_conformance", "max_violations above the cap", setting("max_violations", 1001), "args.max_violations", "maximum"},
-		{"data.check_conformance", "no table", setting("csv", nil), "args.csv", "required"},
-		{"data.check_conformance", "a dataset and csv", setting("dataset", "dataset:d1"), "args.dataset", "schema"},
-		{"data.check_conformance", "a file without a dataset", setting("file", "t.csv"), "args.dataset", "required"},
+		}, "args.profiles[0].weight", "additionalProperties", false},
+		{"tox.fih_dose_projection", "a dose, not a dose per body mass", setting("studies.0.noael.unit", "mg"), "args.studies[0].noael.unit", "enum", false},
+		{"tox.fih_dose_projection", "no route", setting("route", nil), "args.route", "required", false},
+		{"tox.fih_dose_projection", "an unknown species", setting("studies.0.species", "unicorn"), "args.studies[0].species", "enum", false},
+		{"tox.fih_dose_projection", "an unknown field in a study", setting("studies.0.sex", "f"), "args.studies[0].sex", "additionalProperties", false},
+		{"tox.fih_dose_projection", "a safety factor below 1", setting("safety_factor", 0.5), "args.safety_factor", "minimum", false},
+		{"tox.fih_dose_projection", "a human weight in mg/kg", setting("human_weight", map[string]any{"value": 60, "unit": "mg/kg"}), "args.human_weight.unit", "enum", false},
+		{"qa.check_readiness", "no as_of", setting("as_of", nil), "args.as_of", "required", false},
+		{"qa.check_readiness", "a date in another form", setting("as_of", "01/12/2026"), "args.as_of", "pattern", false},
+		{"qa.check_readiness", "a calibration interval in hours", setting("equipment.0.calibration_interval", map[string]any{"value": 1, "unit": "h"}), "args.equipment[0].calibration_interval.unit", "enum", false},
+		{"qa.check_readiness", "an unknown field in a role", setting("roles.0.deputy", "B. Ode"), "args.roles[0].deputy", "additionalProperties", false},
+		{"qa.check_readiness", "an unknown field", setting("owner", "QA"), "args.owner", "additionalProperties", false},
+		{"data.check_conformance", "no spec", setting("spec", nil), "args.spec", "required", false},
+		{"data.check_conformance", "an unknown column type", setting("spec.columns.0.type", "decimal"), "args.spec.columns[0].type", "enum", false},
+		{"data.check_conformance", "an unknown field in a column", setting("spec.columns.0.format", "%d"), "args.spec.columns[0].format", "additionalProperties", false},
+		{"data.check_conformance", "max_violations above the cap", setting("max_violations", 1001), "args.max_violations", "maximum", false},
+		{"data.check_conformance", "no table", setting("csv", nil), "args.csv", "required", false},
+		{"data.check_conformance", "a dataset and csv", setting("dataset", "dataset:d1"), "args.dataset", "schema", false},
+		{"data.check_conformance", "a file without a dataset", setting("file", "t.csv"), "args.dataset", "required", false},
+		{"data.check_conformance", "a file beside csv", setting("file", "t.csv"), "args.file", "schema", false},
 	}
 	skills := map[string]Skill{}
 	for _, s := range Catalog(Deps{}) {
@@ -460,7 +483,7 @@ func TestSkillInputSchemasRefuseWrongShapes(t *testing.T) {
 			for _, d := range ds {
 				found = found || d.Path == c.path && d.Constraint == c.constraint
 			}
-			if !found {
+			if !found || c.only && len(ds) != 1 {
 				t.Errorf("want %s refused at %s (%s), got %q", c.why, c.path, c.constraint, details(ds))
 			}
 			raw, _ := json.Marshal(args)
