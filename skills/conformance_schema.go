@@ -71,5 +71,5 @@ func conformanceOutputSchema() js {
 		"report":   report,
 		"conforms": boolean("True when the table has no violation."),
 		"source":   str("Where the rows came from: inline csv, or the dataset ref (and the file and its sha256)."),
-	}), append(commonRequired, "report", "conforms", "source")...)
+	}), resultRequired("report", "conforms", "source")...)
 }

@@ -83,5 +83,5 @@ func fihOutputSchema() js {
 		"hed":        quantityOut("The chosen study's HED."),
 		"mrsd":       quantityOut("The MRSD per body mass."),
 		"mrsd_dose":  quantityOut("The MRSD for the human weight."),
-	}), append(commonRequired, "projection", "hed", "mrsd", "mrsd_dose")...)
+	}), resultRequired("projection", "hed", "mrsd", "mrsd_dose")...)
 }

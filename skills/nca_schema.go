@@ -152,7 +152,7 @@ func ncaOutputSchema() js {
 			"figure_url": figureURL,
 		}, "nca")),
 		"figures": texts("Every figure drawn."),
-	}), append(commonRequired, "figures")...)
+	}), resultRequired("figures")...)
 	s["oneOf"] = []any{js{"required": []string{"nca"}}, js{"required": []string{"profiles"}}}
 	s["$defs"] = js{"nca": open("The NCA of one profile; a null parameter could not be computed.", props, required...)}
 	return s

@@ -92,5 +92,5 @@ func readinessOutputSchema() js {
 	return result("qa.check_readiness's result: the checklist and its overall status.", merge(common(qa.LogicVersion), js{
 		"report": report,
 		"status": oneOfStrings("ready only when no check failed; missing evidence fails.", overall),
-	}), append(commonRequired, "report", "status")...)
+	}), resultRequired("report", "status")...)
 }

@@ -144,8 +144,11 @@ func common(logicVersion string) js {
 	}
 }
 
-// commonRequired are the fields of common every result carries.
-var commonRequired = []string{"units", "calculation_route", "check_logic_version", "warnings", "disclaimers", "references_used"}
+// resultRequired are the fields of common every result carries, then the
+// skill's own.
+func resultRequired(own ...string) []string {
+	return append([]string{"units", "calculation_route", "check_logic_version", "warnings", "disclaimers", "references_used"}, own...)
+}
 
 // merge returns the union of property sets (later ones win).
 func merge(sets ...js) js {
