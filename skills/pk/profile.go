@@ -3,6 +3,7 @@ package pk
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/scidex/substrate/skills/problem"
 )
@@ -133,9 +134,9 @@ func validate(p Profile, o Options, prefix string) problem.List {
 	case p.BLQRule != "" && p.LLOQ == nil:
 		ps.Add(path("lloq"), CodeLLOQRequired, nil, "is missing: blqRule %q needs the limit it applies to", p.BLQRule)
 	}
-	switch o.AUCMethod {
-	case AUCLinear, AUCLinearUpLogDown:
-	case "":
+	switch {
+	case slices.Contains(AUCMethods, o.AUCMethod):
+	case o.AUCMethod == "":
 		ps.Add(path("aucMethod"), CodeAUCMethodRequired, nil, "is missing: expected %q or %q", AUCLinear, AUCLinearUpLogDown)
 	default:
 		ps.Add(path("aucMethod"), CodeUnknownAUCMethod, o.AUCMethod, "is %q: expected %q or %q", o.AUCMethod, AUCLinear, AUCLinearUpLogDown)
