@@ -304,6 +304,15 @@ func undescribed(root, node map[string]any, inst any, path string) []string {
 func TestSkillResultsMatchTheirOutputSchemas(t *testing.T) {
 	for _, s := range Catalog(Deps{}) {
 		t.Run(s.Name, func(t *testing.T) {
+			var root map[string]any
+			_ = json.Unmarshal(manifest(t, s).OutputSchema, &root)
+			props, _ := root["properties"].(map[string]any)
+			for _, k := range sortedKeys(props) {
+				p := props[k].(map[string]any)
+				if d, _ := p["description"].(string); d == "" || p["type"] == nil && p["$ref"] == nil {
+					t.Errorf("the result's %s has no type or no description", k)
+				}
+			}
 			outputMatches(t, s, run(t, s, exampleArgs(t, s)))
 		})
 	}
