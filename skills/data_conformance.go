@@ -108,11 +108,10 @@ func conformance(deps Deps) Skill {
 		Name: name, Version: "1.0.0", CheckLogicVersion: data.LogicVersion, Intended: Designed,
 		Run: run, Check: check,
 		Tool: mustManifest(map[string]any{
-			"name": name, "version": "1.0.0", "runtime": "in_process", "runtime_config": map[string]any{"function": name},
-			"summary":      "Checks a dataset's table against a column specification (names, types, units, ranges, required, allowed values, unique keys) and reports every violation with its row and column. Long-running: it runs on the job queue and reports progress.",
-			"input_schema": map[string]any{"type": "object", "required": []any{"spec"}},
-			"output_schema": map[string]any{"type": "object", "required": []any{"report", "conforms"}, "properties": map[string]any{
-				"conforms": map[string]any{"type": "boolean"}, "report": map[string]any{"type": "object"}}},
+			"name": name, "version": "1.1.0", "runtime": "in_process", "runtime_config": map[string]any{"function": name},
+			"summary":       "Checks a dataset's table against a column specification (names, types, units, ranges, required, allowed values, unique keys) and reports every violation with its row and column. Long-running: it runs on the job queue and reports progress.",
+			"input_schema":  conformanceInputSchema(example),
+			"output_schema": conformanceOutputSchema(),
 			// Longer than the synchronous limit: every call is queued.
 			"resource_caps": map[string]any{"wall_time_min": 15}, "deterministic": true, "idempotent": true, "retries": 1,
 			"render_hints": map[string]any{"primary_view": "table", "columns": []any{"row", "line", "column", "code", "message"}},

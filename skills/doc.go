@@ -13,5 +13,8 @@
 // available must depend only on verified references, or it is served as
 // designed), the catalog (one Skill per procedure: its tool manifest, its
 // skill artifact, its function), and Install, which registers each skill's
-// tool and skill artifact at start.
+// tool and skill artifact at start. Each tool's input and output schemas
+// (schema.go and the *_schema.go files) are built from the Go tables they
+// describe (units, routes, species, vocabularies), so they list what the
+// skill's Check accepts; Check stays the authority on everything else.
 package skills

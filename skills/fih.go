@@ -133,10 +133,10 @@ func fih() Skill {
 		References: []string{"fda_2005_mrsd", "fda_2005_table1"},
 		Run:        run, Check: check,
 		Tool: mustManifest(map[string]any{
-			"name": name, "version": "1.0.0", "runtime": "in_process", "runtime_config": map[string]any{"function": name},
+			"name": name, "version": "1.1.0", "runtime": "in_process", "runtime_config": map[string]any{"function": name},
 			"summary":       "Maximum recommended starting dose from animal NOAELs per FDA 2005: human equivalent dose per species by a named route (divide-by factor, km ratio, body-weight exponent), the most sensitive species, a safety factor (10 by default), the MRSD in mg/kg and in mg for a 60 kg adult.",
-			"input_schema":  map[string]any{"type": "object", "required": []any{"studies", "route"}, "properties": map[string]any{"studies": map[string]any{"type": "array", "minItems": 1}, "route": map[string]any{"type": "string"}}},
-			"output_schema": map[string]any{"type": "object", "required": []any{"projection", "mrsd", "disclaimers"}},
+			"input_schema":  fihInputSchema(example),
+			"output_schema": fihOutputSchema(),
 			"resource_caps": map[string]any{"wall_time_min": 0.1}, "deterministic": true, "idempotent": true,
 			"render_hints": map[string]any{"primary_view": "table", "columns": []any{"species", "noael_mg_per_kg", "factor", "hed_mg_per_kg"}},
 			"examples":     []any{map[string]any{"description": "Rat and dog NOAELs by km ratio: the rat is the most sensitive.", "args": example}},

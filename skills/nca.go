@@ -99,13 +99,9 @@ func parseProfile(prefix string, a ncaProfile) (pk.Profile, units.Problems) {
 	if r, pr := units.ParseRoute(prefix+"route", a.Route); pr != nil {
 		ps.Add(pr)
 	} else {
-		switch {
-		case r.Name == "iv_bolus":
-			p.Route = pk.RouteIVBolus
-		case r.Intravascular:
+		p.Route = ncaRouteOf(r)
+		if p.Route == "" {
 			ps.Add(&units.Problem{Path: prefix + "route", Code: "unsupported_route", Message: fmt.Sprintf("pk.nca analyses a single extravascular dose or an IV bolus, not %s", r.Name)})
-		default:
-			p.Route = pk.RouteExtravascular
 		}
 	}
 	return p, ps
@@ -204,11 +200,10 @@ func nca(deps Deps) Skill {
 		Name: name, Version: "1.0.0", CheckLogicVersion: NCALogicVersion, Intended: Preview, References: []string{"theoph_dataset"},
 		Run: run, Check: check,
 		Tool: mustManifest(map[string]any{
-			"name": name, "version": "1.0.0", "runtime": "in_process", "runtime_config": map[string]any{"function": name},
-			"summary": "Non-compartmental analysis of a concentration-time profile after a single extravascular dose or IV bolus: Cmax, Tmax, AUClast, AUCinf, lambda_z with its points, half-life, AUMC, MRT, CL(/F), Vz(/F); with a figure of the profile on linear and log scales.",
-			"input_schema": map[string]any{"type": "object", "required": []any{"auc_method"},
-				"anyOf": []any{map[string]any{"required": []any{"profiles"}}, map[string]any{"required": []any{"times", "concentrations", "dose", "route"}}}},
-			"output_schema": map[string]any{"type": "object", "required": []any{"units", "figures"}},
+			"name": name, "version": "1.1.0", "runtime": "in_process", "runtime_config": map[string]any{"function": name},
+			"summary":       "Non-compartmental analysis of a concentration-time profile after a single extravascular dose or IV bolus: Cmax, Tmax, AUClast, AUCinf, lambda_z with its points, half-life, AUMC, MRT, CL(/F), Vz(/F); with a figure of the profile on linear and log scales.",
+			"input_schema":  ncaInputSchema(example),
+			"output_schema": ncaOutputSchema(),
 			"resource_caps": map[string]any{"wall_time_min": 0.2}, "deterministic": false, "idempotent": true,
 			"render_hints": map[string]any{"primary_view": "table", "columns": []any{"cmax", "tmax", "auclast", "aucinfObs", "terminal"}},
 			"examples":     []any{map[string]any{"description": "Theophylline, subject 1 (Boeckmann, Sheiner and Beal), 320 mg orally.", "args": example}},
@@ -233,7 +228,7 @@ func lambdaRule(r *pk.Result) string {
 	if r.Terminal == nil {
 		return "no estimate (see warnings)"
 	}
-	if r.Terminal.Selection == "fixed_points" {
+	if r.Terminal.Selection == pk.SelectionFixedPoints {
 		return fmt.Sprintf("a log-linear fit of the last %d points", r.Terminal.N)
 	}
 	return fmt.Sprintf("the best adjusted R² over the last ≥ 3 points after Cmax (%d used)", r.Terminal.N)

@@ -38,11 +38,10 @@ func readiness() Skill {
 		Name: name, Version: "1.0.0", CheckLogicVersion: qa.LogicVersion, Intended: Designed, References: []string{"epa_qa_g6"},
 		Run: run, Check: check,
 		Tool: mustManifest(map[string]any{
-			"name": name, "version": "1.0.0", "runtime": "in_process", "runtime_config": map[string]any{"function": name},
-			"summary":      "SOP readiness checklist: each check passed, failed or not applicable with the reason, and an overall status (ready only when nothing failed; missing evidence fails).",
-			"input_schema": map[string]any{"type": "object", "required": []any{"sop_id", "version", "as_of"}, "description": "The SOP's declared sections, roles, equipment, training records, approvals, effective and review dates, and the date to check as of (YYYY-MM-DD)."},
-			"output_schema": map[string]any{"type": "object", "required": []any{"report", "status"}, "properties": map[string]any{
-				"status": map[string]any{"enum": []any{"ready", "not_ready"}}, "report": map[string]any{"type": "object"}}},
+			"name": name, "version": "1.1.0", "runtime": "in_process", "runtime_config": map[string]any{"function": name},
+			"summary":       "SOP readiness checklist: each check passed, failed or not applicable with the reason, and an overall status (ready only when nothing failed; missing evidence fails).",
+			"input_schema":  readinessInputSchema(readinessExample),
+			"output_schema": readinessOutputSchema(),
 			"resource_caps": map[string]any{"wall_time_min": 0.5}, "deterministic": true, "idempotent": true,
 			"render_hints": map[string]any{"primary_view": "table", "columns": []any{"id", "subject", "status", "reason"}},
 			"examples":     []any{map[string]any{"description": "An SOP with an expired calibration and an operator trained on the previous version.", "args": readinessExample}},

@@ -27,6 +27,14 @@ const (
 	ViolationDuplicateKey = "duplicate_key"     // a unique key's values seen on an earlier row
 )
 
+// ViolationCodes lists every violation code.
+var ViolationCodes = []string{
+	ViolationHeaderMissing, ViolationColumnMissing, ViolationColumnUnexpected, ViolationColumnDuplicate,
+	ViolationUnitMissing, ViolationUnitMismatch, ViolationUnitUnexpected, ViolationUnitUnknownColumn,
+	ViolationCSVSyntax, ViolationRaggedRow, ViolationRequired, ViolationType, ViolationBelowMin, ViolationAboveMax,
+	ViolationNotAllowed, ViolationDuplicateKey,
+}
+
 // Violation is one way the table does not conform.
 type Violation struct {
 	// Row is the 1-based data row (the first row after the header is 1);

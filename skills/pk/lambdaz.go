@@ -107,6 +107,6 @@ func bestFit(el []point) (best Terminal, ok bool) {
 			best = f
 		}
 	}
-	best.Selection = "best_fit"
+	best.Selection = SelectionBestFit
 	return best, true
 }

@@ -73,7 +73,9 @@ func NCAMany(ps []Profile, o Options) ([]*Result, error) {
 // compute runs the analysis of a validated profile; it still refuses inputs
 // whose problem shows only once BLQ values are handled.
 func compute(p Profile, o Options, prefix string) (*Result, error) {
-	r := &Result{Subject: p.Subject, Route: p.Route, Method: o.AUCMethod, BLQRule: p.BLQRule, Dose: p.Dose}
+	// The notes are lists, empty rather than null when there is none.
+	r := &Result{Subject: p.Subject, Route: p.Route, Method: o.AUCMethod, BLQRule: p.BLQRule, Dose: p.Dose,
+		Imputations: []Note{}, Warnings: []Note{}}
 	r.CLName, r.VzName = "CL/F", "Vz/F"
 	if p.Route == RouteIVBolus {
 		r.CLName, r.VzName = "CL", "Vz"
@@ -126,7 +128,7 @@ func compute(p Profile, o Options, prefix string) (*Result, error) {
 			return nil, ps.Err(procedure)
 		}
 		tm, ok = fit(el[len(el)-n:])
-		tm.Selection = "fixed_points"
+		tm.Selection = SelectionFixedPoints
 	} else {
 		tm, ok = bestFit(el)
 	}

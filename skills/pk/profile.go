@@ -3,6 +3,7 @@ package pk
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/scidex/substrate/skills/problem"
 )
@@ -23,6 +24,19 @@ const (
 	// or stays level (or either end is zero), the log trapezoid where it falls.
 	AUCLinearUpLogDown = "linear_up_log_down"
 )
+
+// AUCMethods lists the AUC methods, for a caller's vocabulary.
+var AUCMethods = []string{AUCLinear, AUCLinearUpLogDown}
+
+// How the terminal points were chosen (Terminal.Selection): the adjusted-R²
+// search, or Options.LambdaZPoints.
+const (
+	SelectionBestFit     = "best_fit"
+	SelectionFixedPoints = "fixed_points"
+)
+
+// Selections lists the terminal point selections.
+var Selections = []string{SelectionBestFit, SelectionFixedPoints}
 
 // Profile is one subject's concentration-time profile after a single dose at
 // t = 0, in canonical units: times in h, concentrations in mg/L, dose in mg.
@@ -120,9 +134,9 @@ func validate(p Profile, o Options, prefix string) problem.List {
 	case p.BLQRule != "" && p.LLOQ == nil:
 		ps.Add(path("lloq"), CodeLLOQRequired, nil, "is missing: blqRule %q needs the limit it applies to", p.BLQRule)
 	}
-	switch o.AUCMethod {
-	case AUCLinear, AUCLinearUpLogDown:
-	case "":
+	switch {
+	case slices.Contains(AUCMethods, o.AUCMethod):
+	case o.AUCMethod == "":
 		ps.Add(path("aucMethod"), CodeAUCMethodRequired, nil, "is missing: expected %q or %q", AUCLinear, AUCLinearUpLogDown)
 	default:
 		ps.Add(path("aucMethod"), CodeUnknownAUCMethod, o.AUCMethod, "is %q: expected %q or %q", o.AUCMethod, AUCLinear, AUCLinearUpLogDown)

@@ -48,5 +48,15 @@ func (iv Interval) add(d time.Time) time.Time {
 // String is the interval as written in the input, for reasons.
 func (iv Interval) String() string { return fmt.Sprintf("%d %s", iv.Value, iv.Unit) }
 
-// intervalUnits are the accepted UCUM codes.
-var intervalUnits = map[string]bool{"d": true, "wk": true, "mo": true, "a": true}
+// IntervalUnits are the UCUM codes a calibration interval accepts: days,
+// weeks, calendar months, calendar years.
+var IntervalUnits = []string{"d", "wk", "mo", "a"}
+
+// intervalUnits is IntervalUnits as a set.
+var intervalUnits = func() map[string]bool {
+	m := map[string]bool{}
+	for _, u := range IntervalUnits {
+		m[u] = true
+	}
+	return m
+}()

@@ -30,6 +30,15 @@ const (
 	CheckReviewNotOverdue        = "review_not_overdue"        // subject: the SOP id
 )
 
+// CheckIDs lists every check id.
+var CheckIDs = []string{
+	CheckSectionPresent, CheckRolesDeclared, CheckRoleAssigned, CheckEquipmentCalibrated, CheckPersonTrained,
+	CheckApproval, CheckApprovalsIndependent, CheckEffectiveNotFuture, CheckEffectiveAfterApprovals, CheckReviewNotOverdue,
+}
+
+// Statuses lists a check's outcomes.
+var Statuses = []Status{Passed, Failed, NotApplicable}
+
 // Check is one line of the checklist.
 type Check struct {
 	ID      string `json:"id"`
