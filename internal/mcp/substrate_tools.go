@@ -111,9 +111,49 @@ func (s *Server) substrateTool(t CatalogTool) *sdk.Tool {
 		InputSchema: in, Annotations: &sdk.ToolAnnotations{}}
 	if json.Unmarshal(t.OutputSchema, &out) == nil && out["type"] == "object" {
 		delete(out, "$schema")
-		def.OutputSchema = map[string]any{"type": "object", "anyOf": []any{out, callStatusSchema}}
+		def.OutputSchema = map[string]any{"type": "object", "anyOf": []any{compactOutput(out), callStatusSchema}}
 	}
 	return def
+}
+
+// compactOutput is a tool's declared output schema as listed: the same
+// validation without its annotations (description, examples, title), which
+// the result says of itself and every client would otherwise send its model
+// with each tools/list (outputschema.go compacts the generated ones alike).
+// The manifest keeps them: get_tool reads the schema whole.
+func compactOutput(s any) any {
+	switch v := s.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			switch k {
+			case "description", "examples", "title", "$comment":
+				continue
+			case "properties", "$defs", "definitions", "patternProperties", "dependentSchemas":
+				// Maps from names to schemas: the names are not keywords.
+				if m, ok := x.(map[string]any); ok {
+					mm := make(map[string]any, len(m))
+					for name, sub := range m {
+						mm[name] = compactOutput(sub)
+					}
+					out[k] = mm
+					continue
+				}
+			case "const", "enum", "default":
+				out[k] = x // values, not schemas
+				continue
+			}
+			out[k] = compactOutput(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = compactOutput(x)
+		}
+		return out
+	}
+	return s
 }
 
 // callStatusSchema is the other shape a substrate tool's structured content
