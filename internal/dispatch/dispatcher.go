@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -285,19 +286,37 @@ func (d *Dispatcher) checkArgs(t *tool, args json.RawMessage) error {
 	if err != nil {
 		return err
 	}
-	if ps := schema.ValidateJSON(s, "input.args", args); len(ps) > 0 {
-		return problem.Invalid(ps...)
-	}
+	ps := schema.ValidateJSON(s, "input.args", args)
+	var checked []problem.Detail
 	if c, ok := t.rt.(runtimes.ArgsChecker); ok {
-		if ps := c.CheckArgs(runtimeTool(t.art, t.m, nil), args); len(ps) > 0 {
-			ds := make([]problem.Detail, len(ps))
-			for i, p := range ps {
-				ds[i] = problem.Detail{Path: "input.args." + p.Path, Constraint: p.Constraint, Message: p.Message, Value: p.Value, Suggestion: p.Suggestion}
-			}
-			return problem.Invalid(ds...)
+		for _, p := range c.CheckArgs(runtimeTool(t.art, t.m, nil), args) {
+			checked = append(checked, problem.Detail{Path: "input.args." + p.Path, Constraint: p.Constraint, Message: p.Message, Value: p.Value, Suggestion: p.Suggestion})
 		}
 	}
-	return nil
+	if len(ps) == 0 && len(checked) == 0 {
+		return nil
+	}
+	// Where the runtime's own check (a skill's) refuses what the schema
+	// refuses too, it says more — the units a quantity takes, a suggestion
+	// ("mg/kg?") — so its problems come first, and the schema's only at the
+	// paths it did not name.
+	out := checked
+	for _, p := range ps {
+		if !underAny(p.Path, checked) {
+			out = append(out, p)
+		}
+	}
+	return problem.Invalid(out...)
+}
+
+// underAny reports whether path is one of the problems' paths or below one.
+func underAny(path string, ds []problem.Detail) bool {
+	for _, d := range ds {
+		if path == d.Path || strings.HasPrefix(path, d.Path+".") || strings.HasPrefix(path, d.Path+"[") {
+			return true
+		}
+	}
+	return false
 }
 
 // checkOutput validates a result against output_schema: the violations are

@@ -157,10 +157,10 @@ func TestFIHSkill(t *testing.T) {
 		inputs    map[string]any
 		path, why string
 	}{
-		{map[string]any{"route": "km_ratio", "studies": []any{map[string]any{"species": "rat", "noael": 50}}}, "input.inputs.studies[0].noael", "type"},
-		{map[string]any{"route": "km_ratio", "studies": []any{map[string]any{"species": "rat", "noael": map[string]any{"value": 50, "unit": "MG/KG"}}}}, "input.inputs.studies[0].noael.unit", "enum"},
-		{map[string]any{"route": "km_ratio", "studies": []any{map[string]any{"species": "rat", "noael": map[string]any{"value": 50, "unit": "h"}}}}, "input.inputs.studies[0].noael.unit", "enum"},
-		{map[string]any{"route": "km_ratio", "studies": []any{map[string]any{"species": "unicorn", "noael": map[string]any{"value": 5, "unit": "mg/kg"}}}}, "input.inputs.studies[0].species", "enum"},
+		{map[string]any{"route": "km_ratio", "studies": []any{map[string]any{"species": "rat", "noael": 50}}}, "input.inputs.studies[0].noael", "unit_required"},
+		{map[string]any{"route": "km_ratio", "studies": []any{map[string]any{"species": "rat", "noael": map[string]any{"value": 50, "unit": "MG/KG"}}}}, "input.inputs.studies[0].noael.unit", "unknown_unit"},
+		{map[string]any{"route": "km_ratio", "studies": []any{map[string]any{"species": "rat", "noael": map[string]any{"value": 50, "unit": "h"}}}}, "input.inputs.studies[0].noael.unit", "incompatible_unit"},
+		{map[string]any{"route": "km_ratio", "studies": []any{map[string]any{"species": "unicorn", "noael": map[string]any{"value": 5, "unit": "mg/kg"}}}}, "input.inputs.studies[0].species", "unknown_species"},
 		{map[string]any{"route": "km_ratio", "safety_factor": 5, "studies": []any{map[string]any{"species": "rat", "noael": map[string]any{"value": 5, "unit": "mg/kg"}}}}, "input.inputs.safety_factor_reason", "safety_factor_reason_required"},
 	} {
 		before := count(t, e, "type = 'tool_call'")
@@ -177,8 +177,8 @@ func TestFIHSkill(t *testing.T) {
 // pk.nca through runSkill on theophylline subject 1 (its example, in minutes
 // and µg/mL to exercise the units layer): the figures of the hand-checked
 // calculation in skills/pk/testdata/theoph_subject1_by_hand.txt, the route
-// named, a figure artifact linked to the skill_result; bare numbers are
-// refused by the input schema and unsorted times name their index.
+// named, a figure artifact linked to the skill_result; a bare number is
+// refused as unit_required and unsorted times name their index.
 func TestNCASkill(t *testing.T) {
 	e := env(t, nil)
 	var sk struct{ Skill struct{ ServedStatus string } }
@@ -245,7 +245,7 @@ func TestNCASkill(t *testing.T) {
 	bare := map[string]any{"route": "oral", "auc_method": "linear", "times": map[string]any{"values": []any{0, 2, 1, 3}, "unit": "h"},
 		"concentrations": []any{1, 2, 3, 4}, "dose": map[string]any{"value": 1, "unit": "mg"}}
 	bad := runSkill(t, alice(t), "pk.nca", bare, e)
-	if bad.RunSkill.Typename != "ValidationFailed" || bad.RunSkill.Problems[0].Path != "input.inputs.concentrations" || bad.RunSkill.Problems[0].Constraint != "type" {
+	if bad.RunSkill.Typename != "ValidationFailed" || bad.RunSkill.Problems[0].Path != "input.inputs.concentrations" || bad.RunSkill.Problems[0].Constraint != "unit_required" {
 		t.Fatalf("bare concentrations: %+v", bad.RunSkill)
 	}
 	bare["concentrations"] = map[string]any{"values": []any{1, 2, 3, 4}, "unit": "mg/L"}
@@ -314,7 +314,7 @@ func TestNCASkillManyProfiles(t *testing.T) {
 	}
 	profiles[3].(map[string]any)["dose"] = 320
 	bad := runSkill(t, alice(t), "pk.nca", map[string]any{"auc_method": "linear", "profiles": profiles}, e)
-	if bad.RunSkill.Typename != "ValidationFailed" || bad.RunSkill.Problems[0].Path != "input.inputs.profiles[3].dose" || bad.RunSkill.Problems[0].Constraint != "type" {
+	if bad.RunSkill.Typename != "ValidationFailed" || bad.RunSkill.Problems[0].Path != "input.inputs.profiles[3].dose" || bad.RunSkill.Problems[0].Constraint != "unit_required" {
 		t.Fatalf("a bare dose in profile 3: %+v", bad.RunSkill)
 	}
 }
