@@ -12,6 +12,7 @@ import (
 	"github.com/scidex/substrate/internal/dispatch"
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/store"
+	"github.com/scidex/substrate/internal/toolspec"
 )
 
 func (r *mutationResolver) InvokeTool(ctx context.Context, input model.InvokeToolInput) (model.InvokeToolResult, error) {
@@ -80,9 +81,9 @@ func (r *queryResolver) Tools(ctx context.Context, query *string, runtime *strin
 		return nil, err
 	}
 	if query != nil && *query != "" {
-		return r.searchConnection(ctx, store.SearchParams{Query: *query, Types: []string{dispatch.ToolType}, Filter: f, First: first, Mode: store.ModeAuto}, after)
+		return r.searchConnection(ctx, store.SearchParams{Query: *query, Types: []string{toolspec.ToolType}, Filter: f, First: first, Mode: store.ModeAuto}, after)
 	}
-	return r.listConnection(ctx, store.ListParams{Type: dispatch.ToolType, Filter: f, OrderBy: store.OrderCreatedAt, Desc: true, First: first}, after)
+	return r.listConnection(ctx, store.ListParams{Type: toolspec.ToolType, Filter: f, OrderBy: store.OrderCreatedAt, Desc: true, First: first}, after)
 }
 
 func (r *queryResolver) ToolCall(ctx context.Context, id string) (*model.ToolCall, error) {

@@ -15,6 +15,7 @@ import (
 	"github.com/scidex/substrate/internal/ref"
 	"github.com/scidex/substrate/internal/request"
 	"github.com/scidex/substrate/internal/store"
+	"github.com/scidex/substrate/internal/toolspec"
 	"github.com/scidex/substrate/runtimes"
 )
 
@@ -164,7 +165,7 @@ func asCaller(ctx context.Context, call *store.Artifact, source string) context.
 }
 
 // named is the tool of a call whose tool could not be loaded: its name only.
-func named(rec *record) *tool { return &tool{m: &Manifest{Name: rec.ToolName}} }
+func named(rec *record) *tool { return &tool{m: &toolspec.Manifest{Name: rec.ToolName}} }
 
 // recover ends a call whose process died mid-call: a queued call of an
 // idempotent tool with retries left is queued again under a new job (the
@@ -182,7 +183,7 @@ func (d *Dispatcher) recover(ctx context.Context, call *store.Artifact, rec *rec
 	if err != nil {
 		t = named(rec) // gone or no longer runnable: it is not run again
 	}
-	retries := t.m.retryBudget()
+	retries := t.m.RetryBudget()
 	if rec.Async && t.art != nil && rec.Attempt <= retries && d.opts.Queue != nil {
 		job := Job{CallID: call.ID, Actor: rc.Actor, WallTime: t.m.WallTime()}
 		return d.store.InTx(ctx, func(ctx context.Context, tx *store.Tx) error {

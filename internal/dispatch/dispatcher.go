@@ -20,6 +20,7 @@ import (
 	"github.com/scidex/substrate/internal/schema"
 	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/internal/toolname"
+	"github.com/scidex/substrate/internal/toolspec"
 	"github.com/scidex/substrate/runtimes"
 )
 
@@ -37,7 +38,7 @@ type Opts struct {
 	// Caps are the operator's default and maximum resource caps: a tool runs
 	// with the default of each cap it declares none of, and never above the
 	// maximum (zero fields: DefaultCapLimits).
-	Caps CapLimits
+	Caps toolspec.CapLimits
 	// CacheTTL is how long a cached result is served (default
 	// DefaultCacheTTL); older entries are not read and CollectCache deletes
 	// them.
@@ -95,7 +96,7 @@ func New(o Opts) *Dispatcher {
 	if o.Budgets == nil {
 		o.Budgets = budget.New(budget.Default{})
 	}
-	o.Caps = o.Caps.withDefaults() // once: every load bounds its tool by them
+	o.Caps = o.Caps.WithDefaults() // once: every load bounds its tool by them
 	d := &Dispatcher{opts: o, store: o.Store, log: o.Logger}
 	d.usage = newUsage(d)
 	return d
@@ -122,7 +123,7 @@ type SkillRun struct {
 // tool is a loaded tool version.
 type tool struct {
 	art *store.Artifact
-	m   *Manifest
+	m   *toolspec.Manifest
 	rt  runtimes.Runtime
 }
 
@@ -172,7 +173,7 @@ func (d *Dispatcher) load(ctx context.Context, name, version string) (*tool, err
 		return nil, problem.Invalid(problem.Field("input.name", "pattern",
 			"a tool name is lower-case letters, digits, '_' and '-' in dot-separated segments, e.g. pk.nca", name))
 	}
-	a, err := d.store.Get(ctx, ref.Ref{Type: ToolType, ID: name})
+	a, err := d.store.Get(ctx, ref.Ref{Type: toolspec.ToolType, ID: name})
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, problem.New(problem.NotFound, "no tool named %q; find tools with the tools query", name)
 	}
@@ -193,7 +194,7 @@ func (d *Dispatcher) load(ctx context.Context, name, version string) (*tool, err
 			return nil, fmt.Errorf("load tool %s: %w", name, err)
 		}
 	}
-	m, err := decodeManifest(a.Content)
+	m, err := toolspec.Decode(a.Content)
 	if err != nil {
 		return nil, err
 	}
@@ -206,12 +207,12 @@ func (d *Dispatcher) load(ctx context.Context, name, version string) (*tool, err
 	if !ok {
 		return nil, problem.New(problem.PermissionDenied, "tool %s needs the %s runtime, which this server does not run", name, m.Runtime)
 	}
-	m.bound(d.opts.Caps)
+	m.Bound(d.opts.Caps)
 	return &tool{art: a, m: m, rt: rt}, nil
 }
 
 // version finds the version of a tool whose manifest says version.
-func (d *Dispatcher) version(ctx context.Context, latest *store.Artifact, version string) (*store.Artifact, *Manifest, error) {
+func (d *Dispatcher) version(ctx context.Context, latest *store.Artifact, version string) (*store.Artifact, *toolspec.Manifest, error) {
 	before := latest.Version + 1
 	for {
 		page, err := d.store.History(ctx, latest, 100, before)
@@ -219,7 +220,7 @@ func (d *Dispatcher) version(ctx context.Context, latest *store.Artifact, versio
 			return nil, nil, fmt.Errorf("tool %s history: %w", latest.ID, err)
 		}
 		for _, a := range page {
-			m, err := decodeManifest(a.Content)
+			m, err := toolspec.Decode(a.Content)
 			if err == nil && m.Version == version {
 				return a, m, nil
 			}
@@ -289,7 +290,7 @@ func (d *Dispatcher) checkArgs(t *tool, args json.RawMessage) error {
 		return problem.Invalid(ps...)
 	}
 	if c, ok := t.rt.(runtimes.ArgsChecker); ok {
-		if ps := c.CheckArgs(runtimeTool(t.art, t.m, nil), args); len(ps) > 0 {
+		if ps := c.CheckArgs(t.m.RuntimeTool(t.art.Ref().String(), nil), args); len(ps) > 0 {
 			ds := make([]problem.Detail, len(ps))
 			for i, p := range ps {
 				ds[i] = problem.Detail{Path: "input.args." + p.Path, Constraint: p.Constraint, Message: p.Message, Value: p.Value, Suggestion: p.Suggestion}

@@ -46,7 +46,7 @@ func (d *Dispatcher) Invoke(ctx context.Context, in InvokeInput) (*store.Artifac
 	}
 	rec := &record{Tool: t.art.Ref().String(), ToolName: t.m.Name, ToolVersion: t.m.Version, Args: in.Args,
 		InputsHash: hash, OutputViolations: []violation{}, Runtime: t.m.Runtime, SkillRun: in.SkillRun}
-	if est := t.m.estimate(); est > 0 {
+	if est := t.m.Estimate(); est > 0 {
 		rec.CostEstimateUSD = &est
 	}
 	// The idempotency key stands for the call asked for, not the record.
@@ -160,12 +160,12 @@ func (d *Dispatcher) run(ctx context.Context, t *tool, call *store.Artifact, rec
 
 // execute runs the tool in its runtime within its wall time.
 func (d *Dispatcher) execute(ctx context.Context, t *tool, args json.RawMessage, callID, actor string, progress func(runtimes.Progress)) (*runtimes.Result, error) {
-	rt := runtimeTool(t.art, t.m, d.opts.Bundles)
+	rt := t.m.RuntimeTool(t.art.Ref().String(), d.opts.Bundles)
 	if ps := t.rt.Check(rt); len(ps) > 0 {
 		return nil, runtimes.Errorf(runtimes.CodeRefused, true, "%s: %s", ps[0].Path, ps[0].Message)
 	}
 	if state(t.art) != "active" {
-		if name := t.m.secretRef(); name != "" {
+		if name := t.m.SecretRef(); name != "" {
 			// The operator's secret goes to reviewed code only: a draft (a new
 			// version waiting for review, a granted name registered before the
 			// operator's own tool) never carries it, even for its author.
@@ -190,7 +190,7 @@ func (d *Dispatcher) settle(t *tool, rec *record, out *runtimes.Result, runErr e
 		rec.ExpiresAt = leaseStamp(end.Add(d.packetTTL(t)))
 		return EventWaiting
 	}
-	rec.finished(start, end, out, t.m.cost(end.Sub(start)))
+	rec.finished(start, end, out, t.m.Cost(end.Sub(start)))
 	if runErr != nil {
 		e := runtimes.AsError(runErr)
 		if e.Setup && !isRuntimeError(runErr) {

@@ -7,6 +7,9 @@ import (
 	"github.com/scidex/substrate/runtimes"
 )
 
+// CallType is the artifact type of tool calls: the ledger.
+const CallType = "tool_call"
+
 // Statuses of a tool call (tool_call.content.status).
 const (
 	StatusQueued    = "queued"

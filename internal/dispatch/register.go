@@ -21,6 +21,7 @@ import (
 	"github.com/scidex/substrate/internal/request"
 	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/internal/toolname"
+	"github.com/scidex/substrate/internal/toolspec"
 )
 
 // Upload is one bundle file sent with registerTool.
@@ -68,7 +69,7 @@ func (d *Dispatcher) Register(ctx context.Context, in RegisterInput) (*store.Wri
 	if files != nil {
 		m["files"] = mustJSON(files)
 	}
-	prev, err := d.store.Get(ctx, ref.Ref{Type: ToolType, ID: name})
+	prev, err := d.store.Get(ctx, ref.Ref{Type: toolspec.ToolType, ID: name})
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("registerTool: read tool %s: %w", name, err)
 	}
@@ -76,7 +77,7 @@ func (d *Dispatcher) Register(ctx context.Context, in RegisterInput) (*store.Wri
 	if prev == nil {
 		content := mustJSON(m)
 		return d.writeTool(ctx, in, func(s *store.Store) (*store.WriteResult, error) {
-			return s.ServerCreate(ctx, "registerTool", store.CreateParams{Type: ToolType, ID: name, Title: toolTitle(m),
+			return s.ServerCreate(ctx, "registerTool", store.CreateParams{Type: toolspec.ToolType, ID: name, Title: toolTitle(m),
 				Content: content, IdempotencyKey: in.IdempotencyKey})
 		}, nil)
 	}
@@ -91,7 +92,7 @@ func (d *Dispatcher) Register(ctx context.Context, in RegisterInput) (*store.Wri
 		return &store.WriteResult{Ref: prev.Ref().String(), ContentHash: prev.ContentHash, RequestID: rc.RequestID,
 			Warnings: []string{"unchanged: tool " + name + " already has this manifest and these files"}, Artifact: prev}, nil
 	}
-	var pm Manifest
+	var pm toolspec.Manifest
 	_ = json.Unmarshal(prev.Content, &pm)
 	var given string
 	_ = json.Unmarshal(m["version"], &given)

@@ -192,7 +192,7 @@ func (d *Dispatcher) completion(ctx context.Context, packet *store.Artifact, ps 
 	if err != nil {
 		t = named(rec)
 	} else {
-		cost = t.m.cost(end.Sub(start))
+		cost = t.m.Cost(end.Sub(start))
 	}
 	if in.Spent != nil && in.Spent.USD != nil {
 		cost = math.Round((cost+*in.Spent.USD)*1e6) / 1e6
