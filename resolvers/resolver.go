@@ -10,6 +10,7 @@ import (
 	"github.com/scidex/substrate/internal/dispatch"
 	"github.com/scidex/substrate/internal/event"
 	"github.com/scidex/substrate/internal/store"
+	"github.com/scidex/substrate/internal/toolreg"
 )
 
 // Resolver holds the dependencies every resolver uses.
@@ -18,8 +19,10 @@ type Resolver struct {
 	Logger    *slog.Logger
 	Hub       *event.Hub
 	Consumers *event.Consumers
-	// Dispatch runs tools (invokeTool, registerTool, cancelToolCall).
+	// Dispatch runs tools (invokeTool, cancelToolCall).
 	Dispatch *dispatch.Dispatcher
+	// Registrar registers them (registerTool).
+	Registrar *toolreg.Registrar
 	// CloseConn ends a subscriber's websocket with a code and reason, or its
 	// SSE stream with the reason (set by the server; nil outside it).
 	CloseConn func(ctx context.Context, code int, reason string) bool

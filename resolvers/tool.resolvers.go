@@ -29,7 +29,7 @@ func (r *mutationResolver) InvokeTool(ctx context.Context, input model.InvokeToo
 }
 
 func (r *mutationResolver) RegisterTool(ctx context.Context, input model.RegisterToolInput) (model.RegisterToolResult, error) {
-	d, err := r.dispatcher()
+	reg, err := r.registrar()
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +37,7 @@ func (r *mutationResolver) RegisterTool(ctx context.Context, input model.Registe
 	if err != nil {
 		return result[model.RegisterToolResult](ctx, r.Resolver, err)
 	}
-	res, err := d.Register(ctx, in)
+	res, err := reg.Register(ctx, in)
 	if err != nil {
 		return result[model.RegisterToolResult](ctx, r.Resolver, err)
 	}

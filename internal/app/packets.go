@@ -37,5 +37,5 @@ func (w workPackets) Packet(ctx context.Context, id string) (string, json.RawMes
 // InstallSkills is the start hook that registers the skills' tools and skill
 // artifacts (Config.OnStart).
 func InstallSkills(ctx context.Context, a *App) error {
-	return skills.Install(ctx, a.Dispatch, a.Store, skills.Catalog(skills.Deps{Store: a.Store}))
+	return skills.Install(ctx, a.Registrar, a.Store, skills.Catalog(skills.Deps{Store: a.Store}))
 }

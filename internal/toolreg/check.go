@@ -1,4 +1,4 @@
-package dispatch
+package toolreg
 
 import (
 	"bytes"
@@ -14,9 +14,9 @@ import (
 	"github.com/scidex/substrate/runtimes"
 )
 
-// ToolCheck is the store's hook for the dispatcher's part of checking a tool
+// ToolCheck is the store's hook for the registration-time checks of a tool
 // manifest (store.Opts.ToolCheck): its resource caps are within the
-// operator's limits (checkCaps: none above a maximum; above a default, or
+// operator's limits (toolspec.CheckCaps: none above a maximum; above a default, or
 // with network, only as an admin writes it), a handler is registered for its
 // runtime, and that runtime accepts its runtime_config and caps. It runs on
 // every write of a tool (registerTool, createArtifact, updateArtifact), so a
