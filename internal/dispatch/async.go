@@ -10,8 +10,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/scidex/substrate/internal/auth"
-	"github.com/scidex/substrate/internal/dbsqlc"
 	"github.com/scidex/substrate/internal/problem"
+	"github.com/scidex/substrate/internal/queue"
 	"github.com/scidex/substrate/internal/ref"
 	"github.com/scidex/substrate/internal/request"
 	"github.com/scidex/substrate/internal/store"
@@ -26,7 +26,7 @@ func (d *Dispatcher) enqueue(ctx context.Context, t *tool, rec *record, key stri
 	}
 	rc := request.From(ctx)
 	id := uuid.Must(uuid.NewV7()).String()
-	job := Job{CallID: id, Actor: rc.Actor, WallTime: t.m.WallTime()}
+	job := queue.Job{CallID: id, Actor: rc.Actor, WallTime: t.m.WallTime()}
 	rec.Status, rec.Async, rec.QueuedAt = StatusQueued, true, stamp(rc.Now)
 	res, err := d.record(ctx, t, id, key, rec, EventQueued, opts, func(ctx context.Context, tx *store.Tx) error {
 		jobID, err := d.opts.Queue.Enqueue(ctx, tx, job)
@@ -49,26 +49,11 @@ func (d *Dispatcher) enqueue(ctx context.Context, t *tool, rec *record, key stri
 // was already used for the same call.
 var errReplay = errors.New("idempotent replay")
 
-// Run is one start of a queued call's job, as the queue's worker sees it.
-type Run struct {
-	Job Job
-	// JobID is the queue's id of the job (the call's job_id names the job
-	// that owns it; any other is stale and does nothing).
-	JobID string
-	// Worker is the id of the process working it, whose heartbeat says it
-	// is alive (queue.Opts: tool_workers).
-	Worker string
-}
-
-// StaleAfter is how long a worker may miss its heartbeat before the calls it
-// was running count as lost.
-const StaleAfter = 10 * time.Second
-
 // RunQueued works one queued call. It returns nil when the call is finished
 // or was not there to run (cancelled, finished, owned by another job); an
 // error asks the queue to retry it. A call found running whose worker is
 // dead is recovered (see recover) rather than left running forever.
-func (d *Dispatcher) RunQueued(ctx context.Context, r Run) error {
+func (d *Dispatcher) RunQueued(ctx context.Context, r queue.Run) error {
 	rc := request.System("tool-worker", time.Now())
 	rc.Actor = r.Job.Actor
 	ctx = request.With(ctx, rc)
@@ -82,7 +67,7 @@ func (d *Dispatcher) RunQueued(ctx context.Context, r Run) error {
 	switch rec.Status {
 	case StatusQueued:
 	case StatusRunning:
-		alive, err := dbsqlc.New(d.store.Pool()).ToolWorkerAlive(ctx, rec.Worker, StaleAfter.Seconds())
+		alive, err := d.live.Alive(ctx, rec.Worker)
 		if err != nil {
 			return fmt.Errorf("check the worker of tool call %s: %w", call.ID, err)
 		}
@@ -137,9 +122,9 @@ func (d *Dispatcher) loadCall(ctx context.Context, id string) (*store.Artifact, 
 // the sweep (Sweep) runs it every few seconds in every process. It returns
 // how many it recovered.
 func (d *Dispatcher) RecoverLost(ctx context.Context) (int, error) {
-	ids, err := dbsqlc.New(d.store.Pool()).ToolCallsLost(ctx, StaleAfter.Seconds())
+	ids, err := d.live.LostCalls(ctx)
 	if err != nil {
-		return 0, fmt.Errorf("find lost tool calls: %w", err)
+		return 0, err
 	}
 	n := 0
 	for _, id := range ids {
@@ -185,7 +170,7 @@ func (d *Dispatcher) recover(ctx context.Context, call *store.Artifact, rec *rec
 	}
 	retries := t.m.RetryBudget()
 	if rec.Async && t.art != nil && rec.Attempt <= retries && d.opts.Queue != nil {
-		job := Job{CallID: call.ID, Actor: rc.Actor, WallTime: t.m.WallTime()}
+		job := queue.Job{CallID: call.ID, Actor: rc.Actor, WallTime: t.m.WallTime()}
 		return d.store.InTx(ctx, func(ctx context.Context, tx *store.Tx) error {
 			jobID, err := d.opts.Queue.Enqueue(ctx, tx, job)
 			if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/scidex/substrate/internal/budget"
 	"github.com/scidex/substrate/internal/canon"
 	"github.com/scidex/substrate/internal/problem"
+	"github.com/scidex/substrate/internal/queue"
 	"github.com/scidex/substrate/internal/ref"
 	"github.com/scidex/substrate/internal/request"
 	"github.com/scidex/substrate/internal/schema"
@@ -77,6 +78,7 @@ type Dispatcher struct {
 	schemas sync.Map // pinned tool ref + "#in"/"#out" → *jsonschema.Schema
 	running sync.Map // call id → context.CancelFunc, for calls running here
 	usage   *usage
+	live    *queue.Liveness // whether the processes running calls beat
 }
 
 // New returns a dispatcher.
@@ -97,7 +99,7 @@ func New(o Opts) *Dispatcher {
 		o.Budgets = budget.New(budget.Default{})
 	}
 	o.Caps = o.Caps.WithDefaults() // once: every load bounds its tool by them
-	d := &Dispatcher{opts: o, store: o.Store, log: o.Logger}
+	d := &Dispatcher{opts: o, store: o.Store, log: o.Logger, live: queue.NewLiveness(o.Store.Pool())}
 	d.usage = newUsage(d)
 	return d
 }
