@@ -11,6 +11,7 @@ import (
 	"github.com/scidex/substrate/internal/event"
 	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/internal/toolreg"
+	"github.com/scidex/substrate/internal/workpacket"
 )
 
 // Resolver holds the dependencies every resolver uses.
@@ -23,6 +24,8 @@ type Resolver struct {
 	Dispatch *dispatch.Dispatcher
 	// Registrar registers them (registerTool).
 	Registrar *toolreg.Registrar
+	// Packets runs the work packets skill calls wait on (claimWorkPacket, …).
+	Packets *workpacket.Packets
 	// CloseConn ends a subscriber's websocket with a code and reason, or its
 	// SSE stream with the reason (set by the server; nil outside it).
 	CloseConn func(ctx context.Context, code int, reason string) bool

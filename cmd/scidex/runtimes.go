@@ -14,12 +14,12 @@ import (
 	"github.com/scidex/substrate/runtimes/bwrap"
 	"github.com/scidex/substrate/runtimes/httppost"
 
-	"github.com/scidex/substrate/internal/app"
 	"github.com/scidex/substrate/internal/budget"
 	"github.com/scidex/substrate/internal/dispatch"
 	"github.com/scidex/substrate/internal/queue"
 	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/internal/toolspec"
+	"github.com/scidex/substrate/internal/workpacket"
 	"github.com/scidex/substrate/runtimes"
 	"github.com/scidex/substrate/runtimes/mcpserver"
 	"github.com/scidex/substrate/runtimes/skillcall"
@@ -198,7 +198,7 @@ func (t toolFlags) runtimes(log *slog.Logger, dataDir string) func(*store.Store)
 		if datasets == "" {
 			datasets = filepath.Join(dataDir, "datasets")
 		}
-		rs := []runtimes.Runtime{tools.Runtime(skills.Deps{Store: st, DatasetDir: datasets}).WithLogger(log), skillcall.New(app.WorkPackets(st))}
+		rs := []runtimes.Runtime{tools.Runtime(skills.Deps{Store: st, DatasetDir: datasets}).WithLogger(log), skillcall.New(workpacket.Writer(st))}
 		secretStore, err := secrets.Load(secrets.Options{File: *t.secretsFile})
 		if err != nil {
 			return nil, err

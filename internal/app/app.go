@@ -41,6 +41,7 @@ import (
 	"github.com/scidex/substrate/internal/server"
 	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/internal/toolreg"
+	"github.com/scidex/substrate/internal/workpacket"
 	"github.com/scidex/substrate/runtimes"
 )
 
@@ -96,6 +97,7 @@ type App struct {
 	Handler   *server.Server
 	Dispatch  *dispatch.Dispatcher
 	Registrar *toolreg.Registrar
+	Packets   *workpacket.Packets
 	Queue     *queue.RiverQueue
 
 	heartbeat *queue.Heartbeat
@@ -167,15 +169,16 @@ func New(cfg Config) (*App, error) {
 	hub := event.NewHub(event.HubOpts{Pool: cfg.Pool, Listen: cfg.Listen, Logger: cfg.Logger, Buffer: cfg.HubBuffer})
 	consumers := event.NewConsumers(cfg.Pool)
 	o := cfg.Server
-	registrar := toolreg.New(st)
-	o.Store, o.Hub, o.Consumers, o.Logger, o.Dispatch, o.Registrar = st, hub, consumers, cfg.Logger, disp, registrar
+	registrar, packets := toolreg.New(st), workpacket.New(disp)
+	o.Store, o.Hub, o.Consumers, o.Logger = st, hub, consumers, cfg.Logger
+	o.Dispatch, o.Registrar, o.Packets = disp, registrar, packets
 	if o.ReadyFunc == nil {
 		o.ReadyFunc = st.Ping
 	}
 	if err := o.Check(); err != nil {
 		return nil, err
 	}
-	return &App{Store: st, Hub: hub, Consumers: consumers, Handler: server.New(o), Dispatch: disp, Registrar: registrar, Queue: q, heartbeat: hb, runtimes: reg, cfg: cfg, log: cfg.Logger}, nil
+	return &App{Store: st, Hub: hub, Consumers: consumers, Handler: server.New(o), Dispatch: disp, Registrar: registrar, Packets: packets, Queue: q, heartbeat: hb, runtimes: reg, cfg: cfg, log: cfg.Logger}, nil
 }
 
 // Start starts the background work and returns once the hub listens: from then

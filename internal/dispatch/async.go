@@ -27,7 +27,7 @@ func (d *Dispatcher) enqueue(ctx context.Context, t *tool, rec *record, key stri
 	rc := request.From(ctx)
 	id := uuid.Must(uuid.NewV7()).String()
 	job := queue.Job{CallID: id, Actor: rc.Actor, WallTime: t.m.WallTime()}
-	rec.Status, rec.Async, rec.QueuedAt = StatusQueued, true, stamp(rc.Now)
+	rec.Status, rec.Async, rec.QueuedAt = StatusQueued, true, Stamp(rc.Now)
 	res, err := d.record(ctx, t, id, key, rec, EventQueued, opts, func(ctx context.Context, tx *store.Tx) error {
 		jobID, err := d.opts.Queue.Enqueue(ctx, tx, job)
 		if err != nil {
@@ -88,7 +88,7 @@ func (d *Dispatcher) RunQueued(ctx context.Context, r queue.Run) error {
 		return err
 	}
 	start := time.Now()
-	rec.Status, rec.StartedAt, rec.Worker = StatusRunning, stamp(start), r.Worker
+	rec.Status, rec.StartedAt, rec.Worker = StatusRunning, Stamp(start), r.Worker
 	rec.Attempt++
 	res, err := d.store.ServerUpdate(request.With(ctx, later(rc)), "invokeTool", store.UpdateParams{Ref: call.Unpinned().String(),
 		BaseContentHash: call.ContentHash, Content: mustJSON(rec)}, store.ServerOpts{Event: EventStarted})
@@ -102,19 +102,13 @@ func (d *Dispatcher) RunQueued(ctx context.Context, r queue.Run) error {
 	return err
 }
 
+// loadCall reads the call whose id is id; nil when there is none.
 func (d *Dispatcher) loadCall(ctx context.Context, id string) (*store.Artifact, *record, error) {
-	call, err := d.store.ServerGet(ctx, "invokeTool", ref.Ref{Type: CallType, ID: id})
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil, nil
+	c, err := d.ReadCall(ctx, d.store, "invokeTool", CallType+":"+id)
+	if c == nil || err != nil {
+		return nil, nil, err
 	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("load tool call %s: %w", id, err)
-	}
-	var rec record
-	if err := json.Unmarshal(call.Content, &rec); err != nil {
-		return nil, nil, fmt.Errorf("decode tool call %s: %w", id, err)
-	}
-	return call, &rec, nil
+	return c.Artifact, c.rec, nil
 }
 
 // RecoverLost recovers the running calls whose process stopped beating
@@ -132,7 +126,7 @@ func (d *Dispatcher) RecoverLost(ctx context.Context) (int, error) {
 		if call == nil || err != nil || rec.Status != StatusRunning {
 			continue
 		}
-		if err := d.recover(asCaller(ctx, call, "tool-recover"), call, rec); err != nil {
+		if err := d.recover(AsCaller(ctx, call, "tool-recover"), call, rec); err != nil {
 			d.log.Warn("recover a lost tool call", "call", id, "err", err)
 			continue
 		}
@@ -141,9 +135,9 @@ func (d *Dispatcher) RecoverLost(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// asCaller is ctx for the server recording a call's outcome on behalf of
-// the caller who made it.
-func asCaller(ctx context.Context, call *store.Artifact, source string) context.Context {
+// AsCaller is ctx for the server recording a call's outcome on behalf of
+// the caller who made it (source names the server's part doing it).
+func AsCaller(ctx context.Context, call *store.Artifact, source string) context.Context {
 	rc := request.System(source, time.Now())
 	rc.Actor = auth.Actor{ID: call.CreatedBy, Kind: auth.KindHuman, Permissions: []auth.Permission{auth.PermContributor}}
 	return request.With(ctx, rc)
@@ -176,7 +170,7 @@ func (d *Dispatcher) recover(ctx context.Context, call *store.Artifact, rec *rec
 			if err != nil {
 				return err
 			}
-			rec.Status, rec.JobID, rec.Worker, rec.QueuedAt = StatusQueued, jobID, "", stamp(rc.Now)
+			rec.Status, rec.JobID, rec.Worker, rec.QueuedAt = StatusQueued, jobID, "", Stamp(rc.Now)
 			_, err = tx.Store().ServerUpdate(ctx, "invokeTool", store.UpdateParams{Ref: call.Unpinned().String(),
 				BaseContentHash: call.ContentHash, Content: mustJSON(rec)}, store.ServerOpts{Event: EventQueued})
 			return err
@@ -191,7 +185,7 @@ func (d *Dispatcher) recover(ctx context.Context, call *store.Artifact, rec *rec
 	rec.finished(startOf(rec, rc.Now), rc.Now, nil, 0)
 	_, err = d.end(ctx, ending{t: t, rec: rec, ev: EventFailed, call: call})
 	if err == nil {
-		d.cancelPacket(ctx, call.ID, rec)
+		d.abandon(ctx, call.ID, rec)
 	}
 	return err
 }
@@ -204,7 +198,7 @@ func (d *Dispatcher) Cancel(ctx context.Context, id, idempotencyKey string) (*st
 	if rc == nil || rc.Anonymous || !rc.Actor.Has(auth.PermContributor) {
 		return nil, problem.New(problem.PermissionDenied, "cancelling a tool call needs the contributor permission")
 	}
-	first, ctx, err := d.replayed(ctx, "cancelToolCall", idempotencyKey, struct {
+	first, ctx, err := d.Replayed(ctx, "cancelToolCall", idempotencyKey, struct {
 		ID string `json:"id"`
 	}{id})
 	if first != nil || err != nil {
@@ -232,7 +226,7 @@ func (d *Dispatcher) Cancel(ctx context.Context, id, idempotencyKey string) (*st
 		rec.Status = StatusCancelled
 		rec.Error = &callError{Code: runtimes.CodeCancelled, Message: "cancelled by " + rc.Actor.ID}
 		rec.finished(startOf(&rec, now), now, nil, 0)
-		p, opts := keyed(ctx, store.UpdateParams{}, store.ServerOpts{})
+		p, opts := Keyed(ctx, store.UpdateParams{}, store.ServerOpts{})
 		a, err := d.end(ctx, ending{t: named(&rec), rec: &rec, ev: EventCancelled, call: call, op: "cancelToolCall",
 			key: p.IdempotencyKey, opts: opts, strict: true})
 		if p, ok := problem.As(err); ok && p.Code == problem.VersionConflict && attempt < 3 {
@@ -242,7 +236,7 @@ func (d *Dispatcher) Cancel(ctx context.Context, id, idempotencyKey string) (*st
 			return nil, err
 		}
 		d.stopLocal(id)
-		d.cancelPacket(ctx, id, &rec)
+		d.abandon(ctx, id, &rec)
 		if rec.Async && rec.JobID != "" && d.opts.Queue != nil {
 			if err := d.opts.Queue.Cancel(ctx, rec.JobID); err != nil {
 				d.log.Warn("cancel tool job", "call", id, "job", rec.JobID, "err", err)
@@ -264,8 +258,9 @@ func (d *Dispatcher) stopLocal(id string) {
 // call stops here if it runs here.
 func (d *Dispatcher) Cancelled(callID string) { d.stopLocal(callID) }
 
-// Sweep recovers lost calls and expires work packets nobody completed, at
-// once and then every Opts.SweepEvery until ctx ends. Every process runs it:
+// Sweep recovers lost calls and runs the Awaiter's step (internal/workpacket
+// expires the packets nobody completed), at once and then every
+// Opts.SweepEvery until ctx ends. Every process runs it:
 // the index of live calls (migration 0016) makes a sweep read only the calls
 // that are unfinished. It only reads whether processes beat; beating is the
 // heartbeat's, on its own ticker (queue.Heartbeat), so a slow sweep never
@@ -282,10 +277,8 @@ func (d *Dispatcher) Sweep(ctx context.Context) error {
 		} else if n > 0 {
 			d.log.Info("recovered tool calls whose process stopped", "count", n)
 		}
-		if n, err := d.ExpirePackets(ctx); err != nil && ctx.Err() == nil {
-			d.log.Warn("expire work packets", "err", err)
-		} else if n > 0 {
-			d.log.Info("failed tool calls whose work packet expired", "count", n)
+		if d.awaiter != nil {
+			d.awaiter.Sweep(ctx) // the work packets nobody completed in time
 		}
 		select {
 		case <-ctx.Done():

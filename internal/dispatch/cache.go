@@ -56,7 +56,7 @@ func (d *Dispatcher) cached(ctx context.Context, t *tool, hash string) (json.Raw
 // recordCached records a call answered from the cache: finished at once.
 func (d *Dispatcher) recordCached(ctx context.Context, t *tool, rec *record, result json.RawMessage, key string, opts store.ServerOpts) (*store.Artifact, error) {
 	now := time.Now()
-	rec.Status, rec.Result, rec.Cached, rec.StartedAt, rec.JobID = StatusSucceeded, result, true, stamp(now), "cache"
+	rec.Status, rec.Result, rec.Cached, rec.StartedAt, rec.JobID = StatusSucceeded, result, true, Stamp(now), "cache"
 	rec.finished(now, now, nil, 0)
 	return d.end(ctx, ending{t: t, rec: rec, ev: EventCompleted, key: key, opts: opts, returned: true})
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/scidex/substrate/internal/app"
 	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/internal/toolspec"
+	"github.com/scidex/substrate/internal/workpacket"
 	"github.com/scidex/substrate/runtimes"
 	"github.com/scidex/substrate/runtimes/bwrap"
 	"github.com/scidex/substrate/runtimes/skillcall"
@@ -38,7 +39,7 @@ func capsEnv(t *testing.T, l toolspec.CapLimits) *apitest.Env {
 			if err != nil {
 				return nil, err
 			}
-			return runtimes.NewRegistry(tools.Runtime(skills.Deps{Store: st}), skillcall.New(app.WorkPackets(st)), box)
+			return runtimes.NewRegistry(tools.Runtime(skills.Deps{Store: st}), skillcall.New(workpacket.Writer(st)), box)
 		}
 	}})
 }

@@ -57,16 +57,17 @@ type Opts struct {
 	// every call it runs names it, and while it beats its calls are not
 	// recovered. Empty: the calls name none, and count as lost at once.
 	Process string
-	// PacketTTL is how long a skill_call waits on its work packet when its
-	// tool declares no wall time (default DefaultPacketTTL).
+	// PacketTTL is how long a call waits on outside work (a skill_call's
+	// work packet) when its tool declares no wall time (default
+	// DefaultPacketTTL).
 	PacketTTL time.Duration
 	// Budgets holds each costed call's estimate against its caller's budget
 	// and debits its cost at the finish (nil: budget.New with no default
 	// limit, so only the budgets an admin set apply).
 	Budgets *budget.Budgets
-	// SweepEvery is how often Sweep looks for lost calls and expired work
-	// packets (default every 2 s; negative: never, for tests that sweep
-	// themselves).
+	// SweepEvery is how often Sweep looks for lost calls and runs the
+	// Awaiter's step, which expires work packets (default every 2 s;
+	// negative: never, for tests that sweep themselves).
 	SweepEvery time.Duration
 }
 
@@ -79,6 +80,7 @@ type Dispatcher struct {
 	running sync.Map // call id → context.CancelFunc, for calls running here
 	usage   *usage
 	live    *queue.Liveness // whether the processes running calls beat
+	awaiter Awaiter         // the owner of the work calls wait on (Await)
 }
 
 // New returns a dispatcher.

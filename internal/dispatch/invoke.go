@@ -74,7 +74,7 @@ func (d *Dispatcher) Invoke(ctx context.Context, in InvokeInput) (*store.Artifac
 	// process, so that if the process dies the call is recovered.
 	id := uuid.Must(uuid.NewV7()).String()
 	start := time.Now()
-	rec.Status, rec.StartedAt, rec.JobID, rec.Worker = StatusRunning, stamp(start), "sync-"+id, d.opts.Process
+	rec.Status, rec.StartedAt, rec.JobID, rec.Worker = StatusRunning, Stamp(start), "sync-"+id, d.opts.Process
 	res, err := d.record(ctx, t, id, in.IdempotencyKey, rec, EventStarted, opts, nil)
 	if err != nil {
 		return nil, err
@@ -135,7 +135,7 @@ func (d *Dispatcher) runThenRecord(ctx context.Context, t *tool, rec *record) (*
 	rc := request.From(ctx)
 	id := uuid.Must(uuid.NewV7()).String()
 	start := time.Now()
-	rec.StartedAt, rec.JobID, rec.Worker = stamp(start), "sync-"+id, d.opts.Process
+	rec.StartedAt, rec.JobID, rec.Worker = Stamp(start), "sync-"+id, d.opts.Process
 	out, runErr := d.execute(ctx, t, rec.Args, id, rc.Actor.ID, nil)
 	ev := d.settle(t, rec, out, runErr, start, time.Now())
 	return d.end(ctx, ending{t: t, rec: rec, ev: ev, id: id, returned: true})
@@ -185,9 +185,9 @@ func (d *Dispatcher) settle(t *tool, rec *record, out *runtimes.Result, runErr e
 	if runErr == nil && out.Pending {
 		// The work goes on outside the runtime (a skill_call's work packet,
 		// which ResultRef names): the call waits, unfinished and not yet
-		// costed, until the work is completed (workpacket.go).
+		// costed, until the work's owner finishes it (waiting.go).
 		rec.Status, rec.ResultRef = StatusQueued, out.ResultRef
-		rec.ExpiresAt = leaseStamp(end.Add(d.packetTTL(t)))
+		rec.ExpiresAt = SortableStamp(end.Add(d.packetTTL(t)))
 		return EventWaiting
 	}
 	rec.finished(start, end, out, t.m.Cost(end.Sub(start)))
