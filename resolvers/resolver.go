@@ -10,6 +10,8 @@ import (
 	"github.com/scidex/substrate/internal/dispatch"
 	"github.com/scidex/substrate/internal/event"
 	"github.com/scidex/substrate/internal/store"
+	"github.com/scidex/substrate/internal/toolreg"
+	"github.com/scidex/substrate/internal/workpacket"
 )
 
 // Resolver holds the dependencies every resolver uses.
@@ -18,8 +20,12 @@ type Resolver struct {
 	Logger    *slog.Logger
 	Hub       *event.Hub
 	Consumers *event.Consumers
-	// Dispatch runs tools (invokeTool, registerTool, cancelToolCall).
+	// Dispatch runs tools (invokeTool, cancelToolCall).
 	Dispatch *dispatch.Dispatcher
+	// Registrar registers them (registerTool).
+	Registrar *toolreg.Registrar
+	// Packets runs the work packets skill calls wait on (claimWorkPacket, …).
+	Packets *workpacket.Packets
 	// CloseConn ends a subscriber's websocket with a code and reason, or its
 	// SSE stream with the reason (set by the server; nil outside it).
 	CloseConn func(ctx context.Context, code int, reason string) bool

@@ -14,10 +14,12 @@ import (
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/ref"
 	"github.com/scidex/substrate/internal/store"
+	"github.com/scidex/substrate/internal/toolreg"
 )
 
-// The tool resolvers are thin: the dispatcher (internal/dispatch) does the
-// work; these convert its inputs and results.
+// The tool resolvers are thin: the dispatcher (internal/dispatch) and the
+// registrar (internal/toolreg) do the work; these convert their inputs and
+// results.
 
 func (r *Resolver) dispatcher() (*dispatch.Dispatcher, error) {
 	if r.Dispatch == nil {
@@ -26,13 +28,20 @@ func (r *Resolver) dispatcher() (*dispatch.Dispatcher, error) {
 	return r.Dispatch, nil
 }
 
+func (r *Resolver) registrar() (*toolreg.Registrar, error) {
+	if r.Registrar == nil {
+		return nil, errors.New("this server was composed without a tool registrar")
+	}
+	return r.Registrar, nil
+}
+
 func toolCallModel(a *store.Artifact) *model.ToolCall {
 	tc, _ := model.NewArtifact(a).(*model.ToolCall)
 	return tc
 }
 
-func registerInput(in model.RegisterToolInput) (dispatch.RegisterInput, error) {
-	out := dispatch.RegisterInput{Manifest: json.RawMessage(in.Manifest), IdempotencyKey: deref(in.IdempotencyKey)}
+func registerInput(in model.RegisterToolInput) (toolreg.RegisterInput, error) {
+	out := toolreg.RegisterInput{Manifest: json.RawMessage(in.Manifest), IdempotencyKey: deref(in.IdempotencyKey)}
 	var problems []problem.Detail
 	for i, f := range in.Files {
 		b, err := base64.StdEncoding.DecodeString(f.ContentBase64)
@@ -41,7 +50,7 @@ func registerInput(in model.RegisterToolInput) (dispatch.RegisterInput, error) {
 				"is not standard padded base64: "+err.Error(), nil))
 			continue
 		}
-		out.Files = append(out.Files, dispatch.Upload{Path: f.Path, Content: b})
+		out.Files = append(out.Files, toolreg.Upload{Path: f.Path, Content: b})
 	}
 	if len(problems) > 0 {
 		return out, problem.Invalid(problems...)

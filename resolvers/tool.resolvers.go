@@ -12,6 +12,7 @@ import (
 	"github.com/scidex/substrate/internal/dispatch"
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/store"
+	"github.com/scidex/substrate/internal/toolspec"
 )
 
 func (r *mutationResolver) InvokeTool(ctx context.Context, input model.InvokeToolInput) (model.InvokeToolResult, error) {
@@ -28,7 +29,7 @@ func (r *mutationResolver) InvokeTool(ctx context.Context, input model.InvokeToo
 }
 
 func (r *mutationResolver) RegisterTool(ctx context.Context, input model.RegisterToolInput) (model.RegisterToolResult, error) {
-	d, err := r.dispatcher()
+	reg, err := r.registrar()
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +37,7 @@ func (r *mutationResolver) RegisterTool(ctx context.Context, input model.Registe
 	if err != nil {
 		return result[model.RegisterToolResult](ctx, r.Resolver, err)
 	}
-	res, err := d.Register(ctx, in)
+	res, err := reg.Register(ctx, in)
 	if err != nil {
 		return result[model.RegisterToolResult](ctx, r.Resolver, err)
 	}
@@ -80,9 +81,9 @@ func (r *queryResolver) Tools(ctx context.Context, query *string, runtime *strin
 		return nil, err
 	}
 	if query != nil && *query != "" {
-		return r.searchConnection(ctx, store.SearchParams{Query: *query, Types: []string{dispatch.ToolType}, Filter: f, First: first, Mode: store.ModeAuto}, after)
+		return r.searchConnection(ctx, store.SearchParams{Query: *query, Types: []string{toolspec.ToolType}, Filter: f, First: first, Mode: store.ModeAuto}, after)
 	}
-	return r.listConnection(ctx, store.ListParams{Type: dispatch.ToolType, Filter: f, OrderBy: store.OrderCreatedAt, Desc: true, First: first}, after)
+	return r.listConnection(ctx, store.ListParams{Type: toolspec.ToolType, Filter: f, OrderBy: store.OrderCreatedAt, Desc: true, First: first}, after)
 }
 
 func (r *queryResolver) ToolCall(ctx context.Context, id string) (*model.ToolCall, error) {

@@ -2,26 +2,35 @@ package resolvers
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/scidex/substrate/graph/model"
 	"github.com/scidex/substrate/internal/dispatch"
 	"github.com/scidex/substrate/internal/ref"
+	"github.com/scidex/substrate/internal/workpacket"
 )
 
-// The work packet resolvers are thin, as the tool ones are: the dispatcher
-// (internal/dispatch/workpacket*.go) runs the lifecycle.
+// The work packet resolvers are thin, as the tool ones are: the work
+// packets (internal/workpacket) run the lifecycle.
+
+func (r *Resolver) packets() (*workpacket.Packets, error) {
+	if r.Packets == nil {
+		return nil, errors.New("this server was composed without a tool dispatcher")
+	}
+	return r.Packets, nil
+}
 
 func packetModel(a any) *model.AgentWorkPacket {
 	p, _ := a.(*model.AgentWorkPacket)
 	return p
 }
 
-func completeInput(in model.CompleteWorkPacketInput) dispatch.CompleteInput {
-	out := dispatch.CompleteInput{Ref: in.Ref, Status: strings.ToLower(string(in.Status)), ResultRefs: in.ResultRefs, Summary: in.Summary,
+func completeInput(in model.CompleteWorkPacketInput) workpacket.CompleteInput {
+	out := workpacket.CompleteInput{Ref: in.Ref, Status: strings.ToLower(string(in.Status)), ResultRefs: in.ResultRefs, Summary: in.Summary,
 		IdempotencyKey: deref(in.IdempotencyKey)}
 	if s := in.Spent; s != nil {
-		out.Spent = &dispatch.Spent{USD: s.Usd, Tokens: s.Tokens, Steps: s.Steps}
+		out.Spent = &workpacket.Spent{USD: s.Usd, Tokens: s.Tokens, Steps: s.Steps}
 	}
 	return out
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/scidex/substrate/graph/model"
-	"github.com/scidex/substrate/internal/dispatch"
+	"github.com/scidex/substrate/internal/workpacket"
 )
 
 func (r *agentWorkPacketResolver) Call(ctx context.Context, obj *model.AgentWorkPacket) (*model.ToolCall, error) {
@@ -18,11 +18,11 @@ func (r *agentWorkPacketResolver) Call(ctx context.Context, obj *model.AgentWork
 }
 
 func (r *mutationResolver) ClaimWorkPacket(ctx context.Context, input model.ClaimWorkPacketInput) (model.ClaimWorkPacketResult, error) {
-	d, err := r.dispatcher()
+	w, err := r.packets()
 	if err != nil {
 		return nil, err
 	}
-	a, err := d.Claim(ctx, dispatch.ClaimInput{Ref: deref(input.Ref), LeaseSeconds: input.LeaseSeconds, IdempotencyKey: deref(input.IdempotencyKey)})
+	a, err := w.Claim(ctx, workpacket.ClaimInput{Ref: deref(input.Ref), LeaseSeconds: input.LeaseSeconds, IdempotencyKey: deref(input.IdempotencyKey)})
 	if err != nil {
 		return result[model.ClaimWorkPacketResult](ctx, r.Resolver, err)
 	}
@@ -30,11 +30,11 @@ func (r *mutationResolver) ClaimWorkPacket(ctx context.Context, input model.Clai
 }
 
 func (r *mutationResolver) ReportWorkPacketProgress(ctx context.Context, input model.ReportWorkPacketProgressInput) (model.ReportWorkPacketProgressResult, error) {
-	d, err := r.dispatcher()
+	w, err := r.packets()
 	if err != nil {
 		return nil, err
 	}
-	a, err := d.Progress(ctx, dispatch.ProgressInput{Ref: input.Ref, Fraction: input.Fraction, Message: deref(input.Message), IdempotencyKey: deref(input.IdempotencyKey)})
+	a, err := w.Progress(ctx, workpacket.ProgressInput{Ref: input.Ref, Fraction: input.Fraction, Message: deref(input.Message), IdempotencyKey: deref(input.IdempotencyKey)})
 	if err != nil {
 		return result[model.ReportWorkPacketProgressResult](ctx, r.Resolver, err)
 	}
@@ -42,11 +42,11 @@ func (r *mutationResolver) ReportWorkPacketProgress(ctx context.Context, input m
 }
 
 func (r *mutationResolver) CompleteWorkPacket(ctx context.Context, input model.CompleteWorkPacketInput) (model.CompleteWorkPacketResult, error) {
-	d, err := r.dispatcher()
+	w, err := r.packets()
 	if err != nil {
 		return nil, err
 	}
-	a, err := d.Complete(ctx, completeInput(input))
+	a, err := w.Complete(ctx, completeInput(input))
 	if err != nil {
 		return result[model.CompleteWorkPacketResult](ctx, r.Resolver, err)
 	}
@@ -54,7 +54,7 @@ func (r *mutationResolver) CompleteWorkPacket(ctx context.Context, input model.C
 }
 
 func (r *queryResolver) WorkPackets(ctx context.Context, status *model.AgentWorkPacketStatus, first *int, after *string) (*model.ArtifactConnection, error) {
-	d, err := r.dispatcher()
+	w, err := r.packets()
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +62,7 @@ func (r *queryResolver) WorkPackets(ctx context.Context, status *model.AgentWork
 	if status != nil {
 		st = strings.ToLower(string(*status))
 	}
-	l, err := d.WorkPacketListing(ctx, st, first)
+	l, err := w.Listing(ctx, st, first)
 	if err != nil {
 		return nil, err
 	}

@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/scidex/substrate/internal/canon"
-	"github.com/scidex/substrate/internal/dispatch"
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/ref"
 	"github.com/scidex/substrate/internal/request"
 	"github.com/scidex/substrate/internal/store"
+	"github.com/scidex/substrate/internal/toolreg"
 )
 
 // Install makes the catalog's skills present and current, as the server (the
@@ -23,7 +23,7 @@ import (
 // intended one when the references gate passes for it, else designed
 // (lifecycle draft). It runs at every start and changes nothing when
 // nothing changed.
-func Install(ctx context.Context, d *dispatch.Dispatcher, st *store.Store, cat []Skill) error {
+func Install(ctx context.Context, reg *toolreg.Registrar, st *store.Store, cat []Skill) error {
 	refs, err := References()
 	if err != nil {
 		return err
@@ -31,7 +31,7 @@ func Install(ctx context.Context, d *dispatch.Dispatcher, st *store.Store, cat [
 	gate := Check(cat, refs)
 	ctx = request.With(ctx, request.System("install-skills", time.Now()))
 	for _, s := range cat {
-		if err := installTool(ctx, d, st, s); err != nil {
+		if err := installTool(ctx, reg, st, s); err != nil {
 			return fmt.Errorf("skills: install the %s tool: %w", s.Name, err)
 		}
 		if err := installSkill(ctx, st, s, refs, gate.Served[s.Name]); err != nil {
@@ -41,8 +41,8 @@ func Install(ctx context.Context, d *dispatch.Dispatcher, st *store.Store, cat [
 	return nil
 }
 
-func installTool(ctx context.Context, d *dispatch.Dispatcher, st *store.Store, s Skill) error {
-	res, err := d.Register(ctx, dispatch.RegisterInput{Manifest: s.Tool})
+func installTool(ctx context.Context, reg *toolreg.Registrar, st *store.Store, s Skill) error {
+	res, err := reg.Register(ctx, toolreg.RegisterInput{Manifest: s.Tool})
 	if err != nil {
 		return err
 	}

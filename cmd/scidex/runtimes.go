@@ -14,11 +14,12 @@ import (
 	"github.com/scidex/substrate/runtimes/bwrap"
 	"github.com/scidex/substrate/runtimes/httppost"
 
-	"github.com/scidex/substrate/internal/app"
 	"github.com/scidex/substrate/internal/budget"
 	"github.com/scidex/substrate/internal/dispatch"
 	"github.com/scidex/substrate/internal/queue"
 	"github.com/scidex/substrate/internal/store"
+	"github.com/scidex/substrate/internal/toolspec"
+	"github.com/scidex/substrate/internal/workpacket"
 	"github.com/scidex/substrate/runtimes"
 	"github.com/scidex/substrate/runtimes/mcpserver"
 	"github.com/scidex/substrate/runtimes/skillcall"
@@ -49,7 +50,7 @@ type toolFlags struct {
 }
 
 // capFlags are the operator's default and maximum resource caps of tools
-// (dispatch.CapLimits).
+// (toolspec.CapLimits).
 type capFlags struct {
 	defWall, maxWall *time.Duration
 	defMem, maxMem   *float64
@@ -117,7 +118,7 @@ func (t toolFlags) budgets() *budget.Budgets {
 }
 
 func addCapFlags(f flags) capFlags {
-	d := dispatch.DefaultCapLimits()
+	d := toolspec.DefaultCapLimits()
 	return capFlags{
 		defWall: f.duration("tool-default-wall-time", "SCIDEX_TOOL_DEFAULT_WALL_TIME", d.Default.WallTime,
 			"the wall time of a tool declaring no wall_time_min, and the most a tool not registered by an admin may declare", above(time.Duration(0))),
@@ -137,7 +138,7 @@ func addCapFlags(f flags) capFlags {
 // capLimits reads the cap flags, refusing a maximum below its default (the
 // default itself would be refused) and a rescue sooner than the longest wall
 // time (a queued call running its full wall time would be presumed dead).
-func (t toolFlags) capLimits() (dispatch.CapLimits, error) {
+func (t toolFlags) capLimits() (toolspec.CapLimits, error) {
 	c := t.caps
 	var problems []string
 	below := func(maxFlag, maxEnv string, max any, defFlag, defEnv string, def any, what string) {
@@ -161,11 +162,11 @@ func (t toolFlags) capLimits() (dispatch.CapLimits, error) {
 			"a queued call running its full wall time would be presumed dead")
 	}
 	if len(problems) > 0 {
-		return dispatch.CapLimits{}, &configError{problems: problems}
+		return toolspec.CapLimits{}, &configError{problems: problems}
 	}
-	return dispatch.CapLimits{
-		Default: dispatch.CapSet{WallTime: *c.defWall, MemoryGB: *c.defMem, CPUs: *c.defCPUs},
-		Max:     dispatch.CapSet{WallTime: *c.maxWall, MemoryGB: *c.maxMem, CPUs: *c.maxCPUs},
+	return toolspec.CapLimits{
+		Default: toolspec.CapSet{WallTime: *c.defWall, MemoryGB: *c.defMem, CPUs: *c.defCPUs},
+		Max:     toolspec.CapSet{WallTime: *c.maxWall, MemoryGB: *c.maxMem, CPUs: *c.maxCPUs},
 	}, nil
 }
 
@@ -197,7 +198,7 @@ func (t toolFlags) runtimes(log *slog.Logger, dataDir string) func(*store.Store)
 		if datasets == "" {
 			datasets = filepath.Join(dataDir, "datasets")
 		}
-		rs := []runtimes.Runtime{tools.Runtime(skills.Deps{Store: st, DatasetDir: datasets}).WithLogger(log), skillcall.New(app.WorkPackets(st))}
+		rs := []runtimes.Runtime{tools.Runtime(skills.Deps{Store: st, DatasetDir: datasets}).WithLogger(log), skillcall.New(workpacket.Writer(st))}
 		secretStore, err := secrets.Load(secrets.Options{File: *t.secretsFile})
 		if err != nil {
 			return nil, err

@@ -6,16 +6,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/scidex/substrate/internal/dispatch"
+	"github.com/scidex/substrate/internal/toolspec"
 )
 
 // capLimitsOf parses args and the environment as serve does and returns the
 // operator's resource caps, or the error that stops the start.
-func capLimitsOf(args ...string) (dispatch.CapLimits, error) {
+func capLimitsOf(args ...string) (toolspec.CapLimits, error) {
 	f := newFlags("serve")
 	tf := addToolFlags(f, 4)
 	if err := f.Parse(args); err != nil {
-		return dispatch.CapLimits{}, err
+		return toolspec.CapLimits{}, err
 	}
 	o, err := tf.dispatchOpts()
 	return o.Caps, err
@@ -71,18 +71,18 @@ func TestToolCapFlagsAreChecked(t *testing.T) {
 }
 
 // Good values, from flags or the environment, are the dispatcher's limits;
-// with none, the defaults are dispatch.DefaultCapLimits.
+// with none, the defaults are toolspec.DefaultCapLimits.
 func TestToolCapFlagsAreTaken(t *testing.T) {
 	got, err := capLimitsOf()
-	if err != nil || got != dispatch.DefaultCapLimits() {
-		t.Fatalf("no flags: %+v, %v; want %+v", got, err, dispatch.DefaultCapLimits())
+	if err != nil || got != toolspec.DefaultCapLimits() {
+		t.Fatalf("no flags: %+v, %v; want %+v", got, err, toolspec.DefaultCapLimits())
 	}
 	t.Setenv("SCIDEX_TOOL_MAX_MEMORY_GB", "16")
 	t.Setenv("SCIDEX_TOOL_DEFAULT_CPUS", "2")
 	got, err = capLimitsOf("--tool-max-cpus", "8", "--tool-default-wall-time", "30s", "--tool-max-wall-time", "2h", "--tool-rescue-after", "3h", "--tool-default-memory-gb", "1")
-	want := dispatch.CapLimits{
-		Default: dispatch.CapSet{WallTime: 30 * time.Second, MemoryGB: 1, CPUs: 2},
-		Max:     dispatch.CapSet{WallTime: 2 * time.Hour, MemoryGB: 16, CPUs: 8},
+	want := toolspec.CapLimits{
+		Default: toolspec.CapSet{WallTime: 30 * time.Second, MemoryGB: 1, CPUs: 2},
+		Max:     toolspec.CapSet{WallTime: 2 * time.Hour, MemoryGB: 16, CPUs: 8},
 	}
 	if err != nil || got != want {
 		t.Errorf("got %+v, %v; want %+v", got, err, want)

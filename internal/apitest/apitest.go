@@ -26,6 +26,7 @@ import (
 	"github.com/scidex/substrate/internal/queue"
 	"github.com/scidex/substrate/internal/server"
 	"github.com/scidex/substrate/internal/store"
+	"github.com/scidex/substrate/internal/workpacket"
 	"github.com/scidex/substrate/runtimes"
 	"github.com/scidex/substrate/runtimes/skillcall"
 	"github.com/scidex/substrate/skills"
@@ -70,7 +71,7 @@ func New(t testing.TB, opts ...Opts) *Env {
 		Tools:   dispatch.Opts{OnFinish: skills.StoreQueued},
 		OnStart: []func(context.Context, *app.App) error{app.InstallSkills},
 		Runtimes: func(st *store.Store) (*runtimes.Registry, error) {
-			return runtimes.NewRegistry(tools.Runtime(skills.Deps{Store: st}).WithLogger(log), skillcall.New(app.WorkPackets(st)))
+			return runtimes.NewRegistry(tools.Runtime(skills.Deps{Store: st}).WithLogger(log), skillcall.New(workpacket.Writer(st)))
 		}}
 	for _, o := range opts {
 		if o.App != nil {

@@ -40,6 +40,8 @@ import (
 	"github.com/scidex/substrate/internal/queue"
 	"github.com/scidex/substrate/internal/server"
 	"github.com/scidex/substrate/internal/store"
+	"github.com/scidex/substrate/internal/toolreg"
+	"github.com/scidex/substrate/internal/workpacket"
 	"github.com/scidex/substrate/runtimes"
 )
 
@@ -94,6 +96,8 @@ type App struct {
 	Consumers *event.Consumers
 	Handler   *server.Server
 	Dispatch  *dispatch.Dispatcher
+	Registrar *toolreg.Registrar
+	Packets   *workpacket.Packets
 	Queue     *queue.RiverQueue
 
 	heartbeat *queue.Heartbeat
@@ -122,7 +126,7 @@ func New(cfg Config) (*App, error) {
 	so := cfg.Store
 	so.Pool, so.Logger = cfg.Pool, cfg.Logger
 	reg := cfg.Tools.Runtimes
-	so.ToolCheck = dispatch.ToolCheck(func() *runtimes.Registry { return reg }, cfg.Tools.Caps)
+	so.ToolCheck = toolreg.ToolCheck(func() *runtimes.Registry { return reg }, cfg.Tools.Caps)
 	st := store.New(so)
 	if cfg.Runtimes != nil {
 		var err error
@@ -156,7 +160,7 @@ func New(cfg Config) (*App, error) {
 	}
 	do.Store, do.Logger = st, cfg.Logger
 	if do.Bundles == nil {
-		do.Bundles = dispatch.DBBundle{Pool: cfg.Pool}
+		do.Bundles = toolreg.DBBundle{Pool: cfg.Pool}
 	}
 	disp := dispatch.New(do)
 	if bind != nil {
@@ -165,14 +169,16 @@ func New(cfg Config) (*App, error) {
 	hub := event.NewHub(event.HubOpts{Pool: cfg.Pool, Listen: cfg.Listen, Logger: cfg.Logger, Buffer: cfg.HubBuffer})
 	consumers := event.NewConsumers(cfg.Pool)
 	o := cfg.Server
-	o.Store, o.Hub, o.Consumers, o.Logger, o.Dispatch = st, hub, consumers, cfg.Logger, disp
+	registrar, packets := toolreg.New(st), workpacket.New(disp)
+	o.Store, o.Hub, o.Consumers, o.Logger = st, hub, consumers, cfg.Logger
+	o.Dispatch, o.Registrar, o.Packets = disp, registrar, packets
 	if o.ReadyFunc == nil {
 		o.ReadyFunc = st.Ping
 	}
 	if err := o.Check(); err != nil {
 		return nil, err
 	}
-	return &App{Store: st, Hub: hub, Consumers: consumers, Handler: server.New(o), Dispatch: disp, Queue: q, heartbeat: hb, runtimes: reg, cfg: cfg, log: cfg.Logger}, nil
+	return &App{Store: st, Hub: hub, Consumers: consumers, Handler: server.New(o), Dispatch: disp, Registrar: registrar, Packets: packets, Queue: q, heartbeat: hb, runtimes: reg, cfg: cfg, log: cfg.Logger}, nil
 }
 
 // Start starts the background work and returns once the hub listens: from then
@@ -199,7 +205,7 @@ func (a *App) Start(ctx context.Context) error {
 	a.group.Go(func() error { return a.sweep(ctx, "idempotency keys", a.Store.DeleteExpiredIdempotencyKeys) })
 	a.group.Go(func() error { return a.sweep(ctx, "event consumers", a.Consumers.DeleteExpired) })
 	a.group.Go(func() error { return a.sweep(ctx, "tool result cache entries", a.Dispatch.CollectCache) })
-	a.group.Go(func() error { return a.sweep(ctx, "unlisted tool bundle files", a.Dispatch.CollectFiles) })
+	a.group.Go(func() error { return a.sweep(ctx, "unlisted tool bundle files", a.Registrar.CollectFiles) })
 	a.group.Go(func() error { return a.Dispatch.Run(ctx) })
 	// The process is registered before it can run a call; then it beats, and
 	// sweeps for the calls of processes that stopped, each on its own ticker.

@@ -11,7 +11,7 @@ import (
 	"github.com/scidex/substrate/internal/apitest"
 	"github.com/scidex/substrate/internal/app"
 	"github.com/scidex/substrate/internal/budget"
-	"github.com/scidex/substrate/internal/dispatch"
+	"github.com/scidex/substrate/internal/workpacket"
 	"github.com/scidex/substrate/runtimes"
 	"github.com/scidex/substrate/runtimes/inprocess"
 )
@@ -294,7 +294,7 @@ func TestBudgetSettlesEveryFinish(t *testing.T) {
 	if c := invokeBudget(t, e, alice(t), "review.skeptic", false); c.Typename != "BudgetExceeded" {
 		t.Fatalf("a second packet past the budget: %+v", c)
 	}
-	p := claim(t, e, carol(t), dispatch.PacketType+":"+s.ArtifactID, 0)
+	p := claim(t, e, carol(t), workpacket.PacketType+":"+s.ArtifactID, 0)
 	done := complete(t, e, carol(t), map[string]any{"ref": p.Ref, "status": "DONE", "resultRefs": []string{result(t, e, carol(t))},
 		"spent": map[string]any{"usd": 0.2}})
 	if done.Typename != "AgentWorkPacket" {

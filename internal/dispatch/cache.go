@@ -21,18 +21,12 @@ import (
 // marked cached, counted in the tool's usage.
 //
 // Growth is bounded: an entry is served for Opts.CacheTTL after it was stored
-// and CollectCache deletes older ones; CollectFiles deletes the bundle files
-// no tool version lists any more. The server runs both on its sweep ticker.
+// and CollectCache, which the server runs on its sweep ticker, deletes older
+// ones.
 
 // DefaultCacheTTL is how long a cached result is served unless the operator
 // says otherwise (--tool-cache-ttl).
 const DefaultCacheTTL = 7 * 24 * time.Hour
-
-// FileGrace is how long a bundle file is kept after it was last stored or
-// asked for, listed or not: a registration that asked whether the server
-// holds a file, or stored it, writes the tool version listing it well within
-// this, so a collected file is never one a registration in flight will list.
-const FileGrace = 24 * time.Hour
 
 func (d *Dispatcher) caching(t *tool) bool { return d.opts.Cache && t.m.Deterministic }
 
@@ -62,7 +56,7 @@ func (d *Dispatcher) cached(ctx context.Context, t *tool, hash string) (json.Raw
 // recordCached records a call answered from the cache: finished at once.
 func (d *Dispatcher) recordCached(ctx context.Context, t *tool, rec *record, result json.RawMessage, key string, opts store.ServerOpts) (*store.Artifact, error) {
 	now := time.Now()
-	rec.Status, rec.Result, rec.Cached, rec.StartedAt, rec.JobID = StatusSucceeded, result, true, stamp(now), "cache"
+	rec.Status, rec.Result, rec.Cached, rec.StartedAt, rec.JobID = StatusSucceeded, result, true, Stamp(now), "cache"
 	rec.finished(now, now, nil, 0)
 	return d.end(ctx, ending{t: t, rec: rec, ev: EventCompleted, key: key, opts: opts, returned: true})
 }
@@ -90,11 +84,4 @@ func (d *Dispatcher) CacheEntries(ctx context.Context) (int64, error) {
 // than Opts.CacheTTL before it), whether or not caching is on.
 func (d *Dispatcher) CollectCache(ctx context.Context, now time.Time) (int64, error) {
 	return dbsqlc.New(d.store.Pool()).ToolCacheCollect(ctx, now.Add(-d.cacheTTL()))
-}
-
-// CollectFiles deletes the bundle files that no version of any tool lists
-// (current or past, whatever its lifecycle state) and that were not stored or
-// asked for within FileGrace before now.
-func (d *Dispatcher) CollectFiles(ctx context.Context, now time.Time) (int64, error) {
-	return dbsqlc.New(d.store.Pool()).ToolFilesCollect(ctx, now.Add(-FileGrace))
 }

@@ -10,8 +10,9 @@ import (
 
 	"github.com/scidex/substrate/internal/apitest"
 	"github.com/scidex/substrate/internal/app"
-	"github.com/scidex/substrate/internal/dispatch"
 	"github.com/scidex/substrate/internal/store"
+	"github.com/scidex/substrate/internal/toolspec"
+	"github.com/scidex/substrate/internal/workpacket"
 	"github.com/scidex/substrate/runtimes"
 	"github.com/scidex/substrate/runtimes/bwrap"
 	"github.com/scidex/substrate/runtimes/skillcall"
@@ -21,7 +22,7 @@ import (
 
 // capsEnv is a server with the sandbox and skill_call runtimes and the
 // operator limits l.
-func capsEnv(t *testing.T, l dispatch.CapLimits) *apitest.Env {
+func capsEnv(t *testing.T, l toolspec.CapLimits) *apitest.Env {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "scidex-caps-")
 	if err != nil {
@@ -38,7 +39,7 @@ func capsEnv(t *testing.T, l dispatch.CapLimits) *apitest.Env {
 			if err != nil {
 				return nil, err
 			}
-			return runtimes.NewRegistry(tools.Runtime(skills.Deps{Store: st}), skillcall.New(app.WorkPackets(st)), box)
+			return runtimes.NewRegistry(tools.Runtime(skills.Deps{Store: st}), skillcall.New(workpacket.Writer(st)), box)
 		}
 	}})
 }
@@ -81,9 +82,9 @@ func toolVersion(t *testing.T, e *apitest.Env, name string) int {
 // grants it; nothing is stored. Before, memory_gb 64 and cpu_count 64 were
 // taken from anyone.
 func TestResourceCapsAtRegistration(t *testing.T) {
-	e := capsEnv(t, dispatch.CapLimits{
-		Default: dispatch.CapSet{WallTime: time.Minute, MemoryGB: 0.5, CPUs: 1},
-		Max:     dispatch.CapSet{WallTime: 20 * time.Minute, MemoryGB: 2, CPUs: 2},
+	e := capsEnv(t, toolspec.CapLimits{
+		Default: toolspec.CapSet{WallTime: time.Minute, MemoryGB: 0.5, CPUs: 1},
+		Max:     toolspec.CapSet{WallTime: 20 * time.Minute, MemoryGB: 2, CPUs: 2},
 	})
 	for _, tt := range []struct {
 		name, token string
@@ -193,9 +194,9 @@ func TestResourceCapsAtRegistration(t *testing.T) {
 // a memory_limit naming the cap; with a default wall time of 2s, a tool
 // sleeping longer is killed at it.
 func TestDefaultCapsAtRun(t *testing.T) {
-	e := capsEnv(t, dispatch.CapLimits{
-		Default: dispatch.CapSet{WallTime: 2 * time.Second, MemoryGB: 1.0 / 16, CPUs: 1},
-		Max:     dispatch.CapSet{WallTime: 20 * time.Minute, MemoryGB: 2, CPUs: 2},
+	e := capsEnv(t, toolspec.CapLimits{
+		Default: toolspec.CapSet{WallTime: 2 * time.Second, MemoryGB: 1.0 / 16, CPUs: 1},
+		Max:     toolspec.CapSet{WallTime: 20 * time.Minute, MemoryGB: 2, CPUs: 2},
 	})
 	for _, tt := range []struct {
 		name, script, code, says string

@@ -16,11 +16,13 @@ import (
 	"github.com/scidex/substrate/internal/budget"
 	"github.com/scidex/substrate/internal/canon"
 	"github.com/scidex/substrate/internal/problem"
+	"github.com/scidex/substrate/internal/queue"
 	"github.com/scidex/substrate/internal/ref"
 	"github.com/scidex/substrate/internal/request"
 	"github.com/scidex/substrate/internal/schema"
 	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/internal/toolname"
+	"github.com/scidex/substrate/internal/toolspec"
 	"github.com/scidex/substrate/runtimes"
 )
 
@@ -38,7 +40,7 @@ type Opts struct {
 	// Caps are the operator's default and maximum resource caps: a tool runs
 	// with the default of each cap it declares none of, and never above the
 	// maximum (zero fields: DefaultCapLimits).
-	Caps CapLimits
+	Caps toolspec.CapLimits
 	// CacheTTL is how long a cached result is served (default
 	// DefaultCacheTTL); older entries are not read and CollectCache deletes
 	// them.
@@ -56,16 +58,17 @@ type Opts struct {
 	// every call it runs names it, and while it beats its calls are not
 	// recovered. Empty: the calls name none, and count as lost at once.
 	Process string
-	// PacketTTL is how long a skill_call waits on its work packet when its
-	// tool declares no wall time (default DefaultPacketTTL).
+	// PacketTTL is how long a call waits on outside work (a skill_call's
+	// work packet) when its tool declares no wall time (default
+	// DefaultPacketTTL).
 	PacketTTL time.Duration
 	// Budgets holds each costed call's estimate against its caller's budget
 	// and debits its cost at the finish (nil: budget.New with no default
 	// limit, so only the budgets an admin set apply).
 	Budgets *budget.Budgets
-	// SweepEvery is how often Sweep looks for lost calls and expired work
-	// packets (default every 2 s; negative: never, for tests that sweep
-	// themselves).
+	// SweepEvery is how often Sweep looks for lost calls and runs the
+	// Awaiter's step, which expires work packets (default every 2 s;
+	// negative: never, for tests that sweep themselves).
 	SweepEvery time.Duration
 }
 
@@ -77,6 +80,8 @@ type Dispatcher struct {
 	schemas sync.Map // pinned tool ref + "#in"/"#out" → *jsonschema.Schema
 	running sync.Map // call id → context.CancelFunc, for calls running here
 	usage   *usage
+	live    *queue.Liveness // whether the processes running calls beat
+	awaiter Awaiter         // the owner of the work calls wait on (Await)
 }
 
 // New returns a dispatcher.
@@ -96,8 +101,8 @@ func New(o Opts) *Dispatcher {
 	if o.Budgets == nil {
 		o.Budgets = budget.New(budget.Default{})
 	}
-	o.Caps = o.Caps.withDefaults() // once: every load bounds its tool by them
-	d := &Dispatcher{opts: o, store: o.Store, log: o.Logger}
+	o.Caps = o.Caps.WithDefaults() // once: every load bounds its tool by them
+	d := &Dispatcher{opts: o, store: o.Store, log: o.Logger, live: queue.NewLiveness(o.Store.Pool())}
 	d.usage = newUsage(d)
 	return d
 }
@@ -123,7 +128,7 @@ type SkillRun struct {
 // tool is a loaded tool version.
 type tool struct {
 	art *store.Artifact
-	m   *Manifest
+	m   *toolspec.Manifest
 	rt  runtimes.Runtime
 }
 
@@ -173,7 +178,7 @@ func (d *Dispatcher) load(ctx context.Context, name, version string) (*tool, err
 		return nil, problem.Invalid(problem.Field("input.name", "pattern",
 			"a tool name is lower-case letters, digits, '_' and '-' in dot-separated segments, e.g. pk.nca", name))
 	}
-	a, err := d.store.Get(ctx, ref.Ref{Type: ToolType, ID: name})
+	a, err := d.store.Get(ctx, ref.Ref{Type: toolspec.ToolType, ID: name})
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, problem.New(problem.NotFound, "no tool named %q; find tools with the tools query", name)
 	}
@@ -194,7 +199,7 @@ func (d *Dispatcher) load(ctx context.Context, name, version string) (*tool, err
 			return nil, fmt.Errorf("load tool %s: %w", name, err)
 		}
 	}
-	m, err := decodeManifest(a.Content)
+	m, err := toolspec.Decode(a.Content)
 	if err != nil {
 		return nil, err
 	}
@@ -207,12 +212,12 @@ func (d *Dispatcher) load(ctx context.Context, name, version string) (*tool, err
 	if !ok {
 		return nil, problem.New(problem.PermissionDenied, "tool %s needs the %s runtime, which this server does not run", name, m.Runtime)
 	}
-	m.bound(d.opts.Caps)
+	m.Bound(d.opts.Caps)
 	return &tool{art: a, m: m, rt: rt}, nil
 }
 
 // version finds the version of a tool whose manifest says version.
-func (d *Dispatcher) version(ctx context.Context, latest *store.Artifact, version string) (*store.Artifact, *Manifest, error) {
+func (d *Dispatcher) version(ctx context.Context, latest *store.Artifact, version string) (*store.Artifact, *toolspec.Manifest, error) {
 	before := latest.Version + 1
 	for {
 		page, err := d.store.History(ctx, latest, 100, before)
@@ -220,7 +225,7 @@ func (d *Dispatcher) version(ctx context.Context, latest *store.Artifact, versio
 			return nil, nil, fmt.Errorf("tool %s history: %w", latest.ID, err)
 		}
 		for _, a := range page {
-			m, err := decodeManifest(a.Content)
+			m, err := toolspec.Decode(a.Content)
 			if err == nil && m.Version == version {
 				return a, m, nil
 			}
@@ -289,7 +294,7 @@ func (d *Dispatcher) checkArgs(t *tool, args json.RawMessage) error {
 	ps := schema.ValidateJSON(s, "input.args", args)
 	var checked []problem.Detail
 	if c, ok := t.rt.(runtimes.ArgsChecker); ok {
-		for _, p := range c.CheckArgs(runtimeTool(t.art, t.m, nil), args) {
+		for _, p := range c.CheckArgs(t.m.RuntimeTool(t.art.Ref().String(), nil), args) {
 			checked = append(checked, problem.Detail{Path: "input.args." + p.Path, Constraint: p.Constraint, Message: p.Message, Value: p.Value, Suggestion: p.Suggestion})
 		}
 	}

@@ -17,7 +17,8 @@ import (
 // The ledger's one transition. A call is recorded once (newCall: running,
 // queued, or already finished) and then moves only through end: the
 // synchronous run, the fast path, the queue's worker, the recovery of a lost
-// call, the expiry of a work packet and its completion all finish a call by
+// call, and the end of the outside work a call waited on (a work packet
+// completed or expired, through Finish: waiting.go) all finish a call by
 // building an ending and handing it over. end writes the status, result or
 // error, actuals and cost with the finish event and the budget debit in one
 // transaction, and then, once committed, counts the call, stamps what it
@@ -252,7 +253,7 @@ func (d *Dispatcher) ended(ctx context.Context, e ending, call *store.Artifact) 
 		// On behalf of the caller, whoever finished the call (an agent
 		// completing its packet, the sweep).
 		if rc := request.From(ctx); rc == nil || rc.Actor.ID != call.CreatedBy {
-			ctx = asCaller(ctx, call, "tool-finish")
+			ctx = AsCaller(ctx, call, "tool-finish")
 		}
 		d.opts.OnFinish(ctx, d, call)
 	}
@@ -318,6 +319,4 @@ const (
 	CodeResultTooLarge = "result_too_large"
 	// CodeFinishFailed: the finished record could not be written otherwise.
 	CodeFinishFailed = "finish_failed"
-	// CodePacketExpired: nobody completed the call's work packet in time.
-	CodePacketExpired = "packet_expired"
 )

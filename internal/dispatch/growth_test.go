@@ -120,7 +120,7 @@ func TestUnlistedBundleFilesAreCollected(t *testing.T) {
 	}
 	// Even with every grace long past, listed files stay.
 	for _, at := range []time.Time{time.Now(), time.Now().Add(72 * time.Hour)} {
-		if _, err := e.App.Dispatch.CollectFiles(ctx, at); err != nil {
+		if _, err := e.App.Registrar.CollectFiles(ctx, at); err != nil {
 			t.Fatal(err)
 		}
 		for h := range listed {

@@ -11,6 +11,7 @@ import (
 	"github.com/scidex/substrate/internal/app"
 	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/store"
+	"github.com/scidex/substrate/internal/workpacket"
 	"github.com/scidex/substrate/runtimes"
 	"github.com/scidex/substrate/runtimes/inprocess"
 	"github.com/scidex/substrate/runtimes/skillcall"
@@ -28,7 +29,7 @@ func env(t *testing.T, extra map[string]inprocess.Func, adjust ...func(*app.Conf
 			for k, v := range extra {
 				funcs[k] = v
 			}
-			return runtimes.NewRegistry(inprocess.New(funcs).WithChecks(skills.Checks(skills.Deps{Store: st})), skillcall.New(app.WorkPackets(st)))
+			return runtimes.NewRegistry(inprocess.New(funcs).WithChecks(skills.Checks(skills.Deps{Store: st})), skillcall.New(workpacket.Writer(st)))
 		}
 		for _, a := range adjust {
 			a(c)

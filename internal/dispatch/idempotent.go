@@ -6,8 +6,9 @@ import (
 	"github.com/scidex/substrate/internal/store"
 )
 
-// The mutations around a call (cancelToolCall, claimWorkPacket,
-// reportWorkPacketProgress, completeWorkPacket) take an idempotency key like
+// The mutations around a call (cancelToolCall here; claimWorkPacket,
+// reportWorkPacketProgress, completeWorkPacket in internal/workpacket) take
+// an idempotency key like
 // every mutation. Their checks would refuse a replay (a packet completed by
 // the very request being replayed is "already done"), so each looks the key
 // up first (store.Replayed) and answers a replay with the version the first
@@ -21,9 +22,9 @@ type idem struct {
 	input any
 }
 
-// replayed is the first answer to a replayed request, or nil; ctx is then
-// the context whose primary write claims the key.
-func (d *Dispatcher) replayed(ctx context.Context, op, key string, input any) (*store.Artifact, context.Context, error) {
+// Replayed is the first answer to a replayed request of op with key, or
+// nil; ctx is then the context whose primary write claims the key (Keyed).
+func (d *Dispatcher) Replayed(ctx context.Context, op, key string, input any) (*store.Artifact, context.Context, error) {
 	if key == "" {
 		return nil, ctx, nil
 	}
@@ -37,9 +38,9 @@ func (d *Dispatcher) replayed(ctx context.Context, op, key string, input any) (*
 	return nil, context.WithValue(ctx, idemKey{}, idem{key, input}), nil
 }
 
-// keyed gives the primary write of an operation its idempotency key: p gets
+// Keyed gives the primary write of an operation its idempotency key: p gets
 // the key, opts what the key is bound to (the request, not the content).
-func keyed(ctx context.Context, p store.UpdateParams, opts store.ServerOpts) (store.UpdateParams, store.ServerOpts) {
+func Keyed(ctx context.Context, p store.UpdateParams, opts store.ServerOpts) (store.UpdateParams, store.ServerOpts) {
 	if k, ok := ctx.Value(idemKey{}).(idem); ok {
 		p.IdempotencyKey, opts.Request = k.key, k.input
 	}

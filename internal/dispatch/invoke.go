@@ -46,7 +46,7 @@ func (d *Dispatcher) Invoke(ctx context.Context, in InvokeInput) (*store.Artifac
 	}
 	rec := &record{Tool: t.art.Ref().String(), ToolName: t.m.Name, ToolVersion: t.m.Version, Args: in.Args,
 		InputsHash: hash, OutputViolations: []violation{}, Runtime: t.m.Runtime, SkillRun: in.SkillRun}
-	if est := t.m.estimate(); est > 0 {
+	if est := t.m.Estimate(); est > 0 {
 		rec.CostEstimateUSD = &est
 	}
 	// The idempotency key stands for the call asked for, not the record.
@@ -74,7 +74,7 @@ func (d *Dispatcher) Invoke(ctx context.Context, in InvokeInput) (*store.Artifac
 	// process, so that if the process dies the call is recovered.
 	id := uuid.Must(uuid.NewV7()).String()
 	start := time.Now()
-	rec.Status, rec.StartedAt, rec.JobID, rec.Worker = StatusRunning, stamp(start), "sync-"+id, d.opts.Process
+	rec.Status, rec.StartedAt, rec.JobID, rec.Worker = StatusRunning, Stamp(start), "sync-"+id, d.opts.Process
 	res, err := d.record(ctx, t, id, in.IdempotencyKey, rec, EventStarted, opts, nil)
 	if err != nil {
 		return nil, err
@@ -135,7 +135,7 @@ func (d *Dispatcher) runThenRecord(ctx context.Context, t *tool, rec *record) (*
 	rc := request.From(ctx)
 	id := uuid.Must(uuid.NewV7()).String()
 	start := time.Now()
-	rec.StartedAt, rec.JobID, rec.Worker = stamp(start), "sync-"+id, d.opts.Process
+	rec.StartedAt, rec.JobID, rec.Worker = Stamp(start), "sync-"+id, d.opts.Process
 	out, runErr := d.execute(ctx, t, rec.Args, id, rc.Actor.ID, nil)
 	ev := d.settle(t, rec, out, runErr, start, time.Now())
 	return d.end(ctx, ending{t: t, rec: rec, ev: ev, id: id, returned: true})
@@ -160,12 +160,12 @@ func (d *Dispatcher) run(ctx context.Context, t *tool, call *store.Artifact, rec
 
 // execute runs the tool in its runtime within its wall time.
 func (d *Dispatcher) execute(ctx context.Context, t *tool, args json.RawMessage, callID, actor string, progress func(runtimes.Progress)) (*runtimes.Result, error) {
-	rt := runtimeTool(t.art, t.m, d.opts.Bundles)
+	rt := t.m.RuntimeTool(t.art.Ref().String(), d.opts.Bundles)
 	if ps := t.rt.Check(rt); len(ps) > 0 {
 		return nil, runtimes.Errorf(runtimes.CodeRefused, true, "%s: %s", ps[0].Path, ps[0].Message)
 	}
 	if state(t.art) != "active" {
-		if name := t.m.secretRef(); name != "" {
+		if name := t.m.SecretRef(); name != "" {
 			// The operator's secret goes to reviewed code only: a draft (a new
 			// version waiting for review, a granted name registered before the
 			// operator's own tool) never carries it, even for its author.
@@ -185,12 +185,12 @@ func (d *Dispatcher) settle(t *tool, rec *record, out *runtimes.Result, runErr e
 	if runErr == nil && out.Pending {
 		// The work goes on outside the runtime (a skill_call's work packet,
 		// which ResultRef names): the call waits, unfinished and not yet
-		// costed, until the work is completed (workpacket.go).
+		// costed, until the work's owner finishes it (waiting.go).
 		rec.Status, rec.ResultRef = StatusQueued, out.ResultRef
-		rec.ExpiresAt = leaseStamp(end.Add(d.packetTTL(t)))
+		rec.ExpiresAt = SortableStamp(end.Add(d.packetTTL(t)))
 		return EventWaiting
 	}
-	rec.finished(start, end, out, t.m.cost(end.Sub(start)))
+	rec.finished(start, end, out, t.m.Cost(end.Sub(start)))
 	if runErr != nil {
 		e := runtimes.AsError(runErr)
 		if e.Setup && !isRuntimeError(runErr) {

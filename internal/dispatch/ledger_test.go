@@ -12,6 +12,7 @@ import (
 	"github.com/scidex/substrate/internal/app"
 	"github.com/scidex/substrate/internal/dispatch"
 	"github.com/scidex/substrate/internal/store"
+	"github.com/scidex/substrate/internal/workpacket"
 	"github.com/scidex/substrate/runtimes"
 	"github.com/scidex/substrate/runtimes/inprocess"
 )
@@ -212,10 +213,10 @@ func TestUnclaimedPacketExpires(t *testing.T) {
 	if out.ToolCall.Status != "FAILED" || out.ToolCall.Error.Code != "packet_expired" {
 		t.Fatalf("the expired call: %+v", out.ToolCall)
 	}
-	if p := packet(t, e, carol(t), dispatch.PacketType+":"+c.ArtifactID); p.Status != "FAILED" {
+	if p := packet(t, e, carol(t), workpacket.PacketType+":"+c.ArtifactID); p.Status != "FAILED" {
 		t.Fatalf("its packet: %+v", p)
 	}
-	if got := claim(t, e, carol(t), dispatch.PacketType+":"+c.ArtifactID, 0); got.Typename != "LifecycleViolation" {
+	if got := claim(t, e, carol(t), workpacket.PacketType+":"+c.ArtifactID, 0); got.Typename != "LifecycleViolation" {
 		t.Fatalf("claimed an expired packet: %+v", got)
 	}
 }
@@ -238,7 +239,7 @@ func TestPacketCompletionTellsOnFinish(t *testing.T) {
 	}})
 	activate(t, e, skillTool())
 	c := invoke(t, e, alice(t), "review.skeptic", map[string]any{"query": "TREM2"})
-	ref := dispatch.PacketType + ":" + c.ArtifactID
+	ref := workpacket.PacketType + ":" + c.ArtifactID
 	if got := claim(t, e, carol(t), ref, 0); got.Status != "CLAIMED" {
 		t.Fatalf("claim: %+v", got)
 	}

@@ -7,6 +7,9 @@ import (
 	"github.com/scidex/substrate/runtimes"
 )
 
+// CallType is the artifact type of tool calls: the ledger.
+const CallType = "tool_call"
+
 // Statuses of a tool call (tool_call.content.status).
 const (
 	StatusQueued    = "queued"
@@ -57,8 +60,8 @@ type record struct {
 	QueuedAt          string          `json:"queued_at,omitempty"`
 	StartedAt         string          `json:"started_at,omitempty"`
 	FinishedAt        string          `json:"finished_at,omitempty"`
-	// ExpiresAt is when a call waiting on a work packet fails packet_expired
-	// if nobody has done the work (leaseLayout, so it sorts as text).
+	// ExpiresAt is when a call waiting on outside work (a work packet) fails
+	// if nobody has done the work (SortableStamp, so it sorts as text).
 	ExpiresAt string `json:"expires_at,omitempty"`
 }
 
@@ -80,13 +83,14 @@ type progress struct {
 	Message  string   `json:"message,omitempty"`
 }
 
-func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+// Stamp writes t as the ledger's records do (RFC 3339, UTC).
+func Stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 // finished fills in a record's outcome.
 func (r *record) finished(start, end time.Time, res *runtimes.Result, cost float64) {
 	d := end.Sub(start).Milliseconds()
 	r.DurationMS = &d
-	r.FinishedAt = stamp(end)
+	r.FinishedAt = Stamp(end)
 	r.CostUSD = &cost
 	if res != nil {
 		if res.PeakMemoryBytes > 0 {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/scidex/substrate/internal/request"
 	"github.com/scidex/substrate/internal/store"
+	"github.com/scidex/substrate/internal/toolspec"
 )
 
 // usage counts calls per tool and persists the counts as the tool's
@@ -59,7 +60,7 @@ func (d *Dispatcher) FlushUsage(ctx context.Context) {
 	u.mu.Unlock()
 	ctx = request.With(ctx, request.System("tool-usage", time.Now()))
 	for tool, n := range counts {
-		_, err := d.store.AddSignal(ctx, store.SignalParams{Ref: ToolType + ":" + tool, Kind: "usage_count", Value: float64(n)})
+		_, err := d.store.AddSignal(ctx, store.SignalParams{Ref: toolspec.ToolType + ":" + tool, Kind: "usage_count", Value: float64(n)})
 		if err != nil {
 			d.log.Warn("tool usage: persist failed", "tool", tool, "calls", n, "err", err)
 			u.mu.Lock()

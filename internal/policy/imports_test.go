@@ -22,6 +22,16 @@ var importRules = []importRule{
 		Why: "a runtime is told the tool and its arguments and never sees the database, the API or the dispatcher (runtimes/doc.go); what it needs of them is an interface the composition supplies"},
 	{From: "tools", Forbidden: []string{"internal/app"},
 		Why: "the tools are what the composition root wires in, not the other way round"},
+	{From: "internal/toolspec", Forbidden: []string{"internal/store", "internal/dbsqlc", "internal/dispatch", "internal/toolreg", "internal/workpacket", "internal/queue", "graph", "resolvers", "internal/app"},
+		Why: "the tool description is shared by registration and the dispatcher, so it depends on neither of them nor on the database they write through"},
+	{From: "internal/toolreg", Forbidden: []string{"internal/dispatch", "internal/workpacket", "internal/queue", "graph", "resolvers", "internal/app"},
+		Why: "registration decides what is stored and the dispatcher runs what was stored, so registering a tool never depends on running one"},
+	{From: "internal/workpacket", Forbidden: []string{"internal/toolreg", "graph", "resolvers", "internal/app"},
+		Why: "work packets finish calls through the dispatcher and know nothing of registration or of the API that calls them"},
+	{From: "internal/dispatch", Forbidden: []string{"internal/toolreg", "internal/workpacket", "graph", "resolvers", "internal/server", "internal/app"},
+		Why: "the call state machine is what the other tool packages build on: it reaches registration's checks and the packets only through what the composition root wires in (the store's hook, its Awaiter)"},
+	{From: "internal/queue", Forbidden: []string{"internal/dispatch", "internal/workpacket", "internal/toolreg"},
+		Why: "the queue owns how jobs move and which processes are alive, never what a job means: the dispatcher is bound to it as its Runner"},
 }
 
 // under reports whether package path p is dir or below it (module-relative).
@@ -30,8 +40,10 @@ func under(p, dir string) bool {
 }
 
 // The package graph stays one-way: runtimes/* import neither the store nor
-// the API nor the dispatcher, and tools/ does not import the composition
-// root. A broken rule names the chain of imports that breaks it.
+// the API nor the dispatcher, tools/ does not import the composition root,
+// and the tool plane's packages import each other one way (toolspec ← toolreg;
+// toolspec, queue ← dispatch ← workpacket). A broken rule names the chain of
+// imports that breaks it.
 func TestImportRules(t *testing.T) {
 	imports := map[string][]string{}
 	for _, line := range goList(t, "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...") {

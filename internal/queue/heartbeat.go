@@ -18,8 +18,8 @@ import (
 // id (dispatch.Opts.Process, Opts.Process), and while it beats those calls
 // are its own. A process that stops beating (killed, or stopped without
 // finishing them) has its calls recovered by any other's sweep
-// (dispatch.Sweep) once dispatch.StaleAfter has passed, or at once when it
-// said it was gone.
+// (dispatch.Sweep, asking Liveness) once StaleAfter has passed, or at once
+// when it said it was gone.
 //
 // It beats on its own ticker, apart from the sweep: a sweep held up by a
 // slow database or many lost calls never makes its own process look dead.
@@ -30,8 +30,8 @@ type Heartbeat struct {
 	every time.Duration
 }
 
-// heartbeat is how often a process says it is alive (dispatch.StaleAfter is
-// several beats).
+// heartbeat is how often a process says it is alive (StaleAfter is several
+// beats).
 const heartbeat = 2 * time.Second
 
 // NewHeartbeat names a new process; Beat registers it.

@@ -17,7 +17,6 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 	"github.com/riverqueue/river/rivertype"
 
-	"github.com/scidex/substrate/internal/dispatch"
 	"github.com/scidex/substrate/internal/quietlog"
 	"github.com/scidex/substrate/internal/store"
 )
@@ -87,23 +86,23 @@ type RiverQueue struct {
 
 // args is a job's arguments.
 type args struct {
-	dispatch.Job
+	Job
 }
 
 // Kind implements river.JobArgs.
 func (args) Kind() string { return "tool_call" }
 
-// worker runs jobs through the dispatcher, set once it exists.
+// worker runs jobs through the dispatcher (its Runner), set once it exists.
 type worker struct {
 	river.WorkerDefaults[args]
-	d *dispatch.Dispatcher
+	r Runner
 	// id names this process in tool_workers (its Heartbeat): the calls it
 	// runs say so, and the heartbeat says it is alive.
 	id string
 }
 
 func (w *worker) Work(ctx context.Context, job *river.Job[args]) error {
-	return w.d.RunQueued(ctx, dispatch.Run{Job: job.Args.Job, JobID: jobID(job.ID), Worker: w.id})
+	return w.r.RunQueued(ctx, Run{Job: job.Args.Job, JobID: jobID(job.ID), Worker: w.id})
 }
 
 func jobID(id int64) string { return "river:" + strconv.FormatInt(id, 10) }
@@ -171,15 +170,15 @@ func New(o Opts) (*RiverQueue, *Binder, error) {
 	return q, &Binder{w: w}, nil
 }
 
-// Binder gives the queue's worker the dispatcher (which needs the queue to
-// exist first).
+// Binder gives the queue's worker its Runner, the dispatcher (which needs the
+// queue to exist first).
 type Binder struct{ w *worker }
 
-// Bind sets the dispatcher jobs run through.
-func (b *Binder) Bind(d *dispatch.Dispatcher) { b.w.d = d }
+// Bind sets the Runner jobs run through.
+func (b *Binder) Bind(r Runner) { b.w.r = r }
 
 // Enqueue implements dispatch.Queue.
-func (q *RiverQueue) Enqueue(ctx context.Context, tx *store.Tx, job dispatch.Job) (string, error) {
+func (q *RiverQueue) Enqueue(ctx context.Context, tx *store.Tx, job Job) (string, error) {
 	res, err := q.client.InsertTx(ctx, tx.Conn(), args{job}, &river.InsertOpts{Queue: Queue, MaxAttempts: attemptsPerJob})
 	if err != nil {
 		return "", fmt.Errorf("insert job: %w", err)

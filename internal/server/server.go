@@ -25,6 +25,8 @@ import (
 	"github.com/scidex/substrate/internal/graphiql"
 	"github.com/scidex/substrate/internal/mcp"
 	"github.com/scidex/substrate/internal/store"
+	"github.com/scidex/substrate/internal/toolreg"
+	"github.com/scidex/substrate/internal/workpacket"
 	"github.com/scidex/substrate/internal/wsconn"
 	"github.com/scidex/substrate/resolvers"
 )
@@ -63,6 +65,10 @@ type Opts struct {
 	Consumers *event.Consumers
 	// Dispatch runs tools; without it the tool mutations fail.
 	Dispatch *dispatch.Dispatcher
+	// Registrar registers tools; without it registerTool fails.
+	Registrar *toolreg.Registrar
+	// Packets runs work packets; without it the work packet operations fail.
+	Packets *workpacket.Packets
 	// AllowedOrigins are the browser origins besides this server's own that may
 	// open a websocket.
 	AllowedOrigins []string
@@ -212,7 +218,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.Serve
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
 func (s *Server) graphQL() *handler.Server {
-	res := &resolvers.Resolver{Store: s.opts.Store, Logger: s.log, Hub: s.opts.Hub, Consumers: s.opts.Consumers, Dispatch: s.opts.Dispatch, CloseConn: closeConn}
+	res := &resolvers.Resolver{Store: s.opts.Store, Logger: s.log, Hub: s.opts.Hub, Consumers: s.opts.Consumers, Dispatch: s.opts.Dispatch, Registrar: s.opts.Registrar, Packets: s.opts.Packets, CloseConn: closeConn}
 	cfg := graph.Config{Resolvers: res, Complexity: resolvers.Complexity()}
 	executor := s.opts.Executor
 	if executor == nil {

@@ -5,7 +5,8 @@
 // step limit) and leaves the call QUEUED. An agent runtime finds the packet
 // with the workPackets query, claims it with a lease (claimWorkPacket) and
 // hands back its result artifacts (completeWorkPacket), which finishes the
-// tool call; the dispatcher (internal/dispatch/workpacket.go) does that part.
+// tool call; internal/workpacket does that part, finishing the call through
+// the dispatcher.
 //
 // runtime_config is decoded strictly:
 //

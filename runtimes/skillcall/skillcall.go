@@ -18,7 +18,7 @@ const Name = "skill_call"
 const PacketType = "agent_work_packet"
 
 // Packets is all the runtime has of the store, supplied where the server is
-// composed (internal/app.WorkPackets): the package never sees the database.
+// composed (internal/workpacket.Writer): the package never sees the database.
 // An error either method returns is the store's: a *problem.Problem the
 // caller may read (a refusal of the packet, an id in use), anything else an
 // internal failure.

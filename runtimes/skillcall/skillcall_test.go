@@ -10,10 +10,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/scidex/substrate/internal/apitest"
-	"github.com/scidex/substrate/internal/app"
 	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/ref"
 	"github.com/scidex/substrate/internal/request"
+	"github.com/scidex/substrate/internal/workpacket"
 	"github.com/scidex/substrate/runtimes"
 	"github.com/scidex/substrate/runtimes/skillcall"
 )
@@ -90,7 +90,7 @@ func TestRunWritesOnePacketPerCall(t *testing.T) {
 		t.Fatalf("the packet is %s's, not the caller's", a.CreatedBy)
 	}
 
-	rt := skillcall.New(app.WorkPackets(e.Store))
+	rt := skillcall.New(workpacket.Writer(e.Store))
 	rc := request.System("test", time.Now())
 	rc.Actor = auth.Actor{ID: "alice", Kind: auth.KindHuman, Permissions: []auth.Permission{auth.PermContributor}}
 	ctx := request.With(context.Background(), rc)

@@ -1,14 +1,10 @@
-package dispatch
+package toolspec
 
 import (
-	"bytes"
 	"fmt"
 	"time"
 
-	"github.com/scidex/substrate/internal/auth"
-	"github.com/scidex/substrate/internal/canon"
 	"github.com/scidex/substrate/internal/problem"
-	"github.com/scidex/substrate/internal/store"
 )
 
 // CapLimits are the operator's bounds on what a tool's resource_caps may ask
@@ -37,8 +33,8 @@ func DefaultCapLimits() CapLimits {
 	}
 }
 
-// withDefaults fills each zero field from DefaultCapLimits.
-func (l CapLimits) withDefaults() CapLimits {
+// WithDefaults fills each zero field from DefaultCapLimits.
+func (l CapLimits) WithDefaults() CapLimits {
 	d := DefaultCapLimits()
 	fill := func(v *CapSet, d CapSet) {
 		if v.WallTime <= 0 {
@@ -62,7 +58,7 @@ type capField struct {
 	unit          string  // how a message names its unit
 	asked         float64 // what the manifest declares; 0 when it declares none
 	def, max      float64
-	agentDeadline bool // the cap spends no server resource (see checkCaps)
+	agentDeadline bool // the cap spends no server resource (see CheckCaps)
 }
 
 func capFields(l CapLimits, m *Manifest) []capField {
@@ -76,11 +72,12 @@ func capFields(l CapLimits, m *Manifest) []capField {
 	}
 }
 
-// checkCaps holds a manifest's resource caps to the operator's limits: no
-// cap above its maximum, whoever writes it; unless granted (see
-// mayExceedDefaults), no cap above its default and no network but deny.
-// Each problem names the field, what was asked and the limit it passes.
-func checkCaps(l CapLimits, m *Manifest, granted bool) []problem.Detail {
+// CheckCaps holds a manifest's resource caps to the operator's limits (l,
+// its defaults filled): no cap above its maximum, whoever writes it; unless
+// granted (an admin writes it, or it is content already granted), no cap
+// above its default and no network but deny. Each problem names the field,
+// what was asked and the limit it passes.
+func CheckCaps(l CapLimits, m *Manifest, granted bool) []problem.Detail {
 	var out []problem.Detail
 	for _, f := range capFields(l, m) {
 		path := "content.resource_caps." + f.name
@@ -101,27 +98,11 @@ func checkCaps(l CapLimits, m *Manifest, granted bool) []problem.Detail {
 	return out
 }
 
-// mayExceedDefaults says whether a write may ask for more than the defaults:
-// an admin makes it, or its content is the version already stored (a
-// lifecycle move or a supersede; the grant was given when that content was
-// written). Any change of content by anyone else loses the grant.
-func mayExceedDefaults(in *store.ValidationInput) bool {
-	if in.Request != nil && in.Request.Actor.Has(auth.PermAdmin) {
-		return true
-	}
-	if in.Prev == nil {
-		return false
-	}
-	next, err1 := canon.Canonical(in.Content)
-	prev, err2 := canon.Canonical(in.Prev.Content)
-	return err1 == nil && err2 == nil && bytes.Equal(next, prev)
-}
-
-// bound makes m the manifest as this server runs it: each bounded cap it
+// Bound makes m the manifest as this server runs it: each bounded cap it
 // declares none of at the operator's default, and none above the operator's
 // maximum (a version written before a maximum was lowered runs within it).
-// l has its defaults filled (New does it once).
-func (m *Manifest) bound(l CapLimits) {
+// l has its defaults filled (WithDefaults).
+func (m *Manifest) Bound(l CapLimits) {
 	rc := &m.ResourceCaps
 	for _, c := range []struct {
 		v        *float64

@@ -1,4 +1,4 @@
-package dispatch
+package workpacket
 
 import (
 	"context"
@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/scidex/substrate/internal/dispatch"
 	"github.com/scidex/substrate/internal/problem"
-	"github.com/scidex/substrate/internal/ref"
 	"github.com/scidex/substrate/internal/request"
 	"github.com/scidex/substrate/internal/store"
 )
@@ -32,12 +32,12 @@ const claimCandidates = 10
 // lapses. Claiming a packet the caller already holds renews the lease; one
 // another agent holds on a live lease is a VERSION_CONFLICT, as is losing a
 // race for it; one that ended is a LIFECYCLE_VIOLATION.
-func (d *Dispatcher) Claim(ctx context.Context, in ClaimInput) (*store.Artifact, error) {
+func (p *Packets) Claim(ctx context.Context, in ClaimInput) (*store.Artifact, error) {
 	rc := request.From(ctx)
 	if err := mayWork(rc, "claiming a work packet"); err != nil {
 		return nil, err
 	}
-	first, ctx, err := d.replayed(ctx, "claimWorkPacket", in.IdempotencyKey, in)
+	first, ctx, err := p.d.Replayed(ctx, "claimWorkPacket", in.IdempotencyKey, in)
 	if first != nil || err != nil {
 		return first, err
 	}
@@ -54,7 +54,7 @@ func (d *Dispatcher) Claim(ctx context.Context, in ClaimInput) (*store.Artifact,
 		if err != nil {
 			return nil, err
 		}
-		a, err := d.loadPacket(ctx, r)
+		a, err := p.load(ctx, r)
 		if err != nil {
 			return nil, err
 		}
@@ -62,16 +62,16 @@ func (d *Dispatcher) Claim(ctx context.Context, in ClaimInput) (*store.Artifact,
 		if r.IsPinned() {
 			base = r.Hash
 		}
-		return d.claim(ctx, a, base, lease)
+		return p.claim(ctx, a, base, lease)
 	}
 	// The oldest claimable packet; one another agent takes meanwhile is
 	// passed over for the next.
 	for look := 0; look < 3; look++ {
-		l, err := d.WorkPacketListing(ctx, PacketOpen, new(claimCandidates))
+		l, err := p.Listing(ctx, PacketOpen, new(claimCandidates))
 		if err != nil {
 			return nil, err
 		}
-		page, err := d.store.List(ctx, l)
+		page, err := p.store.List(ctx, l)
 		if err != nil {
 			return nil, fmt.Errorf("list claimable work packets: %w", err)
 		}
@@ -79,7 +79,7 @@ func (d *Dispatcher) Claim(ctx context.Context, in ClaimInput) (*store.Artifact,
 			return nil, problem.New(problem.NotFound, "no work packet is waiting to be claimed")
 		}
 		for _, a := range page.Items {
-			got, err := d.claim(ctx, a, a.ContentHash, lease)
+			got, err := p.claim(ctx, a, a.ContentHash, lease)
 			if p, ok := problem.As(err); ok && (p.Code == problem.VersionConflict || p.Code == problem.LifecycleViolation) {
 				continue
 			}
@@ -90,7 +90,7 @@ func (d *Dispatcher) Claim(ctx context.Context, in ClaimInput) (*store.Artifact,
 }
 
 // claim writes the caller's claim on a, based on the version base.
-func (d *Dispatcher) claim(ctx context.Context, a *store.Artifact, base string, lease time.Duration) (*store.Artifact, error) {
+func (p *Packets) claim(ctx context.Context, a *store.Artifact, base string, lease time.Duration) (*store.Artifact, error) {
 	rc := request.From(ctx)
 	s := stateOf(a)
 	switch {
@@ -101,18 +101,18 @@ func (d *Dispatcher) claim(ctx context.Context, a *store.Artifact, base string, 
 	case s.held(rc.Now) && s.ClaimedBy != rc.Actor.ID:
 		return nil, heldBy(a, s, rc.Now)
 	}
-	if ended, err := d.callEnded(ctx, s); err != nil {
+	if ended, err := p.callEnded(ctx, s); err != nil {
 		return nil, err
 	} else if ended != "" {
 		// The call it was written for is over (cancelled while its packet was
 		// being written): nobody waits for the work, so it ends here.
-		if err := d.endPacket(ctx, a, "claimWorkPacket"); err != nil {
+		if err := p.endPacket(ctx, a, "claimWorkPacket"); err != nil {
 			return nil, err
 		}
 		return nil, problem.New(problem.LifecycleViolation, "%s is cancelled: its tool call %s is %s", a.Unpinned(), s.ToolCall, ended)
 	}
-	set := map[string]any{"status": PacketClaimed, "claimed_by": rc.Actor.ID, "claimed_at": stamp(rc.Now),
-		"lease_expires_at": leaseStamp(rc.Now.Add(lease)), "lease_seconds": int(lease / time.Second)}
+	set := map[string]any{"status": PacketClaimed, "claimed_by": rc.Actor.ID, "claimed_at": dispatch.Stamp(rc.Now),
+		"lease_expires_at": dispatch.SortableStamp(rc.Now.Add(lease)), "lease_seconds": int(lease / time.Second)}
 	if s.held(rc.Now) && s.ClaimedAt != "" {
 		set["claimed_at"] = s.ClaimedAt // a renewal keeps when the work began
 	}
@@ -120,9 +120,9 @@ func (d *Dispatcher) claim(ctx context.Context, a *store.Artifact, base string, 
 	if err != nil {
 		return nil, err
 	}
-	p, opts := keyed(ctx, store.UpdateParams{Ref: a.Unpinned().String(), BaseContentHash: base, Content: content},
+	up, opts := dispatch.Keyed(ctx, store.UpdateParams{Ref: a.Unpinned().String(), BaseContentHash: base, Content: content},
 		store.ServerOpts{Event: EventPacketClaimed})
-	res, err := d.store.ServerUpdate(ctx, "claimWorkPacket", p, opts)
+	res, err := p.store.ServerUpdate(ctx, "claimWorkPacket", up, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -152,118 +152,15 @@ func packetEnded(a *store.Artifact, s packetState, to string) error {
 
 // callEnded says how the packet's tool call ended ("" while it waits, and
 // for a packet written by hand).
-func (d *Dispatcher) callEnded(ctx context.Context, s packetState) (string, error) {
+func (p *Packets) callEnded(ctx context.Context, s packetState) (string, error) {
 	if s.ToolCall == "" {
 		return "", nil
 	}
-	call, rec, err := d.waitingCall(ctx, d.store, s.ToolCall)
-	if err != nil || call == nil {
+	call, err := p.d.ReadCall(ctx, p.store, "completeWorkPacket", s.ToolCall)
+	if err != nil || call == nil || call.Unfinished() {
 		return "", err
 	}
-	if rec.Status == StatusQueued || rec.Status == StatusRunning {
-		return "", nil
-	}
-	return rec.Status, nil
-}
-
-// waitingCall reads the tool call a packet names, through s (a transaction's
-// store, inside one); nil when the packet names none that exists.
-func (d *Dispatcher) waitingCall(ctx context.Context, s *store.Store, callRef string) (*store.Artifact, *record, error) {
-	r, err := ref.Parse(callRef)
-	if err != nil || r.Type != CallType {
-		return nil, nil, nil
-	}
-	call, err := s.ServerGet(ctx, "completeWorkPacket", r.Unpinned())
-	if err != nil {
-		if isNotFound(err) {
-			return nil, nil, nil
-		}
-		return nil, nil, fmt.Errorf("read tool call %s: %w", r.Unpinned(), err)
-	}
-	var rec record
-	if err := json.Unmarshal(call.Content, &rec); err != nil {
-		return nil, nil, fmt.Errorf("decode tool call %s: %w", call.ID, err)
-	}
-	return call, &rec, nil
-}
-
-// ProgressInput is reportWorkPacketProgress's input.
-type ProgressInput struct {
-	Ref            string
-	Fraction       *float64
-	Message        string
-	IdempotencyKey string `json:"-"`
-}
-
-// Progress runs reportWorkPacketProgress: only the claimant, on a live
-// lease. The packet records the report and its lease is renewed; the tool
-// call gets a tool_call.progress event, so its caller sees the agent's
-// progress as it would a running tool's.
-func (d *Dispatcher) Progress(ctx context.Context, in ProgressInput) (*store.Artifact, error) {
-	rc := request.From(ctx)
-	if err := mayWork(rc, "reporting progress on a work packet"); err != nil {
-		return nil, err
-	}
-	first, ctx, err := d.replayed(ctx, "claimWorkPacket", in.IdempotencyKey, in) // progress is written as a claim renewal
-	if first != nil || err != nil {
-		return first, err
-	}
-	if in.Fraction != nil && !(*in.Fraction >= 0 && *in.Fraction <= 1) {
-		return nil, problem.Invalid(problem.Field("input.fraction", "range", "a fraction of the work is between 0 and 1", *in.Fraction))
-	}
-	r, err := packetRef(in.Ref, "input.ref")
-	if err != nil {
-		return nil, err
-	}
-	a, err := d.loadPacket(ctx, r)
-	if err != nil {
-		return nil, err
-	}
-	s := stateOf(a)
-	if s.finished() {
-		return nil, packetEnded(a, s, PacketClaimed)
-	}
-	if err := claimant(a, s, rc, "report progress on it"); err != nil {
-		return nil, err
-	}
-	lease := time.Duration(s.LeaseSeconds) * time.Second
-	if lease <= 0 {
-		lease = DefaultLease
-	}
-	prog := map[string]any{}
-	if in.Fraction != nil {
-		prog["fraction"] = *in.Fraction
-	}
-	if in.Message != "" {
-		prog["message"] = in.Message
-	}
-	content, err := withFields(a.Content, map[string]any{"progress": prog, "lease_expires_at": leaseStamp(rc.Now.Add(lease))})
-	if err != nil {
-		return nil, err
-	}
-	var res *store.WriteResult
-	err = d.store.InTx(ctx, func(ctx context.Context, tx *store.Tx) error {
-		var err error
-		p, opts := keyed(ctx, store.UpdateParams{Ref: a.Unpinned().String(), BaseContentHash: a.ContentHash, Content: content},
-			store.ServerOpts{Event: EventPacketProgress})
-		res, err = tx.Store().ServerUpdate(ctx, "claimWorkPacket", p, opts)
-		if err != nil {
-			return err
-		}
-		call, _, err := d.waitingCall(ctx, tx.Store(), s.ToolCall)
-		if err != nil || call == nil {
-			return err
-		}
-		payload := map[string]any{"ref": call.Ref().String(), "message": in.Message, "workPacket": a.Unpinned().String()}
-		if in.Fraction != nil {
-			payload["fraction"] = *in.Fraction
-		}
-		return tx.Store().ServerEvent(ctx, "claimWorkPacket", store.EventParams{Type: EventProgress, Ref: call.Ref().String(), Payload: payload})
-	})
-	if err != nil {
-		return nil, err
-	}
-	return res.Artifact, nil
+	return call.Status(), nil
 }
 
 // claimant refuses anyone but the agent holding a on a live lease, saying

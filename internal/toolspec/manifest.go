@@ -1,23 +1,18 @@
-package dispatch
+package toolspec
 
 import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
-	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/runtimes"
 )
 
-// ToolType is the artifact type of tools; CallType of their calls.
-const (
-	ToolType = "tool"
-	CallType = "tool_call"
-)
+// ToolType is the artifact type of tools.
+const ToolType = "tool"
 
-// Manifest is a tool artifact's content, as the dispatcher reads it.
+// Manifest is a tool artifact's content, as the tool plane reads it.
 type Manifest struct {
 	Name          string          `json:"name"`
 	Version       string          `json:"version"`
@@ -51,11 +46,11 @@ type Manifest struct {
 
 // DefaultWallTime is a tool's wall time when it declares none and no
 // operator default applies (the dispatcher bounds each tool it loads with
-// Opts.Caps first).
+// the operator's CapLimits first: Bound).
 const DefaultWallTime = time.Minute
 
-// decodeManifest reads a tool artifact's content.
-func decodeManifest(content json.RawMessage) (*Manifest, error) {
+// Decode reads a tool artifact's content.
+func Decode(content json.RawMessage) (*Manifest, error) {
 	var m Manifest
 	if err := json.Unmarshal(content, &m); err != nil {
 		return nil, fmt.Errorf("decode tool manifest: %w", err)
@@ -72,9 +67,9 @@ func (m *Manifest) WallTime() time.Duration {
 	return time.Duration(math.Round(m.ResourceCaps.WallTimeMin * float64(time.Minute)))
 }
 
-// secretRef is the operator secret the tool's runtime_config names (an
+// SecretRef is the operator secret the tool's runtime_config names (an
 // http_post tool's secret_ref), "" for none.
-func (m *Manifest) secretRef() string {
+func (m *Manifest) SecretRef() string {
 	var c struct {
 		SecretRef string `json:"secret_ref"`
 	}
@@ -82,18 +77,19 @@ func (m *Manifest) secretRef() string {
 	return c.SecretRef
 }
 
-// retryBudget is how many times a call whose worker died is run again: the
+// RetryBudget is how many times a call whose worker died is run again: the
 // declared retries of an idempotent tool, none for any other (running it
 // twice could do harm twice).
-func (m *Manifest) retryBudget() int {
+func (m *Manifest) RetryBudget() int {
 	if !m.Idempotent {
 		return 0
 	}
 	return m.Retries
 }
 
-// runtimeTool is what the runtime is told of the tool version a.
-func runtimeTool(a *store.Artifact, m *Manifest, b runtimes.Bundle) *runtimes.Tool {
+// RuntimeTool is what the runtime is told of the tool version whose ref is
+// ref, with b serving its bundle files (nil for a check, which reads none).
+func (m *Manifest) RuntimeTool(ref string, b runtimes.Bundle) *runtimes.Tool {
 	network := m.ResourceCaps.Network
 	if network == "" {
 		network = "deny"
@@ -103,7 +99,7 @@ func runtimeTool(a *store.Artifact, m *Manifest, b runtimes.Bundle) *runtimes.To
 		backend = "bwrap"
 	}
 	return &runtimes.Tool{
-		Ref: a.Ref().String(), Name: m.Name, Version: m.Version, Runtime: m.Runtime, Config: m.RuntimeConfig,
+		Ref: ref, Name: m.Name, Version: m.Version, Runtime: m.Runtime, Config: m.RuntimeConfig,
 		Caps: runtimes.Caps{
 			WallTime: m.WallTime(), MemoryBytes: int64(m.ResourceCaps.MemoryGB * (1 << 30)), CPUCount: m.ResourceCaps.CPUCount,
 			VRAMGB: m.ResourceCaps.VRAMGB, Network: network, AllowedHosts: m.ResourceCaps.AllowedHosts,
@@ -112,9 +108,9 @@ func runtimeTool(a *store.Artifact, m *Manifest, b runtimes.Bundle) *runtimes.To
 	}
 }
 
-// cost is what a call costs under the tool's cost model: the fixed price plus,
-// for a tool holding a GPU, the hourly price for the wall time it ran.
-func (m *Manifest) cost(wall time.Duration) float64 {
+// Cost is what a call costs under the tool's cost model: the fixed price
+// plus, for a tool holding a GPU, the hourly price for the wall time it ran.
+func (m *Manifest) Cost(wall time.Duration) float64 {
 	c := m.CostModel.FixedUSD
 	if m.ResourceCaps.VRAMGB > 0 {
 		c += m.CostModel.VRAMHourUSD * wall.Hours()
@@ -122,12 +118,12 @@ func (m *Manifest) cost(wall time.Duration) float64 {
 	return math.Round(c*1e6) / 1e6
 }
 
-// estimate is the most a call can cost, held against its caller's budget
+// Estimate is the most a call can cost, held against its caller's budget
 // while it runs: the fixed price, a GPU's hourly price for the whole wall
 // time, and the budget a work packet gives its agent (an agent reports what
 // it spent, and a packet without a budget_usd has no bound to hold).
-func (m *Manifest) estimate() float64 {
-	c := m.cost(m.WallTime())
+func (m *Manifest) Estimate() float64 {
+	c := m.Cost(m.WallTime())
 	if m.Runtime == "skill_call" {
 		var cfg struct {
 			BudgetUSD float64 `json:"budget_usd"`
@@ -137,10 +133,4 @@ func (m *Manifest) estimate() float64 {
 		}
 	}
 	return math.Round(c*1e6) / 1e6
-}
-
-// pathOf turns a runtime problem's dotted path into the content path a
-// ValidationProblem names.
-func pathOf(p string) string {
-	return "content." + strings.TrimPrefix(p, "content.")
 }

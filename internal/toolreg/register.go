@@ -1,27 +1,31 @@
-package dispatch
+package toolreg
 
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/canon"
-	"github.com/scidex/substrate/internal/dbsqlc"
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/ref"
 	"github.com/scidex/substrate/internal/request"
 	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/internal/toolname"
+	"github.com/scidex/substrate/internal/toolspec"
 )
+
+// Registrar runs registerTool: it writes tool versions, with their bundle
+// files, through the store, which applies the tool schema's review rule and
+// the registration-time checks (ToolCheck) to every write of a tool.
+type Registrar struct{ store *store.Store }
+
+// New returns the registrar of the tools in st.
+func New(st *store.Store) *Registrar { return &Registrar{store: st} }
 
 // Upload is one bundle file sent with registerTool.
 type Upload struct {
@@ -47,7 +51,7 @@ const MaxBundleBytes = 16 << 20
 // A new version by anyone but a reviewer or admin is a draft (the tool
 // schema's policy.review): what runs for everyone has been looked at, and the
 // reviewed version keeps serving calls by name until the draft is activated.
-func (d *Dispatcher) Register(ctx context.Context, in RegisterInput) (*store.WriteResult, error) {
+func (r *Registrar) Register(ctx context.Context, in RegisterInput) (*store.WriteResult, error) {
 	rc := request.From(ctx)
 	if rc == nil || rc.Anonymous || !rc.Actor.Has(auth.PermContributor) {
 		return nil, problem.New(problem.PermissionDenied, "registering a tool needs the contributor permission")
@@ -61,22 +65,22 @@ func (d *Dispatcher) Register(ctx context.Context, in RegisterInput) (*store.Wri
 		return nil, problem.Invalid(problem.Field("input.manifest.name", "pattern",
 			"a tool's name is lower-case letters, digits, '_' and '-' in dot-separated segments, e.g. text-stats", json.RawMessage(orNull(m["name"]))))
 	}
-	files, err := d.bundleFiles(ctx, m, in.Files)
+	files, err := r.bundleFiles(ctx, m, in.Files)
 	if err != nil {
 		return nil, err
 	}
 	if files != nil {
 		m["files"] = mustJSON(files)
 	}
-	prev, err := d.store.Get(ctx, ref.Ref{Type: ToolType, ID: name})
+	prev, err := r.store.Get(ctx, ref.Ref{Type: toolspec.ToolType, ID: name})
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("registerTool: read tool %s: %w", name, err)
 	}
 	var warnings []string
 	if prev == nil {
 		content := mustJSON(m)
-		return d.writeTool(ctx, in, func(s *store.Store) (*store.WriteResult, error) {
-			return s.ServerCreate(ctx, "registerTool", store.CreateParams{Type: ToolType, ID: name, Title: toolTitle(m),
+		return r.writeTool(ctx, in, func(s *store.Store) (*store.WriteResult, error) {
+			return s.ServerCreate(ctx, "registerTool", store.CreateParams{Type: toolspec.ToolType, ID: name, Title: toolTitle(m),
 				Content: content, IdempotencyKey: in.IdempotencyKey})
 		}, nil)
 	}
@@ -91,7 +95,7 @@ func (d *Dispatcher) Register(ctx context.Context, in RegisterInput) (*store.Wri
 		return &store.WriteResult{Ref: prev.Ref().String(), ContentHash: prev.ContentHash, RequestID: rc.RequestID,
 			Warnings: []string{"unchanged: tool " + name + " already has this manifest and these files"}, Artifact: prev}, nil
 	}
-	var pm Manifest
+	var pm toolspec.Manifest
 	_ = json.Unmarshal(prev.Content, &pm)
 	var given string
 	_ = json.Unmarshal(m["version"], &given)
@@ -103,22 +107,18 @@ func (d *Dispatcher) Register(ctx context.Context, in RegisterInput) (*store.Wri
 	// Whether the new version is a draft is the tool schema's review rule
 	// (policy.review), which the store applies to every write of a tool.
 	content := mustJSON(m)
-	return d.writeTool(ctx, in, func(s *store.Store) (*store.WriteResult, error) {
+	return r.writeTool(ctx, in, func(s *store.Store) (*store.WriteResult, error) {
 		return s.ServerUpdate(ctx, "registerTool", store.UpdateParams{Ref: prev.Unpinned().String(), BaseContentHash: prev.ContentHash,
 			Content: content, Title: ptr(toolTitle(m)), IdempotencyKey: in.IdempotencyKey})
 	}, warnings)
 }
 
 // writeTool stores the bundle's bytes and writes the tool in one transaction.
-func (d *Dispatcher) writeTool(ctx context.Context, in RegisterInput, write func(*store.Store) (*store.WriteResult, error), warnings []string) (*store.WriteResult, error) {
+func (r *Registrar) writeTool(ctx context.Context, in RegisterInput, write func(*store.Store) (*store.WriteResult, error), warnings []string) (*store.WriteResult, error) {
 	var res *store.WriteResult
-	err := d.store.InTx(ctx, func(ctx context.Context, tx *store.Tx) error {
-		q := dbsqlc.New(tx.Conn())
-		for _, f := range in.Files {
-			sum := sha256.Sum256(f.Content)
-			if err := q.ToolFilePut(ctx, hex.EncodeToString(sum[:]), f.Content, int64(len(f.Content))); err != nil {
-				return fmt.Errorf("store bundle file %s: %w", f.Path, err)
-			}
+	err := r.store.InTx(ctx, func(ctx context.Context, tx *store.Tx) error {
+		if err := putFiles(ctx, tx, in.Files); err != nil {
+			return err
 		}
 		var err error
 		res, err = write(tx.Store())
@@ -129,104 +129,6 @@ func (d *Dispatcher) writeTool(ctx context.Context, in RegisterInput, write func
 	}
 	res.Warnings = append(res.Warnings, warnings...)
 	return res, nil
-}
-
-// bundleFiles checks the uploads against the manifest's files list and
-// returns the list to record: every upload, by path and sha256, plus listed
-// files the server already holds. Nil when the manifest has no files at all.
-func (d *Dispatcher) bundleFiles(ctx context.Context, m map[string]json.RawMessage, uploads []Upload) ([]map[string]any, error) {
-	var listed []struct {
-		Path   string `json:"path"`
-		SHA256 string `json:"sha256"`
-	}
-	if raw, ok := m["files"]; ok {
-		if err := json.Unmarshal(raw, &listed); err != nil {
-			return nil, problem.Invalid(problem.Field("input.manifest.files", "type", "files is a list of {path, sha256}", nil))
-		}
-	}
-	if len(uploads) == 0 && len(listed) == 0 {
-		return nil, nil
-	}
-	var problems []problem.Detail
-	total := 0
-	byPath := map[string]string{}
-	for i, u := range uploads {
-		total += len(u.Content)
-		if !cleanPath(u.Path) {
-			problems = append(problems, problem.Field(fmt.Sprintf("input.files.%d.path", i), "bundle_path",
-				"a bundle path is relative, inside the bundle, with no '..' or empty segment", u.Path))
-			continue
-		}
-		if _, dup := byPath[u.Path]; dup {
-			problems = append(problems, problem.Field(fmt.Sprintf("input.files.%d.path", i), "unique", "uploaded twice", u.Path))
-		}
-		sum := sha256.Sum256(u.Content)
-		byPath[u.Path] = hex.EncodeToString(sum[:])
-	}
-	if total > MaxBundleBytes {
-		problems = append(problems, problem.Field("input.files", "maxBytes", fmt.Sprintf("a bundle is at most %d bytes; this one is %d", MaxBundleBytes, total), nil))
-	}
-	var missing []string
-	for i, l := range listed {
-		got, uploaded := byPath[l.Path]
-		switch {
-		case uploaded && got != l.SHA256:
-			problems = append(problems, problem.Field(fmt.Sprintf("input.manifest.files.%d.sha256", i), "sha256_matches",
-				fmt.Sprintf("%s was uploaded with sha256 %s, not the listed %s", l.Path, got, l.SHA256), l.SHA256))
-		case !uploaded:
-			byPath[l.Path] = l.SHA256
-			missing = append(missing, l.SHA256)
-		}
-	}
-	if len(missing) > 0 {
-		have, err := dbsqlc.New(d.store.Pool()).ToolFilesHave(ctx, missing)
-		if err != nil {
-			return nil, fmt.Errorf("registerTool: look up bundle files: %w", err)
-		}
-		held := map[string]bool{}
-		for _, h := range have {
-			held[h] = true
-		}
-		for i, l := range listed {
-			if _, up := uploadPath(uploads, l.Path); !up && !held[l.SHA256] {
-				problems = append(problems, problem.Field(fmt.Sprintf("input.manifest.files.%d", i), "file_uploaded",
-					fmt.Sprintf("%s is listed but was not uploaded, and the server does not hold sha256 %s", l.Path, l.SHA256), nil))
-			}
-		}
-	}
-	if len(problems) > 0 {
-		return nil, problem.Invalid(problems...)
-	}
-	paths := make([]string, 0, len(byPath))
-	for p := range byPath {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	out := make([]map[string]any, len(paths))
-	for i, p := range paths {
-		size := -1
-		if u, ok := uploadPath(uploads, p); ok {
-			size = len(u.Content)
-		}
-		out[i] = map[string]any{"path": p, "sha256": byPath[p]}
-		if size >= 0 {
-			out[i]["size"] = size
-		}
-	}
-	return out, nil
-}
-
-func uploadPath(uploads []Upload, p string) (Upload, bool) {
-	for _, u := range uploads {
-		if u.Path == p {
-			return u, true
-		}
-	}
-	return Upload{}, false
-}
-
-func cleanPath(p string) bool {
-	return p != "" && !strings.HasPrefix(p, "/") && path.Clean(p) == p && !strings.HasPrefix(p, "../") && p != ".."
 }
 
 // sameBesidesVersion says whether a manifest equals the registered content
@@ -306,3 +208,18 @@ func toolTitle(m map[string]json.RawMessage) string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("toolreg: encode %T: %v", v, err))
+	}
+	return b
+}
+
+func orNull(b json.RawMessage) json.RawMessage {
+	if len(b) == 0 {
+		return json.RawMessage("null")
+	}
+	return b
+}

@@ -1,31 +1,42 @@
-package dispatch
+package workpacket
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/scidex/substrate/internal/auth"
+	"github.com/scidex/substrate/internal/dispatch"
 	"github.com/scidex/substrate/internal/filter"
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/ref"
 	"github.com/scidex/substrate/internal/request"
 	"github.com/scidex/substrate/internal/store"
+	"github.com/scidex/substrate/runtimes/skillcall"
 )
 
-// The work packet lifecycle: a skill_call tool's call writes an
-// agent_work_packet (runtimes/skillcall) and waits, QUEUED; an agent claims
-// the packet on a lease, may report progress (which renews the lease), and
-// completes it, which finishes the call. A lease is only a timestamp in the
-// packet: a claim whose lease_expires_at has passed is claimable again, so a
-// dead agent's packet returns to the pool without a sweeper. Every write is
-// an optimistic update of the packet, so of two agents claiming one packet
-// the second gets a VERSION_CONFLICT.
+// Packets runs the work packet lifecycle (doc.go) over the dispatcher's
+// store, finishing the calls that wait on packets through the dispatcher.
+type Packets struct {
+	d     *dispatch.Dispatcher
+	store *store.Store
+	log   *slog.Logger
+}
+
+// New returns the work packets of d's calls, and makes them the owner of the
+// work d's calls wait on (dispatch.Await): a cancelled or lost call's packet
+// is cancelled, and d's sweep expires the packets nobody completed.
+func New(d *dispatch.Dispatcher) *Packets {
+	p := &Packets{d: d, store: d.Store(), log: d.Logger()}
+	d.Await(p)
+	return p
+}
 
 // PacketType is the artifact type of work packets.
-const PacketType = "agent_work_packet"
+const PacketType = skillcall.PacketType
 
 // Statuses of a work packet (agent_work_packet.content.status).
 const (
@@ -36,11 +47,9 @@ const (
 	PacketCancelled = "cancelled"
 )
 
-// Events of the lifecycle. A skill_call's call, once its packet is written,
-// emits tool_call.waiting (status queued, waiting for an agent rather than a
-// worker); the packet's own writes name what happened to it.
+// Events of the lifecycle: the packet's own writes name what happened to it
+// (its call, once the packet is written, emits dispatch.EventWaiting).
 const (
-	EventWaiting         = "tool_call.waiting"
 	EventPacketClaimed   = "agent_work_packet.claimed"
 	EventPacketProgress  = "agent_work_packet.progress"
 	EventPacketCompleted = "agent_work_packet.completed"
@@ -48,31 +57,17 @@ const (
 	EventPacketExpired   = "agent_work_packet.expired"
 )
 
-// DefaultPacketTTL is how long a call waits on its work packet when its tool
-// declares no wall time (Opts.PacketTTL).
-const DefaultPacketTTL = time.Hour
-
-// packetTTL is how long a call of t waits for an agent to complete its work
-// packet before it fails packet_expired: the tool's declared wall time, or
-// the server's packet TTL.
-func (d *Dispatcher) packetTTL(t *tool) time.Duration {
-	if t.m.ResourceCaps.WallTimeMin > 0 {
-		return t.m.WallTime()
-	}
-	return d.opts.PacketTTL
-}
+// CodePacketExpired is the error of a call whose work packet nobody
+// completed in time.
+const CodePacketExpired = "packet_expired"
 
 // Lease lengths: the default of a claim, and the longest one may ask for.
+// lease_expires_at is written by dispatch.SortableStamp, so comparing two as
+// strings (the claimable filter does, in SQL) compares them as times.
 const (
 	DefaultLease = 10 * time.Minute
 	MaxLease     = 24 * time.Hour
 )
-
-// leaseLayout writes lease_expires_at at a fixed width in UTC, so comparing
-// two as strings (the claimable filter does, in SQL) compares them as times.
-const leaseLayout = "2006-01-02T15:04:05.000000Z"
-
-func leaseStamp(t time.Time) string { return t.UTC().Format(leaseLayout) }
 
 // packetState is the part of a packet's content the lifecycle reads.
 type packetState struct {
@@ -147,9 +142,9 @@ func packetRef(s, path string) (ref.Ref, error) {
 	return r, nil
 }
 
-// loadPacket reads the current version of the packet r names.
-func (d *Dispatcher) loadPacket(ctx context.Context, r ref.Ref) (*store.Artifact, error) {
-	a, err := d.store.Get(ctx, r.Unpinned())
+// load reads the current version of the packet r names.
+func (p *Packets) load(ctx context.Context, r ref.Ref) (*store.Artifact, error) {
+	a, err := p.store.Get(ctx, r.Unpinned())
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, problem.NotFoundRef(r.Unpinned().String())
 	}
@@ -159,12 +154,12 @@ func (d *Dispatcher) loadPacket(ctx context.Context, r ref.Ref) (*store.Artifact
 	return a, nil
 }
 
-// WorkPacketListing is the listing the workPackets query pages through for
+// Listing is the listing the workPackets query pages through for
 // status (open when empty): open means claimable by the caller now, open or
 // with a lapsed lease; claimed means held by the caller on a live lease; the
 // others list the packets that ended so. Oldest first: work is taken in the
 // order it was asked for.
-func (d *Dispatcher) WorkPacketListing(ctx context.Context, status string, first *int) (store.ListParams, error) {
+func (p *Packets) Listing(ctx context.Context, status string, first *int) (store.ListParams, error) {
 	rc := request.From(ctx)
 	if err := mayWork(rc, "listing the work packets you may claim"); err != nil {
 		return store.ListParams{}, err
@@ -175,7 +170,7 @@ func (d *Dispatcher) WorkPacketListing(ctx context.Context, status string, first
 		f = claimable(rc.Now)
 	case PacketClaimed:
 		f = map[string]any{"content.status": PacketClaimed, "content.claimed_by": rc.Actor.ID,
-			"content.lease_expires_at": map[string]any{"gt": leaseStamp(rc.Now)}}
+			"content.lease_expires_at": map[string]any{"gt": dispatch.SortableStamp(rc.Now)}}
 	case PacketDone, PacketFailed, PacketCancelled:
 		f = map[string]any{"content.status": status}
 	default:
@@ -196,7 +191,7 @@ func claimable(now time.Time) map[string]any {
 		map[string]any{"and": []any{
 			map[string]any{"content.status": PacketClaimed},
 			map[string]any{"or": []any{
-				map[string]any{"content.lease_expires_at": map[string]any{"lte": leaseStamp(now)}},
+				map[string]any{"content.lease_expires_at": map[string]any{"lte": dispatch.SortableStamp(now)}},
 				map[string]any{"content.lease_expires_at": map[string]any{"exists": false}},
 			}},
 		}},
