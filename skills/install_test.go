@@ -56,13 +56,13 @@ func TestInstallUpgradesTheSkillToolsAndTheirResultsKeepToTheirSchemas(t *testin
 		s.Tool, _ = json.Marshal(m)
 		old[i] = s
 	}
-	if err := skills.Install(ctx, e.App.Dispatch, e.Store, old); err != nil {
+	if err := skills.Install(ctx, e.App.Registrar, e.Store, old); err != nil {
 		t.Fatal(err)
 	}
 	if v, _, _, _ := tool(t, e, "pk.nca"); v != "1.0.0" {
 		t.Fatalf("the former pk.nca installed as %s", v)
 	}
-	if err := skills.Install(ctx, e.App.Dispatch, e.Store, cat); err != nil {
+	if err := skills.Install(ctx, e.App.Registrar, e.Store, cat); err != nil {
 		t.Fatal(err)
 	}
 	hashes := map[string]string{}
@@ -75,7 +75,7 @@ func TestInstallUpgradesTheSkillToolsAndTheirResultsKeepToTheirSchemas(t *testin
 		}
 		hashes[s.Name] = hash
 	}
-	if err := skills.Install(ctx, e.App.Dispatch, e.Store, cat); err != nil {
+	if err := skills.Install(ctx, e.App.Registrar, e.Store, cat); err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range cat {
