@@ -111,7 +111,16 @@ func (s *Server) substrateTool(t CatalogTool) *sdk.Tool {
 		InputSchema: in, Annotations: &sdk.ToolAnnotations{}}
 	if json.Unmarshal(t.OutputSchema, &out) == nil && out["type"] == "object" {
 		delete(out, "$schema")
-		def.OutputSchema = map[string]any{"type": "object", "anyOf": []any{compactOutput(out), callStatusSchema}}
+		declared := compactOutput(out).(map[string]any)
+		wrapped := map[string]any{"type": "object", "anyOf": []any{declared, callStatusSchema}}
+		// Its definitions move to the root, where its refs (#/$defs/…) point.
+		for _, k := range []string{"$defs", "definitions"} {
+			if d, ok := declared[k]; ok {
+				wrapped[k] = d
+				delete(declared, k)
+			}
+		}
+		def.OutputSchema = wrapped
 	}
 	return def
 }
