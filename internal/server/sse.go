@@ -134,6 +134,16 @@ func (t sse) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecut
 	rc := request.From(ctx)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// A subscription takes its place in the actor's cap before the stream
+	// opens: once a client sees the stream's headers, its place is counted,
+	// so a later request is measured against it.
+	subscription := errs == nil && oc.Operation.Operation == ast.Subscription && rc != nil && !rc.Anonymous
+	tooMany := false
+	if subscription { // an anonymous subscription is refused by authorizeOperation
+		if tooMany = !s.streams.acquire(rc.Actor.ID, s.opts.MaxEventStreams); !tooMany {
+			defer s.streams.release(rc.Actor.ID)
+		}
+	}
 	st, err := s.streams.open(w, rc, cancel)
 	if err != nil {
 		refuse(ctx, http.StatusInternalServerError, gqlerror.Errorf("%v", err))
@@ -145,14 +155,12 @@ func (t sse) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecut
 		st.complete()
 		return
 	}
-	if oc.Operation.Operation == ast.Subscription && rc != nil && !rc.Anonymous {
-		// An anonymous subscription is refused by authorizeOperation.
-		if !s.streams.acquire(rc.Actor.ID, s.opts.MaxEventStreams) {
+	if subscription {
+		if tooMany {
 			st.next(&graphql.Response{Errors: gqlerror.List{tooManyEventStreams(rc, s.opts.MaxEventStreams)}})
 			st.complete()
 			return
 		}
-		defer s.streams.release(rc.Actor.ID)
 		if !rc.ExpiresAt.IsZero() {
 			st.endAt(rc.ExpiresAt, streamError(rc, problem.Unauthenticated, "TOKEN_EXPIRED",
 				"the token expired: subscribe again with a fresh token, resuming from the cursor of the last event you received (since)"))
