@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -83,9 +84,9 @@ func TestMCPConformanceSuite(t *testing.T) {
 		seen[name] = true
 		_, skip := conformanceDoesNotApply[name]
 		switch {
-		case contains(conformanceApplies, name) && !ok:
+		case slices.Contains(conformanceApplies, name) && !ok:
 			t.Errorf("conformance scenario %s applies and failed: %s", name, strings.TrimSpace(m[0]))
-		case !contains(conformanceApplies, name) && !skip:
+		case !slices.Contains(conformanceApplies, name) && !skip:
 			t.Errorf("conformance scenario %s is new: say whether it applies (conformanceApplies) or why not (conformanceDoesNotApply): %s", name, strings.TrimSpace(m[0]))
 		}
 	}
@@ -97,13 +98,4 @@ func TestMCPConformanceSuite(t *testing.T) {
 	if t.Failed() {
 		t.Logf("the suite's output:\n%s", out)
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -120,7 +120,7 @@ func TestBatchIsHeldToTheResponseCap(t *testing.T) {
 	ref := strings.Split(out.CreateArtifact.Ref, "@")[0]
 	var batch []string
 	for i := range 12 {
-		batch = append(batch, `{"jsonrpc":"2.0","id":`+strconvItoa(i+1)+`,"method":"tools/call","params":{"name":"get_artifact","arguments":{"ref":"`+ref+`"}}}`)
+		batch = append(batch, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i+1)+`,"method":"tools/call","params":{"name":"get_artifact","arguments":{"ref":"`+ref+`"}}}`)
 	}
 	body := "[" + strings.Join(batch, ",") + "]"
 	resp, raw, _ := rpc(t, e, tok, body, map[string]string{"Mcp-Protocol-Version": "2025-03-26"})
@@ -152,5 +152,3 @@ func TestBatchIsHeldToTheResponseCap(t *testing.T) {
 		t.Fatalf("%d served, %d refused", served, refused)
 	}
 }
-
-func strconvItoa(i int) string { return strconv.Itoa(i) }

@@ -12,6 +12,7 @@ package sdldiff
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -62,7 +63,7 @@ func Breaking(prev, next *ast.Schema) []Change {
 				arguments(name+"."+f.Name, f.Arguments, nf.Arguments, add)
 			}
 			for _, i := range old.Interfaces {
-				if !contains(cur.Interfaces, i) {
+				if !slices.Contains(cur.Interfaces, i) {
 					add(name, "no longer implements %s", i)
 				}
 			}
@@ -88,7 +89,7 @@ func Breaking(prev, next *ast.Schema) []Change {
 			}
 		case ast.Union:
 			for _, m := range old.Types {
-				if !contains(cur.Types, m) {
+				if !slices.Contains(cur.Types, m) {
 					add(name, "the union no longer has the member %s", m)
 				}
 			}
@@ -168,13 +169,4 @@ func kind(d *ast.Definition) string {
 		return "input"
 	}
 	return strings.ToLower(string(d.Kind))
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
