@@ -20,7 +20,8 @@ import (
 // e2e/mcp-inspector) against the real binary, over /mcp (streamable HTTP, the
 // bearer token in an Authorization header) and `scidex mcp` (stdio, the token
 // and the database in the server's environment, given with the inspector's
-// -e): it lists the tools, whose schemas are the generated ones; creates a
+// -e), also beside a `scidex serve` on the embedded default, as a desktop
+// agent runs it: it lists the tools, whose schemas are the generated ones; creates a
 // hypothesis and reads it back; and has a malformed ref and a wrongly typed
 // field refused with their argument paths named. Each run of the CLI is one
 // connection and one method; its JSON output is decoded, not searched.
@@ -32,18 +33,28 @@ func TestMCPInspector(t *testing.T) {
 	node, dir, srv, db, secret, tok := n.node, n.dir, n.srv, n.db, n.secret, n.token
 	catalog := generatedTools(t)
 
+	// The desktop set-up: `scidex serve` on the embedded default owns its
+	// data dir's PostgreSQL, and the agent's stdio command names only that
+	// data dir (no DATABASE_URL): `scidex mcp` joins the running cluster.
+	besideDir := e2e.DataDir(t)
+	beside := e2e.Start(t, e2e.Opts{DataDir: besideDir, Env: []string{"SCIDEX_JWT_SECRET=" + secret}})
+
 	for _, tr := range []struct {
 		name   string
 		server []string // the inspector's arguments that name the server
+		srv    *e2e.Proc
 	}{
-		{"http", []string{srv.URL + "/mcp", "--transport", "http", "--header", "Authorization: Bearer " + tok}},
+		{"http", []string{srv.URL + "/mcp", "--transport", "http", "--header", "Authorization: Bearer " + tok}, srv},
 		// A data directory of its own, so that `scidex mcp` writes nothing
 		// under the default /var/lib/scidex (and, were DATABASE_URL lost on the
 		// way, starts its embedded cluster in a directory the test removes).
 		{"stdio", []string{"-e", "SCIDEX_TOKEN=" + tok, "-e", "DATABASE_URL=" + db, "-e", "SCIDEX_JWT_SECRET=" + secret,
-			"-e", "SCIDEX_DATA_DIR=" + e2e.DataDir(t), e2e.Binary(t), "mcp"}},
+			"-e", "SCIDEX_DATA_DIR=" + e2e.DataDir(t), e2e.Binary(t), "mcp"}, srv},
+		{"stdio beside serve", []string{"-e", "SCIDEX_TOKEN=" + tok, "-e", "SCIDEX_JWT_SECRET=" + secret,
+			"-e", "SCIDEX_DATA_DIR=" + besideDir, e2e.Binary(t), "mcp"}, beside},
 	} {
 		t.Run(tr.name, func(t *testing.T) {
+			srv := tr.srv
 			in := inspector{node: node, dir: dir, server: tr.server, serverLog: srv.Log}
 			checkListedTools(t, in.list(t), catalog)
 

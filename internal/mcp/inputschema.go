@@ -17,13 +17,20 @@ const RefPattern = `^[a-z][a-z0-9_]*:[^@\s]+(@sha256:[0-9a-f]{64})?$`
 //
 // A null is not accepted where GraphQL would take one: leaving the property
 // out means the same, and a schema without type unions is easier on agents.
-func inputSchema(schema *ast.Schema, op *ast.OperationDefinition, doc *ast.QueryDocument) map[string]any {
+//
+// An input object nested in this tool's input that is another listed tool's
+// whole input (toolInputs: the input type's name to that tool) is given by
+// reference, an object whose description names the tool that lists its
+// fields: a batch's writes are add_comment's, create_artifact's… inputs, and
+// spelling each out again would double what every client sends its model.
+// The server validates them all the same.
+func inputSchema(schema *ast.Schema, op *ast.OperationDefinition, doc *ast.QueryDocument, toolInputs map[string]string) map[string]any {
 	uses := variableUses(op, doc)
 	props := map[string]any{}
 	required := []string{}
-	defs := map[string]any{}
+	in := &inputs{schema: schema, defs: map[string]any{}, toolInputs: toolInputs}
 	for _, v := range op.VariableDefinitions {
-		s := typeSchema(schema, v.Type, defs, map[string]bool{})
+		s := in.typed(v.Type, map[string]bool{}, 0)
 		if u := uses[v.Variable]; u.desc != "" {
 			s["description"] = u.desc
 		}
@@ -44,20 +51,28 @@ func inputSchema(schema *ast.Schema, op *ast.OperationDefinition, doc *ast.Query
 	if len(required) > 0 {
 		out["required"] = required
 	}
-	if len(defs) > 0 {
-		out["$defs"] = defs
+	if len(in.defs) > 0 {
+		out["$defs"] = in.defs
 	}
 	return out
 }
 
-// typeSchema is the schema of an input type. Input objects are written out
-// in place; one that contains itself (a recursive filter, say) goes to $defs
-// the second time it is met, and is referenced from there.
-func typeSchema(schema *ast.Schema, t *ast.Type, defs map[string]any, open map[string]bool) map[string]any {
+// inputs builds one tool's input schema.
+type inputs struct {
+	schema     *ast.Schema
+	defs       map[string]any    // recursive input objects, by name
+	toolInputs map[string]string // input types given by reference: the tool whose input each is
+}
+
+// typed is the schema of an input type, depth input objects below the
+// variables. Input objects are written out in place; one that contains
+// itself (a recursive filter, say) goes to $defs the second time it is met,
+// and is referenced from there.
+func (in *inputs) typed(t *ast.Type, open map[string]bool, depth int) map[string]any {
 	if t.Elem != nil {
-		return map[string]any{"type": "array", "items": typeSchema(schema, t.Elem, defs, open)}
+		return map[string]any{"type": "array", "items": in.typed(t.Elem, open, depth)}
 	}
-	def := schema.Types[t.NamedType]
+	def := in.schema.Types[t.NamedType]
 	if def == nil {
 		return map[string]any{}
 	}
@@ -67,26 +82,31 @@ func typeSchema(schema *ast.Schema, t *ast.Type, defs map[string]any, open map[s
 	case ast.Enum:
 		return enumSchema(def)
 	case ast.InputObject:
+		if tool, ok := in.toolInputs[def.Name]; ok && depth > 0 {
+			return map[string]any{"type": "object", "description": "Fields: " + tool + "'s input."}
+		}
 		if open[def.Name] {
-			if _, done := defs[def.Name]; !done {
-				defs[def.Name] = map[string]any{} // placeholder: stops the recursion
-				defs[def.Name] = inputObject(schema, def, defs, map[string]bool{def.Name: true})
+			if _, done := in.defs[def.Name]; !done {
+				in.defs[def.Name] = map[string]any{} // placeholder: stops the recursion
+				in.defs[def.Name] = in.object(def, map[string]bool{def.Name: true}, depth)
 			}
 			return map[string]any{"$ref": "#/$defs/" + def.Name}
 		}
 		open[def.Name] = true
 		defer delete(open, def.Name)
-		return inputObject(schema, def, defs, open)
+		return in.object(def, open, depth)
 	}
 	return map[string]any{}
 }
 
-func inputObject(schema *ast.Schema, def *ast.Definition, defs map[string]any, open map[string]bool) map[string]any {
+func (in *inputs) object(def *ast.Definition, open map[string]bool, depth int) map[string]any {
 	props := map[string]any{}
 	required := []string{}
 	for _, f := range def.Fields {
-		s := typeSchema(schema, f.Type, defs, open)
-		if f.Description != "" {
+		s := in.typed(f.Type, open, depth+1)
+		if _, byRef := in.toolInputs[f.Type.Name()]; byRef && f.Description != "" {
+			s["description"] = f.Description + " " + s["description"].(string)
+		} else if f.Description != "" {
 			s["description"] = f.Description
 		}
 		bounds(s, f.Directives)

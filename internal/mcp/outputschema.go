@@ -203,6 +203,8 @@ func (o *outputs) abstract(def *ast.Definition, subs []ast.SelectionSet, depth i
 		}
 		g.names = append(g.names, p.Name)
 	}
+	groups = nest(groups, func(g *group) map[string]any { return g.schema["properties"].(map[string]any) },
+		func(into, g *group) { into.names = append(into.names, g.names...); sort.Strings(into.names) })
 	if typename {
 		for _, g := range groups {
 			props := g.schema["properties"].(map[string]any)
@@ -224,6 +226,48 @@ func (o *outputs) abstract(def *ast.Definition, subs []ast.SelectionSet, depth i
 		return map[string]any{"oneOf": members}
 	}
 	return map[string]any{"anyOf": members}
+}
+
+// nest folds each shape whose keys are some of another's, each with the same
+// schema, into that one: without required lists the larger shape admits the
+// smaller's objects already, so a mutation's errors (every Problem selects
+// code and message; ValidationFailed adds its problems) list as one shape of
+// many names rather than one per selection, and only what tells them apart
+// by keys stays apart (a WriteSuccess).
+func nest[G any](groups []G, props func(G) map[string]any, merge func(into, g G)) []G {
+	contains := func(big, small map[string]any) bool {
+		if len(small) >= len(big) {
+			return false
+		}
+		for k, v := range small {
+			w, ok := big[k]
+			if !ok {
+				return false
+			}
+			a, _ := json.Marshal(v)
+			b, _ := json.Marshal(w)
+			if string(a) != string(b) {
+				return false
+			}
+		}
+		return true
+	}
+	var out []G
+	for i, g := range groups {
+		into := -1
+		for j, h := range groups {
+			// The largest container, so that a chain of nested shapes folds whole.
+			if j != i && contains(props(h), props(g)) && (into < 0 || len(props(h)) > len(props(groups[into]))) {
+				into = j
+			}
+		}
+		if into < 0 {
+			out = append(out, g)
+			continue
+		}
+		merge(groups[into], g)
+	}
+	return out
 }
 
 // scalarOutput maps a scalar to the JSON the server writes for it.

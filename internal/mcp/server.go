@@ -164,8 +164,9 @@ func build(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("mcp: %w", err)
 	}
 	s := &Server{opts: opts, schema: schema, mutates: map[string]bool{}, watch: newWatchers()}
+	inputsOf := toolInputs(ops)
 	for _, op := range ops {
-		t, err := operationTool(schema, op)
+		t, err := operationTool(schema, op, inputsOf)
 		if err != nil {
 			return nil, fmt.Errorf("mcp: %w", err)
 		}

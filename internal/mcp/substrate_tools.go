@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -125,18 +126,22 @@ func (s *Server) substrateTool(t CatalogTool) *sdk.Tool {
 	return def
 }
 
-// compactOutput is a tool's declared output schema as listed: the same
-// validation without its annotations (description, examples, title), which
-// the result says of itself and every client would otherwise send its model
-// with each tools/list (outputschema.go compacts the generated ones alike).
-// The manifest keeps them: get_tool reads the schema whole.
+// compactOutput is a tool's declared output schema as listed: what keys a
+// result has and of what type, as the generated tools' output schemas say it
+// (outputschema.go), because every client sends tools/list to its model
+// whole. It drops the annotations (description, examples, title), which the
+// result says of itself, and the lists of values and keys (enum, required,
+// additionalProperties) that only make it stricter. A oneOf or anyOf left
+// with an unconstrained member constrains nothing and goes too. Every step
+// only relaxes the schema, so a result valid against the manifest's is valid
+// against the listed one; get_tool reads the manifest's whole.
 func compactOutput(s any) any {
 	switch v := s.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, x := range v {
 			switch k {
-			case "description", "examples", "title", "$comment":
+			case "description", "examples", "title", "$comment", "enum", "required", "additionalProperties", "dependentRequired":
 				continue
 			case "properties", "$defs", "definitions", "patternProperties", "dependentSchemas":
 				// Maps from names to schemas: the names are not keywords.
@@ -148,9 +153,18 @@ func compactOutput(s any) any {
 					out[k] = mm
 					continue
 				}
-			case "const", "enum", "default":
+			case "const", "default":
 				out[k] = x // values, not schemas
 				continue
+			case "oneOf", "anyOf":
+				if m, ok := x.([]any); ok {
+					members := compactOutput(m).([]any)
+					if slices.ContainsFunc(members, unconstrained) {
+						continue
+					}
+					out[k] = members
+					continue
+				}
 			}
 			out[k] = compactOutput(x)
 		}
@@ -165,6 +179,15 @@ func compactOutput(s any) any {
 	return s
 }
 
+// unconstrained reports whether a schema admits every value.
+func unconstrained(s any) bool {
+	if b, ok := s.(bool); ok {
+		return b
+	}
+	m, ok := s.(map[string]any)
+	return ok && len(m) == 0
+}
+
 // callStatusSchema is the other shape a substrate tool's structured content
 // takes, beside its result: the call itself, when there is no result that
 // keeps to the tool's output schema to give — queued or running (follow it
@@ -174,20 +197,19 @@ func compactOutput(s any) any {
 // require, whatever the call's state.
 var callStatusSchema = map[string]any{
 	"type": "object", "required": []any{"tool_call"}, "additionalProperties": false,
-	"description": "The call, when it has no result that keeps to the tool's output schema.",
 	"properties": map[string]any{
 		"tool_call": map[string]any{
 			"type": "object", "required": []any{"id", "ref", "status"},
 			"properties": map[string]any{
-				"id":     map[string]any{"type": "string", "description": "The call's id: get_tool_call {id} follows it."},
-				"ref":    map[string]any{"type": "string", "description": "tool_call:<id>, the call's record."},
+				"id":     map[string]any{"type": "string"},
+				"ref":    map[string]any{"type": "string"},
 				"status": map[string]any{"enum": []any{"queued", "running", "succeeded", "failed", "cancelled"}},
-				"follow": map[string]any{"type": "string", "description": "How to follow an unfinished call."},
+				"follow": map[string]any{"type": "string"},
 			},
 		},
-		"result":            map[string]any{"description": "A result that breaks the tool's output schema, as the tool gave it."},
-		"output_violations": map[string]any{"type": "array", "description": "Where the result breaks the output schema.", "items": map[string]any{"type": "object"}},
-		"error":             map[string]any{"type": "object", "description": "Why the call failed."},
+		"result":            map[string]any{},
+		"output_violations": map[string]any{"type": "array", "items": map[string]any{"type": "object"}},
+		"error":             map[string]any{"type": "object"},
 	},
 }
 

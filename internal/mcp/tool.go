@@ -16,9 +16,10 @@ type tool struct {
 }
 
 // operationTool builds the MCP tool of one operation document.
-func operationTool(schema *ast.Schema, op *operation) (*tool, error) {
+// toolInputs names the tool whose whole input each input type is.
+func operationTool(schema *ast.Schema, op *operation, toolInputs map[string]string) (*tool, error) {
 	mutation := op.op.Operation == ast.Mutation
-	in := inputSchema(schema, op.op, op.doc)
+	in := inputSchema(schema, op.op, op.doc, toolInputs)
 	v, err := compileInput(op.name, in)
 	if err != nil {
 		return nil, err
@@ -31,6 +32,18 @@ func operationTool(schema *ast.Schema, op *operation) (*tool, error) {
 		Annotations:  annotations(op.name, mutation),
 	}
 	return &tool{def: def, mutation: mutation, op: op, input: v}, nil
+}
+
+// toolInputs maps each input object type that is a tool's whole input (its
+// one variable) to that tool's name.
+func toolInputs(ops []*operation) map[string]string {
+	out := map[string]string{}
+	for _, op := range ops {
+		if vs := op.op.VariableDefinitions; len(vs) == 1 && vs[0].Definition != nil && vs[0].Definition.Kind == ast.InputObject {
+			out[vs[0].Type.Name()] = op.name
+		}
+	}
+	return out
 }
 
 // description is the document's comment, then the schema's description of

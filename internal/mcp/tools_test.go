@@ -179,8 +179,8 @@ func TestToolListIsCompact(t *testing.T) {
 	if substrate == 0 {
 		t.Fatal("no substrate tool listed: the size says nothing of them")
 	}
-	if len(raw) > 100<<10 || outputs > 40<<10 {
-		t.Fatalf("tools/list is %d bytes (%d of output schemas): over the 100 KiB (40 KiB) guard", len(raw), outputs)
+	if len(raw) > 86<<10 || outputs > 32<<10 {
+		t.Fatalf("tools/list is %d bytes (%d of output schemas): over the 86 KiB (32 KiB) guard", len(raw), outputs)
 	}
 	// A listed substrate tool's output schema validates what its manifest's
 	// does, without the annotations.

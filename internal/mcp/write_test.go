@@ -105,3 +105,45 @@ func TestCreateGetUpdateWithAConflict(t *testing.T) {
 		t.Errorf("invalid content: %+v", bad.CreateArtifact)
 	}
 }
+
+// A batch over MCP: a later write names an earlier one by its alias
+// ("$h", which no Ref pattern admits: the writes are given by reference to
+// their tools' inputs, and the server validates them), and a write that
+// breaks its input is refused by path, atomically.
+func TestBatchNamesAnEarlierWriteByItsAlias(t *testing.T) {
+	e := env(t, mcp.Options{})
+	ada := mustConnect(t, e, apitest.Contributor(t, "ada"))
+	var got struct {
+		Batch struct {
+			Committed bool
+			Results   []writeResult
+		}
+	}
+	data(t, ada, "batch", call(t, ada, "batch", map[string]any{"input": map[string]any{"writes": []any{
+		map[string]any{"alias": "h", "createArtifact": map[string]any{"type": "hypothesis", "title": "TREM2", "content": map[string]any{"target_gene": "TREM2"}}},
+		map[string]any{"addComment": map[string]any{"ref": "$h", "body": "Which cohort?", "kind": "question"}},
+	}}}), &got)
+	r := got.Batch.Results
+	if !got.Batch.Committed || len(r) != 2 || r[0].Typename != "WriteSuccess" || r[1].Typename != "WriteSuccess" {
+		t.Fatalf("batch: %+v", got.Batch)
+	}
+	var comments struct {
+		Artifact struct{ Ref string }
+	}
+	data(t, ada, "get_artifact", call(t, ada, "get_artifact", map[string]any{"ref": unpinned(r[1].Ref)}), &comments)
+	if comments.Artifact.Ref == "" {
+		t.Fatalf("the comment %s cannot be read back", r[1].Ref)
+	}
+
+	before := e.Counts(t)
+	res := call(t, ada, "batch", map[string]any{"input": map[string]any{"writes": []any{
+		map[string]any{"alias": "h", "createArtifact": map[string]any{"type": "hypothesis", "title": "APOE", "content": map[string]any{"target_gene": "APOE"}}},
+		map[string]any{"addComment": map[string]any{"ref": "$h"}},
+	}}})
+	if !res.IsError || !strings.Contains(text(res), `"writes",1,"addComment","body"`) {
+		t.Fatalf("a batch whose comment has no body: want an error naming writes.1.addComment.body, got %s", text(res))
+	}
+	if after := e.Counts(t); !equalCounts(before, after) {
+		t.Fatalf("the refused batch wrote: %v → %v", before, after)
+	}
+}
