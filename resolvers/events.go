@@ -54,6 +54,16 @@ func subscribe[T any](ctx context.Context, r *Resolver, p subscribeParams, conv 
 		}
 		sp.Since = &c
 	}
+	ids := event.StreamIDsFrom(ctx)
+	if ids != nil && ids.Resume != "" {
+		// An SSE reconnect (Last-Event-ID): right after the last event the
+		// client received, whatever since or its consumer says.
+		c, err := event.ParseCursor(ids.Resume, "Last-Event-ID")
+		if err != nil {
+			return nil, err
+		}
+		sp.Since = &c
+	}
 	if p.ConsumerID != nil {
 		if err := event.CheckConsumerID(*p.ConsumerID, "consumerId"); err != nil {
 			return nil, err
@@ -103,6 +113,9 @@ func subscribe[T any](ctx context.Context, r *Resolver, p subscribeParams, conv 
 		for {
 			select {
 			case e := <-sub.C:
+				if ids != nil {
+					ids.Push(e.Cursor.String()) // this event's message carries its cursor as its id
+				}
 				select {
 				case out <- conv(e):
 					sub.Delivered(e.Cursor)

@@ -25,6 +25,7 @@ type SSE struct {
 // SSEEvent is one message of a stream: an event with its data, or a comment
 // (a keepalive).
 type SSEEvent struct {
+	ID      string // the id field (an event's cursor), "" for none
 	Event   string
 	Data    json.RawMessage
 	Comment bool
@@ -135,6 +136,8 @@ func (s *SSE) read(body io.ReadCloser) {
 			field, value, _ := strings.Cut(line, ":")
 			value = strings.TrimPrefix(value, " ")
 			switch field {
+			case "id":
+				ev.ID = value
 			case "event":
 				ev.Event = value
 			case "data":

@@ -13,6 +13,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"github.com/scidex/substrate/internal/event"
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/request"
 )
@@ -144,12 +145,18 @@ func (t sse) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecut
 			defer s.streams.release(rc.Actor.ID)
 		}
 	}
+	// Each event's message carries its cursor as its id, and a reconnect
+	// that sends the last one back (Last-Event-ID, as EventSource does by
+	// itself) resumes right after it.
+	ids := &event.StreamIDs{Resume: strings.TrimSpace(r.Header.Get("Last-Event-ID"))}
+	ctx = event.WithStreamIDs(ctx, ids)
 	st, err := s.streams.open(w, rc, cancel)
 	if err != nil {
 		refuse(ctx, http.StatusInternalServerError, gqlerror.Errorf("%v", err))
 		return
 	}
 	defer st.finish()
+	st.ids = ids
 	if errs != nil {
 		st.next(exec.DispatchError(graphql.WithOperationContext(ctx, oc), errs))
 		st.complete()
@@ -196,9 +203,14 @@ func streamError(rc *request.Context, code problem.Code, reason, msg string) *gq
 	return &gqlerror.Error{Message: msg, Extensions: map[string]any{"code": string(code), "reason": reason, "requestId": rid}}
 }
 
-// writeEvent writes one SSE message: the event's name and its data on one
-// line (JSON has no raw line breaks).
-func writeEvent(w io.Writer, event string, data []byte) error {
+// writeEvent writes one SSE message: its id when it has one (an event's
+// cursor), the event's name and its data on one line (JSON has no raw line
+// breaks).
+func writeEvent(w io.Writer, id, event string, data []byte) error {
+	if id != "" {
+		_, err := fmt.Fprintf(w, "id: %s\nevent: %s\ndata: %s\n\n", id, event, data)
+		return err
+	}
 	_, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, data)
 	return err
 }

@@ -243,6 +243,11 @@ func TestSSELimits(t *testing.T) {
 		o.MaxResponseBytes, o.SSEKeepAlive, o.MaxEventStreams = 1000, 20*time.Millisecond, 2
 	}})
 	ada, bob := apitest.Contributor(t, "ada"), apitest.Contributor(t, "bob")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Log(env.Log.String())
+		}
+	})
 	since := tail(t, env, ada)
 	st := env.SSE(t, ada, `subscription($s: Cursor) { events(since: $s, types: ["hypothesis.created"]) { ref artifact { title content } } }`,
 		map[string]any{"s": since})
@@ -337,5 +342,71 @@ func TestSSEDroppedSubscriberEndsWithReason(t *testing.T) {
 	}
 	if got >= 2000 {
 		t.Errorf("all %d events arrived: the subscriber was not dropped", got)
+	}
+}
+
+// An EventSource resumes: each event's message carries its cursor as its id,
+// and a GET that sends the last id it received back (Last-Event-ID, which
+// EventSource does by itself on reconnect) gets every event after it — none
+// missed while it was away, none twice — and then the live ones.
+func TestSSEResumesFromLastEventID(t *testing.T) {
+	env := provEnv(t, apitest.Opts{App: func(c *app.Config) { c.Queue.Workers = 0 }})
+	ada := apitest.Contributor(t, "ada")
+	sub := `subscription($s: Cursor) { events(types: ["hypothesis.*"], since: $s) { cursor type artifact { title } } }`
+	since := tail(t, env, ada)
+	st, resp := apitest.StartSSE(t, env.SSERequest(t, http.MethodGet, ada, sub, map[string]any{"s": since}))
+	if st == nil {
+		t.Fatalf("no stream: %d %s", resp.Status, resp.Raw)
+	}
+	titles := func(n int, s *apitest.SSE) (got []string, ids []string) {
+		t.Helper()
+		for range n {
+			ev := s.Next()
+			var data struct {
+				Events struct {
+					Cursor   string
+					Artifact struct{ Title string }
+				}
+			}
+			if err := json.Unmarshal(ev.Result(t).Data, &data); err != nil {
+				t.Fatal(err)
+			}
+			if ev.ID == "" || ev.ID != data.Events.Cursor {
+				t.Fatalf("a next's id %q, its event's cursor %q", ev.ID, data.Events.Cursor)
+			}
+			got, ids = append(got, data.Events.Artifact.Title), append(ids, ev.ID)
+		}
+		return got, ids
+	}
+	createH(t, env, ada, map[string]any{"title": "one", "content": map[string]any{}})
+	got, ids := titles(1, st)
+	st.Close() // the connection drops after "one"
+	createH(t, env, ada, map[string]any{"title": "two", "content": map[string]any{}})
+	createH(t, env, ada, map[string]any{"title": "three", "content": map[string]any{}})
+
+	// The reconnect: the same request, with the id of the last event received
+	// (its since would replay "one" again).
+	req := env.SSERequest(t, http.MethodGet, ada, sub, map[string]any{"s": since})
+	req.Header.Set("Last-Event-ID", ids[0])
+	again, resp := apitest.StartSSE(t, req)
+	if again == nil {
+		t.Fatalf("no stream on reconnect: %d %s", resp.Status, resp.Raw)
+	}
+	more, _ := titles(2, again)
+	createH(t, env, ada, map[string]any{"title": "four", "content": map[string]any{}})
+	live, _ := titles(1, again)
+	if all := strings.Join(append(append(got, more...), live...), ","); all != "one,two,three,four" {
+		t.Fatalf("received %s, want one,two,three,four: each event once, in order", all)
+	}
+
+	// A Last-Event-ID that is not a cursor is refused on the stream, naming it.
+	req = env.SSERequest(t, http.MethodGet, ada, sub, nil)
+	req.Header.Set("Last-Event-ID", "not-a-cursor")
+	bad, _ := apitest.StartSSE(t, req)
+	if bad == nil {
+		t.Fatal("no stream for a bad Last-Event-ID")
+	}
+	if r := bad.Next().Result(t); len(r.Errors) != 1 || !strings.Contains(r.Errors[0].Message, "Last-Event-ID") {
+		t.Fatalf("a bad Last-Event-ID: %s", r.Raw)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/scidex/substrate/internal/drain"
+	"github.com/scidex/substrate/internal/event"
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/request"
 )
@@ -26,6 +27,7 @@ type stream struct {
 	interval time.Duration // of the keepalive
 	rid      string
 	cancel   context.CancelFunc // ends the operation: the resolvers' context
+	ids      *event.StreamIDs   // the cursors of the events a subscription hands over
 
 	mu      sync.Mutex
 	closed  bool
@@ -72,12 +74,18 @@ func (st *stream) closeLocked() {
 
 // next writes a result as a `next` event.
 func (st *stream) next(resp *graphql.Response) bool {
-	return st.write(func() error { return writeEvent(st.w, "next", responseJSON(resp)) })
+	return st.write(func() error {
+		id := ""
+		if st.ids != nil {
+			id = st.ids.Pop()
+		}
+		return writeEvent(st.w, id, "next", responseJSON(resp))
+	})
 }
 
 // complete writes the `complete` event.
 func (st *stream) complete() bool {
-	return st.write(func() error { return writeEvent(st.w, "complete", nil) })
+	return st.write(func() error { return writeEvent(st.w, "", "complete", nil) })
 }
 
 // end writes a `next` with err, then `complete`, and closes the stream: the
@@ -90,10 +98,10 @@ func (st *stream) end(err *gqlerror.Error) bool {
 		return false
 	}
 	st.writeLocked(func() error {
-		if e := writeEvent(st.w, "next", responseJSON(&graphql.Response{Errors: gqlerror.List{err}})); e != nil {
+		if e := writeEvent(st.w, "", "next", responseJSON(&graphql.Response{Errors: gqlerror.List{err}})); e != nil {
 			return e
 		}
-		return writeEvent(st.w, "complete", nil)
+		return writeEvent(st.w, "", "complete", nil)
 	})
 	st.closeLocked()
 	return true
