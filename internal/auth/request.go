@@ -12,13 +12,21 @@ const CookieName = "scidex_jwt"
 // header's Bearer token if there is one, else the scidex_jwt cookie. It returns
 // "" when neither is present; the token itself is checked by Verify.
 func TokenFromRequest(r *http.Request) string {
+	tok, _ := TokenSource(r)
+	return tok
+}
+
+// TokenSource is TokenFromRequest, and whether the token came from the
+// cookie (which a browser attaches by itself, so its request needs the
+// defences of internal/session).
+func TokenSource(r *http.Request) (token string, cookie bool) {
 	if tok, ok := bearer(r.Header.Get("Authorization")); ok {
-		return tok
+		return tok, false
 	}
-	if c, err := r.Cookie(CookieName); err == nil {
-		return c.Value
+	if c, err := r.Cookie(CookieName); err == nil && c.Value != "" {
+		return c.Value, true
 	}
-	return ""
+	return "", false
 }
 
 // TokenFromInitPayload returns the JWT a websocket connection_init payload

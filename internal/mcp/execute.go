@@ -58,6 +58,9 @@ func (s *Server) run(ctx context.Context, cred credentials, body gqlRequest) (*r
 	if cred.cookie != "" {
 		req.Header.Set("Cookie", cred.cookie)
 	}
+	if cred.csrf != "" {
+		req.Header.Set("X-CSRF-Token", cred.csrf)
+	}
 	rec := &recorder{header: http.Header{}}
 	s.opts.Endpoint.ServeHTTP(rec, req)
 	// An answer is sent twice (the text copy and the structured content).
@@ -77,6 +80,7 @@ func (s *Server) run(ctx context.Context, cred credentials, body gqlRequest) (*r
 type credentials struct {
 	authorization string
 	cookie        string
+	csrf          string // a browser session's X-CSRF-Token, which a cookie-authenticated write echoes
 }
 
 // recorder is an in-memory http.ResponseWriter.

@@ -57,7 +57,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The request ends when the client goes or the server closes (Close), and
 	// carries its credentials for what the SDK hands no headers (resources.go).
 	ctx, cancel := context.WithCancel(context.WithValue(r.Context(), credentialsKey{},
-		credentials{authorization: r.Header.Get("Authorization"), cookie: r.Header.Get("Cookie")}))
+		credentials{authorization: r.Header.Get("Authorization"), cookie: r.Header.Get("Cookie"), csrf: r.Header.Get("X-CSRF-Token")}))
 	ctx = withAnswerBudget(ctx, s.opts.MaxResponseBytes)
 	defer cancel()
 	defer context.AfterFunc(s.closing, cancel)()

@@ -322,7 +322,7 @@ func (s *Server) credentials(ctx context.Context, c Caller, extra *sdk.RequestEx
 		return credentials{authorization: c.Authorization}
 	}
 	if extra != nil && extra.Header != nil {
-		return credentials{authorization: extra.Header.Get("Authorization"), cookie: extra.Header.Get("Cookie")}
+		return credentials{authorization: extra.Header.Get("Authorization"), cookie: extra.Header.Get("Cookie"), csrf: extra.Header.Get("X-CSRF-Token")}
 	}
 	cred, _ := ctx.Value(credentialsKey{}).(credentials)
 	return cred

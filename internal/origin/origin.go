@@ -45,6 +45,12 @@ func (a Allow) Allowed(r *http.Request) bool {
 	return strings.EqualFold(u.Host, r.Host)
 }
 
+// Listed reports whether the origin o is one of the allowed ones (this
+// server's own origin aside).
+func (a Allow) Listed(o string) bool {
+	return slices.Contains(a.origins, normalise(o))
+}
+
 func normalise(o string) string {
 	return strings.ToLower(strings.TrimSuffix(strings.TrimSpace(o), "/"))
 }

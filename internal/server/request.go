@@ -7,9 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -18,6 +16,7 @@ import (
 	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/request"
+	"github.com/scidex/substrate/internal/session"
 	"github.com/scidex/substrate/internal/store"
 )
 
@@ -54,11 +53,13 @@ func (s *Server) withRequest(next http.Handler) http.Handler {
 		if s.opts.AnonymousRead {
 			rc.Actor.Permissions = []auth.Permission{auth.PermViewer}
 		}
-		token := auth.TokenFromRequest(r)
+		token, cookie := auth.TokenSource(r)
 		if token != "" {
-			if r.Header.Get("Authorization") == "" && !sameOrigin(r) && !figureNavigation(r) {
-				// A cookie rides along on cross-site requests; only a same-origin page may use it.
-				writeError(w, http.StatusForbidden, problem.Unauthenticated, rid, "the scidex_jwt cookie is only accepted from this server's own origin")
+			// A browser attaches the cookie to requests of any page: only our
+			// own pages (and listed origins) may use it, and a write must echo
+			// the CSRF token.
+			if refusal := session.Check(r, s.origins); cookie && refusal != "" {
+				writeError(w, http.StatusForbidden, problem.Unauthenticated, rid, string(refusal))
 				return
 			}
 			p, err := s.tokens.verify(r.Context(), s.opts.Verifier, token, now)
@@ -101,25 +102,6 @@ func introspectionOnly(op *graphql.OperationContext) bool {
 		}
 	}
 	return true
-}
-
-// figureNavigation is a person opening a figure's URL in the browser's
-// address bar (Sec-Fetch-Site: none): a read that changes nothing, so the
-// session cookie may come with it.
-func figureNavigation(r *http.Request) bool {
-	return r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/artifacts/") && strings.HasSuffix(r.URL.Path, "/figure.svg") &&
-		r.Header.Get("Sec-Fetch-Site") == "none"
-}
-
-// sameOrigin reports whether a browser request comes from a page of this server
-// (or from no page at all, as with curl).
-func sameOrigin(r *http.Request) bool {
-	origin := r.Header.Get("Origin")
-	if origin == "" {
-		return r.Header.Get("Sec-Fetch-Site") == "" || r.Header.Get("Sec-Fetch-Site") == "same-origin"
-	}
-	u, err := url.Parse(origin)
-	return err == nil && strings.EqualFold(u.Host, r.Host)
 }
 
 func writeError(w http.ResponseWriter, status int, code problem.Code, rid, msg string) {

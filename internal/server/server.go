@@ -24,6 +24,8 @@ import (
 	"github.com/scidex/substrate/internal/event"
 	"github.com/scidex/substrate/internal/graphiql"
 	"github.com/scidex/substrate/internal/mcp"
+	"github.com/scidex/substrate/internal/origin"
+	"github.com/scidex/substrate/internal/session"
 	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/internal/toolreg"
 	"github.com/scidex/substrate/internal/workpacket"
@@ -70,8 +72,12 @@ type Opts struct {
 	// Packets runs work packets; without it the work packet operations fail.
 	Packets *workpacket.Packets
 	// AllowedOrigins are the browser origins besides this server's own that may
-	// open a websocket.
+	// open a websocket, use the session cookie (with CORS answers naming the
+	// origin, with credentials) and call /mcp.
 	AllowedOrigins []string
+	// SecureCookies marks the session cookies Secure even on plain-HTTP
+	// loopback (production mode).
+	SecureCookies bool
 	// MaxSubscriptions caps the operations active at once on one websocket.
 	MaxSubscriptions int
 	// MaxEventStreams caps the subscriptions one actor holds open over SSE
@@ -114,6 +120,9 @@ type Server struct {
 	ws      *wsconn.Implementation
 	streams streams // the open SSE streams
 	tokens  tokenCache
+	origins origin.Allow    // AllowedOrigins
+	cookies session.Cookies // the browser session's
+	handler http.Handler    // mux behind CORS
 }
 
 // Check refuses options the server cannot honour: an extension that
@@ -175,7 +184,9 @@ func New(opts Opts) *Server {
 	if opts.SSEKeepAlive == 0 {
 		opts.SSEKeepAlive = DefaultSSEKeepAlive
 	}
-	s := &Server{opts: opts, log: opts.Logger, mux: http.NewServeMux(), streams: streams{keepAlive: opts.SSEKeepAlive}}
+	s := &Server{opts: opts, log: opts.Logger, mux: http.NewServeMux(), streams: streams{keepAlive: opts.SSEKeepAlive},
+		origins: origin.New(opts.AllowedOrigins), cookies: session.Cookies{AlwaysSecure: opts.SecureCookies}}
+	s.handler = session.CORS(s.origins, s.mux)
 	s.gql = s.graphQL()
 	s.mux.Handle("/graphql", s.withRequest(wsconn.Middleware(s.gql)))
 	graphiql.Mount(s.mux, "/graphiql", graphiql.Options{Endpoint: "/graphql"})
@@ -197,6 +208,9 @@ func New(opts Opts) *Server {
 		s.mux.Handle("/mcp", s.withRequest(m))
 	}
 	s.mux.Handle("GET /artifacts/{ref}/figure.svg", s.withRequest(http.HandlerFunc(s.figureSVG)))
+	s.mux.HandleFunc("POST /auth/session", s.createSession)
+	s.mux.Handle("GET /auth/session", s.withRequest(http.HandlerFunc(s.readSession)))
+	s.mux.HandleFunc("DELETE /auth/session", s.deleteSession)
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /readyz", s.readyz)
 	s.mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
@@ -211,7 +225,7 @@ func closeConn(ctx context.Context, code int, reason string) bool {
 	return wsconn.CloseConn(ctx, code, reason) || endStream(ctx, reason)
 }
 
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
 // MCP is the MCP server behind /mcp, to serve on other transports (`scidex
 // mcp` runs it on stdio); nil with NoMCP.
