@@ -1044,7 +1044,7 @@ type ComplexityRoot struct {
 	}
 
 	Subscription struct {
-		ArtifactEvents  func(childComplexity int, ref string) int
+		ArtifactEvents  func(childComplexity int, ref string, since *string) int
 		Events          func(childComplexity int, types []string, filter model.JSON, since *string, consumerID *string, from *model.LogStart) int
 		ToolCallUpdates func(childComplexity int, id string) int
 	}
@@ -6713,7 +6713,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Subscription.ArtifactEvents(childComplexity, args["ref"].(string)), true
+		return e.ComplexityRoot.Subscription.ArtifactEvents(childComplexity, args["ref"].(string), args["since"].(*string)), true
 	case "Subscription.events":
 		if e.ComplexityRoot.Subscription.Events == nil {
 			break

@@ -17,7 +17,7 @@ import (
 
 type SubscriptionResolver interface {
 	Events(ctx context.Context, types []string, filter model.JSON, since *string, consumerID *string, from *model.LogStart) (<-chan *model.Event, error)
-	ArtifactEvents(ctx context.Context, ref string) (<-chan *model.Event, error)
+	ArtifactEvents(ctx context.Context, ref string, since *string) (<-chan *model.Event, error)
 	ToolCallUpdates(ctx context.Context, id string) (<-chan *model.ToolCallEvent, error)
 }
 type ToolCallEventResolver interface {
@@ -39,6 +39,14 @@ func (ec *executionContext) field_Subscription_artifactEvents_args(ctx context.C
 		return nil, err
 	}
 	args["ref"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "since",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOCursor2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["since"] = arg1
 	return args, nil
 }
 
@@ -160,7 +168,7 @@ func (ec *executionContext) _Subscription_artifactEvents(ctx context.Context, fi
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Subscription().ArtifactEvents(ctx, fc.Args["ref"].(string))
+			return ec.Resolvers.Subscription().ArtifactEvents(ctx, fc.Args["ref"].(string), fc.Args["since"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.Event) graphql.Marshaler {

@@ -22,12 +22,12 @@ func (r *subscriptionResolver) Events(ctx context.Context, types []string, filte
 	return subscribe(ctx, r.Resolver, subscribeParams{Selector: sel, Since: since, ConsumerID: consumerID, From: from}, eventModel)
 }
 
-func (r *subscriptionResolver) ArtifactEvents(ctx context.Context, ref string) (<-chan *model.Event, error) {
+func (r *subscriptionResolver) ArtifactEvents(ctx context.Context, ref string, since *string) (<-chan *model.Event, error) {
 	sel, err := artifactSelector(ref)
 	if err != nil {
 		return nil, err
 	}
-	return subscribe(ctx, r.Resolver, subscribeParams{Selector: sel}, eventModel)
+	return subscribe(ctx, r.Resolver, subscribeParams{Selector: sel, Since: since}, eventModel)
 }
 
 func (r *subscriptionResolver) ToolCallUpdates(ctx context.Context, id string) (<-chan *model.ToolCallEvent, error) {

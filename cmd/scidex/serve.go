@@ -32,7 +32,7 @@ func serve(ctx context.Context, args []string) error {
 	shadow := f.str("shadow-validators", "SCIDEX_SHADOW_VALIDATORS", "", "comma-separated validators that only log what they would refuse")
 	stampProvenance := f.boolean("stamp-provenance", "SCIDEX_STAMP_PROVENANCE", true, "stamp produced_by provenance edges (actor, skill, tool) from content.produced_by and on tool calls' result artifacts")
 	pprofAddr := f.str("pprof-addr", "SCIDEX_PPROF_ADDR", "", "serve net/http/pprof on this address, for profiling; off when empty", hostPort)
-	origins := f.str("allowed-origins", "SCIDEX_ALLOWED_ORIGINS", "", "comma-separated browser origins besides this server's own whose pages may open a websocket or call /mcp")
+	origins := f.str("allowed-origins", "SCIDEX_ALLOWED_ORIGINS", "", "comma-separated browser origins besides this server's own whose pages may use the session cookie (CORS with credentials), open a websocket or call /mcp")
 	maxSubs := f.integer("max-subscriptions", "SCIDEX_MAX_SUBSCRIPTIONS", server.DefaultMaxSubscriptions, "operations active at once on one websocket", atLeast(1))
 	maxStreams := f.integer("max-event-streams", "SCIDEX_MAX_EVENT_STREAMS", server.DefaultMaxEventStreams, "subscriptions one actor holds open over SSE at once", atLeast(1))
 	listenURL := f.str("listen-url", "SCIDEX_LISTEN_URL", "", "direct database connection for LISTEN (the event hub's and the job queue's) when DATABASE_URL goes through a transaction pooler", connString)

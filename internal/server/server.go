@@ -23,6 +23,7 @@ import (
 	"github.com/scidex/substrate/internal/dispatch"
 	"github.com/scidex/substrate/internal/event"
 	"github.com/scidex/substrate/internal/graphiql"
+	"github.com/scidex/substrate/internal/livepage"
 	"github.com/scidex/substrate/internal/mcp"
 	"github.com/scidex/substrate/internal/origin"
 	"github.com/scidex/substrate/internal/session"
@@ -208,6 +209,7 @@ func New(opts Opts) *Server {
 		s.mux.Handle("/mcp", s.withRequest(m))
 	}
 	s.mux.Handle("GET /artifacts/{ref}/figure.svg", s.withRequest(http.HandlerFunc(s.figureSVG)))
+	livepage.Mount(s.mux)
 	s.mux.HandleFunc("POST /auth/session", s.createSession)
 	s.mux.Handle("GET /auth/session", s.withRequest(http.HandlerFunc(s.readSession)))
 	s.mux.HandleFunc("DELETE /auth/session", s.deleteSession)
