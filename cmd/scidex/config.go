@@ -62,6 +62,17 @@ func (f flags) Parse(args []string) error {
 	return nil
 }
 
+// explicit reports whether a flag was given, on the command line or by its
+// environment variable (Parse first).
+func (f flags) explicit(name, env string) bool {
+	set := false
+	f.Visit(func(fl *flag.Flag) { set = set || fl.Name == name })
+	if v, ok := os.LookupEnv(env); ok && env != "" && v != "" {
+		set = true
+	}
+	return set
+}
+
 // usage lists the flags, each with the kind of value it takes, its
 // variable and its default.
 func (f flags) usage(w io.Writer) {

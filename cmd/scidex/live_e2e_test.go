@@ -50,7 +50,9 @@ func TestLivePage(t *testing.T) {
 	defer cancel()
 
 	hostile := `TREM2 <img src=x onerror="window.pwned=1">`
-	var created struct{ CreateArtifact struct{ Ref, ContentHash string } }
+	var created struct {
+		CreateArtifact struct{ Ref, ContentHash string }
+	}
 	if err := gql(ctx, srv.URL, ada, `mutation($in: CreateArtifactInput!) { createArtifact(input: $in) { ... on WriteSuccess { ref contentHash } } }`,
 		map[string]any{"in": map[string]any{"type": "hypothesis", "title": hostile, "content": map[string]any{"target_gene": "TREM2"}}}, &created); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@
 //	scidex worker    work queued tool calls only (no HTTP)
 //	scidex skills    check-references: the skills' references gate (CI runs it)
 //	scidex mcp       the substrate as an MCP server on stdio (token from SCIDEX_TOKEN)
+//	scidex documents the trusted documents of production mode: push, list
 //
 // Every flag also reads an environment variable; `scidex <command> -h` lists them.
 package main
@@ -49,6 +50,8 @@ func run(args []string) int {
 		err = skillsCmd(args[1:])
 	case "mcp":
 		err = mcpCmd(ctx, args[1:])
+	case "documents":
+		err = documentsCmd(ctx, args[1:])
 	default:
 		fmt.Fprintf(os.Stderr, "scidex: unknown command %q\n\n", args[0])
 		usage()
@@ -79,6 +82,7 @@ Usage:
   scidex worker    work queued tool calls, with no HTTP listener (any number, on the server's database)
   scidex skills    check-references: fail when a preview or available skill depends on a to_verify reference
   scidex mcp       the substrate as an MCP server on stdio: SCIDEX_TOKEN=… scidex mcp (database as serve configures it)
+  scidex documents register the operations a production server runs for non-admins: scidex documents push ops/*.graphql; list
 
 Run "scidex <command> -h" for a command's flags; every flag also reads an environment variable.
 `)

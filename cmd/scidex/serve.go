@@ -2,15 +2,20 @@ package main
 
 import (
 	"context"
+	"crypto/subtle"
+	"encoding/hex"
 	"fmt"
 	"net"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/scidex/substrate/internal/app"
 	"github.com/scidex/substrate/internal/auth"
+	"github.com/scidex/substrate/internal/documents"
 	"github.com/scidex/substrate/internal/server"
 	"github.com/scidex/substrate/internal/store"
 )
@@ -22,7 +27,9 @@ func serve(ctx context.Context, args []string) error {
 	publicKeys := f.str("jwt-public-keys", "SCIDEX_JWT_PUBLIC_KEYS", "", "comma-separated PEM files of RS256/EdDSA public keys")
 	jwksURL := f.str("jwks-url", "SCIDEX_JWKS_URL", "", "JWKS URL for RS256/EdDSA keys")
 	anonRead := f.boolean("anonymous-read", "SCIDEX_ANONYMOUS_READ", false, "let requests without a token read")
-	introspection := f.boolean("introspection", "SCIDEX_INTROSPECTION", true, "serve __schema/__type queries")
+	mode := f.str("mode", "SCIDEX_MODE", "development", "development, or production: a key source required (no development secret), introspection and GraphiQL off unless turned on, only registered documents for non-admins (scidex documents push), Secure cookies", oneOf("development", "production"))
+	introspection := f.boolean("introspection", "SCIDEX_INTROSPECTION", true, "serve __schema/__type queries (default off in production)")
+	graphiQL := f.boolean("graphiql", "SCIDEX_GRAPHIQL", true, "serve GraphiQL on /graphiql (default off in production)")
 	maxBody := f.integer("max-body-bytes", "SCIDEX_MAX_BODY_BYTES", server.DefaultMaxBodyBytes, "largest request body, in bytes", atLeast(1))
 	maxResponse := f.integer("max-response-bytes", "SCIDEX_MAX_RESPONSE_BYTES", server.DefaultMaxResponseBytes, "largest response data, in bytes", atLeast(1))
 	maxDepth := f.integer("max-depth", "SCIDEX_MAX_DEPTH", server.DefaultMaxDepth, "deepest query nesting", atLeast(1))
@@ -45,6 +52,15 @@ func serve(ctx context.Context, args []string) error {
 	}
 	if err := checkWriteLimits(*writeRate, *writeBurst); err != nil {
 		return err
+	}
+	production := strings.EqualFold(*mode, "production")
+	if production {
+		if err := checkProduction(c, *publicKeys, *jwksURL); err != nil {
+			return err
+		}
+		// Off unless turned on.
+		*introspection = *introspection && f.explicit("introspection", "SCIDEX_INTROSPECTION")
+		*graphiQL = *graphiQL && f.explicit("graphiql", "SCIDEX_GRAPHIQL")
 	}
 	toolOpts, err := tf.dispatchOpts()
 	if err != nil {
@@ -71,6 +87,10 @@ func serve(ctx context.Context, args []string) error {
 	}
 	defer db.close()
 
+	var trusted *documents.Store
+	if production {
+		trusted = documents.New(db.pool)
+	}
 	var limiter *store.Limiter
 	if *writeRate > 0 {
 		limiter = store.NewLimiter(*writeRate, *writeBurst)
@@ -85,6 +105,7 @@ func serve(ctx context.Context, args []string) error {
 			MaxBodyBytes: int64(*maxBody), MaxResponseBytes: int64(*maxResponse), MaxDepth: *maxDepth, MaxComplexity: *maxComplexity,
 			AllowedOrigins: splitList(*origins), MaxSubscriptions: *maxSubs, MaxEventStreams: *maxStreams,
 			MCP: mf.options(), NoMCP: !*serveMCP,
+			TrustedDocuments: trusted, NoGraphiQL: !*graphiQL, SecureCookies: production,
 		},
 	})
 	if err != nil {
@@ -98,12 +119,35 @@ func serve(ctx context.Context, args []string) error {
 		_ = a.Stop()
 		return fmt.Errorf("listen on %s: %w", *addr, err)
 	}
-	log.Info("listening", "addr", ln.Addr().String(), "graphql", "http://"+ln.Addr().String()+"/graphql",
-		"graphiql", "http://"+ln.Addr().String()+"/graphiql", "pid", os.Getpid())
+	attrs := []any{"addr", ln.Addr().String(), "graphql", "http://" + ln.Addr().String() + "/graphql", "mode", strings.ToLower(*mode)}
+	if *graphiQL {
+		attrs = append(attrs, "graphiql", "http://"+ln.Addr().String()+"/graphiql")
+	}
+	log.Info("listening", append(attrs, "pid", os.Getpid())...)
 	// Serve returns once requests, websockets and every background goroutine
 	// have ended; the deferred db.close then closes the pool and, last, stops
 	// the embedded cluster (internal/app has the order).
 	return a.Serve(ctx, ln, *shutdownWait)
+}
+
+// checkProduction refuses a production start without a key source of its
+// own: the development secret (kept in the data dir, made on first use) is
+// never trusted there, given by SCIDEX_JWT_SECRET or not.
+func checkProduction(c common, publicKeys, jwksURL string) error {
+	secret := os.Getenv("SCIDEX_JWT_SECRET")
+	if secret == "" && publicKeys == "" && jwksURL == "" {
+		return &configError{problems: []string{"SCIDEX_MODE=production needs a key source of its own: set SCIDEX_JWT_SECRET (at least " +
+			strconv.Itoa(auth.MinSecretBytes) + " bytes, not the development secret), --jwt-public-keys (SCIDEX_JWT_PUBLIC_KEYS) or --jwks-url (SCIDEX_JWKS_URL)"}}
+	}
+	if secret != "" {
+		// The secret itself, or the file's hex text of it.
+		if dev, err := auth.ReadSecret(*c.dataDir); err == nil && (subtle.ConstantTimeCompare(dev, []byte(secret)) == 1 ||
+			subtle.ConstantTimeCompare([]byte(hex.EncodeToString(dev)), []byte(strings.TrimSpace(secret))) == 1) {
+			return &configError{problems: []string{"SCIDEX_MODE=production: SCIDEX_JWT_SECRET is the development secret of " + *c.dataDir +
+				" (which `scidex token` mints with on this machine): set a new secret, or use --jwt-public-keys or --jwks-url"}}
+		}
+	}
+	return nil
 }
 
 // newVerifier builds token verification from the configuration: RS256/EdDSA keys

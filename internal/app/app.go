@@ -29,6 +29,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"sort"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -36,7 +37,9 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/scidex/substrate/internal/dispatch"
+	"github.com/scidex/substrate/internal/documents"
 	"github.com/scidex/substrate/internal/event"
+	"github.com/scidex/substrate/internal/livepage"
 	"github.com/scidex/substrate/internal/queue"
 	"github.com/scidex/substrate/internal/server"
 	"github.com/scidex/substrate/internal/store"
@@ -240,6 +243,10 @@ func (a *App) Start(ctx context.Context) error {
 	defer timer.Stop()
 	select {
 	case <-a.Hub.Ready():
+		if err := a.registerServerDocuments(ctx); err != nil {
+			_ = a.Stop()
+			return err
+		}
 		for _, f := range a.cfg.OnStart {
 			if err := f(ctx, a); err != nil {
 				_ = a.Stop()
@@ -368,5 +375,39 @@ func (a *App) startPprof(ctx context.Context) error {
 		}
 		return nil
 	})
+	return nil
+}
+
+// registerServerDocuments registers, in production mode (the server's
+// trusted documents), the GraphQL documents the server's own clients send:
+// the MCP tools' operations and the live page's, so that both work for every
+// actor there.
+func (a *App) registerServerDocuments(ctx context.Context) error {
+	docs := a.cfg.Server.TrustedDocuments
+	if docs == nil {
+		return nil
+	}
+	var list []documents.Document
+	add := func(m map[string]string) {
+		for name, d := range m {
+			list = append(list, documents.Document{Name: name, Document: d})
+		}
+	}
+	if m := a.Handler.MCP(); m != nil {
+		add(m.Documents())
+	}
+	add(livepage.Documents())
+	sort.Slice(list, func(i, j int) bool { return list[i].Name < list[j].Name })
+	reg, err := docs.Register(ctx, "server", list)
+	if err != nil {
+		return fmt.Errorf("trusted documents: %w", err)
+	}
+	added := 0
+	for _, r := range reg {
+		if r.New {
+			added++
+		}
+	}
+	a.log.Info("trusted documents: the server's own registered", "documents", len(reg), "new", added)
 	return nil
 }

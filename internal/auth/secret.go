@@ -53,6 +53,12 @@ func LoadOrCreateSecret(dir string) ([]byte, error) {
 	return secret, nil
 }
 
+// ReadSecret returns the development secret of dir if there is one, without
+// creating it (an error wrapping fs.ErrNotExist when there is none).
+func ReadSecret(dir string) ([]byte, error) {
+	return readSecret(filepath.Join(dir, SecretFileName))
+}
+
 // writeSecretNoClobber writes secret to a temporary file in dir and links it
 // to path. It returns an error wrapping fs.ErrExist if path already exists.
 func writeSecretNoClobber(dir, path string, secret []byte) error {

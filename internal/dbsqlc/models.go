@@ -188,6 +188,14 @@ type ToolWorker struct {
 	HeartbeatAt time.Time
 }
 
+type TrustedDocument struct {
+	Hash         string
+	Document     string
+	Name         string
+	Source       string
+	RegisteredAt time.Time
+}
+
 type WriteJournal struct {
 	ID              int64
 	OccurredAt      time.Time

@@ -24,7 +24,9 @@
 package livepage
 
 import (
+	"bytes"
 	"embed"
+	"encoding/json"
 	"io/fs"
 	"net/http"
 	"strings"
@@ -46,7 +48,9 @@ func Mount(mux *http.ServeMux) {
 	sub, _ := fs.Sub(assets, "assets")
 	files := http.StripPrefix("/assets/live/", http.FileServerFS(sub))
 	mux.Handle("GET /assets/live/", secured(files))
-	page, _ := fs.ReadFile(assets, "assets/page.html")
+	html, _ := fs.ReadFile(assets, "assets/page.html")
+	ops, _ := json.Marshal(operations) // escapes <, > and &: inert inside the script element
+	page := bytes.Replace(html, []byte("{{operations}}"), ops, 1)
 	mux.Handle("GET /artifacts/{ref}", secured(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, err := ref.Parse(r.PathValue("ref")); err != nil {
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")

@@ -342,3 +342,18 @@ func version() string {
 	}
 	return "dev"
 }
+
+// Documents are the GraphQL documents this server sends /graphql itself, by
+// name: its tools' operations, the substrate tools' invokeTool, and the
+// resource and prompt lists. A production server registers them as trusted
+// documents, so MCP clients work there for every actor; the execute tool's
+// ad hoc queries are not among them (there they run for admins only).
+func (s *Server) Documents() map[string]string {
+	out := map[string]string{"mcp InvokeTool": invokeQuery, "mcp SkillPrompts": skillsQuery, "mcp ListResources": listResourcesQuery}
+	for _, t := range s.tools {
+		if t.op != nil {
+			out["mcp "+t.def.Name] = t.op.source
+		}
+	}
+	return out
+}

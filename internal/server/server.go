@@ -21,6 +21,7 @@ import (
 	"github.com/scidex/substrate/graph"
 	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/dispatch"
+	"github.com/scidex/substrate/internal/documents"
 	"github.com/scidex/substrate/internal/event"
 	"github.com/scidex/substrate/internal/graphiql"
 	"github.com/scidex/substrate/internal/livepage"
@@ -76,6 +77,11 @@ type Opts struct {
 	// open a websocket, use the session cookie (with CORS answers naming the
 	// origin, with credentials) and call /mcp.
 	AllowedOrigins []string
+	// TrustedDocuments, when set, is production mode's allow-list: actors
+	// without the admin permission run only the documents registered in it.
+	TrustedDocuments *documents.Store
+	// NoGraphiQL leaves /graphiql unserved (production mode, unless turned on).
+	NoGraphiQL bool
 	// SecureCookies marks the session cookies Secure even on plain-HTTP
 	// loopback (production mode).
 	SecureCookies bool
@@ -190,7 +196,12 @@ func New(opts Opts) *Server {
 	s.handler = session.CORS(s.origins, s.mux)
 	s.gql = s.graphQL()
 	s.mux.Handle("/graphql", s.withRequest(wsconn.Middleware(s.gql)))
-	graphiql.Mount(s.mux, "/graphiql", graphiql.Options{Endpoint: "/graphql"})
+	if !opts.NoGraphiQL {
+		graphiql.Mount(s.mux, "/graphiql", graphiql.Options{Endpoint: "/graphql"})
+		s.mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "/graphiql/", http.StatusFound)
+		})
+	}
 	if !opts.NoMCP {
 		// /mcp calls /graphql in process, through this same handler.
 		mo := opts.MCP
@@ -215,9 +226,6 @@ func New(opts Opts) *Server {
 	s.mux.HandleFunc("DELETE /auth/session", s.deleteSession)
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /readyz", s.readyz)
-	s.mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, "/graphiql/", http.StatusFound)
-	})
 	return s
 }
 
@@ -252,6 +260,9 @@ func (s *Server) graphQL() *handler.Server {
 	srv.SetRecoverFunc(resolvers.Recover(s.log))
 	if s.opts.Introspection {
 		srv.Use(extension.Introspection{})
+	}
+	if s.opts.TrustedDocuments != nil { // before the automatic persisted queries (trusted.go)
+		srv.Use(trustedDocuments{store: s.opts.TrustedDocuments, log: s.log})
 	}
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
 	srv.Use(depthLimit{max: s.opts.MaxDepth})

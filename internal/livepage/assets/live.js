@@ -10,6 +10,8 @@
   const pinned = decodeURIComponent(path);
   const ref = pinned.split('@')[0]; // the page follows the artifact, every version
   const $ = (id) => document.getElementById(id);
+  // The documents the page sends: in the page, as the server registers them.
+  const OPS = JSON.parse($('operations').textContent);
 
   // The page's state, for people (the mode badge) and the end-to-end test.
   const live = window.scidexLive = {
@@ -52,11 +54,7 @@
 
   // --- the artifact ---
 
-  const READ = `query LivePage($ref: Ref!) { artifact(ref: $ref) {
-    ref type title content revision updatedAt updatedBy { id } lifecycleState
-    links(direction: BOTH, first: 50) { edges { node { predicate from { ref title } to { ref title } } } }
-    signals { kinds { kind dimension aggregation value count unit } }
-  } }`;
+  const READ = OPS.read;
 
   let reading = null; // the read in flight
   let again = false; // another event came during it
@@ -127,7 +125,7 @@
     refresh();
   }
 
-  const FOLLOW = 'subscription LivePageFollow($ref: Ref!, $since: Cursor) { artifactEvents(ref: $ref, since: $since) { id cursor type ref } }';
+  const FOLLOW = OPS.follow;
   let stream = null;
   let downTimer = null;
   let reopenTimer = null;
@@ -173,8 +171,7 @@
     reopenTimer = setTimeout(openStream, REOPEN_MS);
   }
 
-  const CATCH_UP = `query LivePageCatchUp($since: Cursor, $filter: JSON) {
-    poll(since: $since, filter: $filter, limit: 100) { events { id cursor type ref } cursor hasMore } }`;
+  const CATCH_UP = OPS.catchUp;
   let polling = false;
 
   function startPolling() {
@@ -208,7 +205,7 @@
 
   async function begin() {
     try {
-      const head = await gql('query LivePageHead { poll(from: NOW, limit: 1) { cursor } }');
+      const head = await gql(OPS.head);
       live.cursor = head.poll.cursor;
     } catch (e) {
       problem('could not read the event log: ' + e.message);
