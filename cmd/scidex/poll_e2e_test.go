@@ -22,7 +22,7 @@ import (
 // gave just before it died, lost in transit.
 type loseAnswer struct {
 	armed  atomic.Bool
-	full   int // only a full page is lost
+	full   int           // only a full page is lost
 	killed chan struct{} // closed once the server is killed
 	kill   func()
 	once   sync.Once
@@ -39,7 +39,9 @@ func (l *loseAnswer) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	var page struct {
-		Data struct{ Poll struct{ Events []json.RawMessage } }
+		Data struct {
+			Poll struct{ Events []json.RawMessage }
+		}
 	}
 	if json.Unmarshal(body, &page) == nil && len(page.Data.Poll.Events) == l.full && l.armed.CompareAndSwap(true, false) {
 		l.once.Do(func() {
@@ -78,7 +80,7 @@ func TestDefaultPollNeverSkips(t *testing.T) {
 	client := &http.Client{Transport: lose}
 	type page struct {
 		Poll struct {
-			Events []struct{ Type, Ref string }
+			Events  []struct{ Type, Ref string }
 			HasMore bool
 		}
 	}
