@@ -16,6 +16,9 @@ import (
 
 // region    ************************** generated!.gotpl **************************
 
+type DeadLetterResolver interface {
+	Event(ctx context.Context, obj *model.DeadLetter) (*model.Event, error)
+}
 type EventResolver interface {
 	Actor(ctx context.Context, obj *model.Event) (*model.Actor, error)
 
@@ -29,6 +32,175 @@ type EventResolver interface {
 // endregion ***************************** args.gotpl *****************************
 
 // region    **************************** field.gotpl *****************************
+
+func (ec *executionContext) _Consumer_id(ctx context.Context, field graphql.CollectedField, obj *model.Consumer) (ret graphql.Marshaler) {
+	return ec.marshalNString2string(ctx, field.Selections, obj.ID)
+}
+func (ec *executionContext) fieldContext_Consumer_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Consumer", field, false, false, "String")
+}
+
+func (ec *executionContext) _Consumer_cursor(ctx context.Context, field graphql.CollectedField, obj *model.Consumer) (ret graphql.Marshaler) {
+	return ec.marshalNCursor2string(ctx, field.Selections, obj.Cursor)
+}
+func (ec *executionContext) fieldContext_Consumer_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Consumer", field, false, false, "Cursor")
+}
+
+func (ec *executionContext) _Consumer_pendingCursor(ctx context.Context, field graphql.CollectedField, obj *model.Consumer) (ret graphql.Marshaler) {
+	return ec.marshalOCursor2ᚖstring(ctx, field.Selections, obj.PendingCursor)
+}
+func (ec *executionContext) fieldContext_Consumer_pendingCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Consumer", field, false, false, "Cursor")
+}
+
+func (ec *executionContext) _Consumer_deliveries(ctx context.Context, field graphql.CollectedField, obj *model.Consumer) (ret graphql.Marshaler) {
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Deliveries)
+}
+func (ec *executionContext) fieldContext_Consumer_deliveries(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Consumer", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Consumer_redeliveries(ctx context.Context, field graphql.CollectedField, obj *model.Consumer) (ret graphql.Marshaler) {
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Redeliveries)
+}
+func (ec *executionContext) fieldContext_Consumer_redeliveries(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Consumer", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Consumer_headEventId(ctx context.Context, field graphql.CollectedField, obj *model.Consumer) (ret graphql.Marshaler) {
+	return ec.marshalOID2ᚖstring(ctx, field.Selections, obj.HeadEventID)
+}
+func (ec *executionContext) fieldContext_Consumer_headEventId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Consumer", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Consumer_headDeliveries(ctx context.Context, field graphql.CollectedField, obj *model.Consumer) (ret graphql.Marshaler) {
+	return ec.marshalNInt2int(ctx, field.Selections, obj.HeadDeliveries)
+}
+func (ec *executionContext) fieldContext_Consumer_headDeliveries(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Consumer", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Consumer_maxDeliveries(ctx context.Context, field graphql.CollectedField, obj *model.Consumer) (ret graphql.Marshaler) {
+	return ec.marshalNInt2int(ctx, field.Selections, obj.MaxDeliveries)
+}
+func (ec *executionContext) fieldContext_Consumer_maxDeliveries(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Consumer", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Consumer_deadLetterCount(ctx context.Context, field graphql.CollectedField, obj *model.Consumer) (ret graphql.Marshaler) {
+	return ec.marshalNInt2int(ctx, field.Selections, obj.DeadLetterCount)
+}
+func (ec *executionContext) fieldContext_Consumer_deadLetterCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Consumer", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Consumer_deadLetters(ctx context.Context, field graphql.CollectedField, obj *model.Consumer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Consumer_deadLetters(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeadLetters, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.DeadLetter) graphql.Marshaler {
+			return ec.marshalNDeadLetter2ᚕᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐDeadLetterᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Consumer_deadLetters(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Consumer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeadLetter(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Consumer_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Consumer) (ret graphql.Marshaler) {
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt)
+}
+func (ec *executionContext) fieldContext_Consumer_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Consumer", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _Consumer_expiresAt(ctx context.Context, field graphql.CollectedField, obj *model.Consumer) (ret graphql.Marshaler) {
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.ExpiresAt)
+}
+func (ec *executionContext) fieldContext_Consumer_expiresAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Consumer", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _DeadLetter_eventId(ctx context.Context, field graphql.CollectedField, obj *model.DeadLetter) (ret graphql.Marshaler) {
+	return ec.marshalNID2string(ctx, field.Selections, obj.EventID)
+}
+func (ec *executionContext) fieldContext_DeadLetter_eventId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeadLetter", field, false, false, "ID")
+}
+
+func (ec *executionContext) _DeadLetter_cursor(ctx context.Context, field graphql.CollectedField, obj *model.DeadLetter) (ret graphql.Marshaler) {
+	return ec.marshalNCursor2string(ctx, field.Selections, obj.Cursor)
+}
+func (ec *executionContext) fieldContext_DeadLetter_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeadLetter", field, false, false, "Cursor")
+}
+
+func (ec *executionContext) _DeadLetter_deliveries(ctx context.Context, field graphql.CollectedField, obj *model.DeadLetter) (ret graphql.Marshaler) {
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Deliveries)
+}
+func (ec *executionContext) fieldContext_DeadLetter_deliveries(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeadLetter", field, false, false, "Int")
+}
+
+func (ec *executionContext) _DeadLetter_parkedAt(ctx context.Context, field graphql.CollectedField, obj *model.DeadLetter) (ret graphql.Marshaler) {
+	return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.ParkedAt)
+}
+func (ec *executionContext) fieldContext_DeadLetter_parkedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeadLetter", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _DeadLetter_event(ctx context.Context, field graphql.CollectedField, obj *model.DeadLetter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeadLetter_event(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.DeadLetter().Event(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Event) graphql.Marshaler {
+			return ec.marshalOEvent2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐEvent(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DeadLetter_event(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DeadLetter",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Event(ctx, field)
+		},
+	}
+	return fc, nil
+}
 
 func (ec *executionContext) _Event_id(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
 	return ec.marshalNID2string(ctx, field.Selections, obj.ID)
@@ -208,6 +380,148 @@ func (ec *executionContext) fieldContext_PollResult_hasMore(_ context.Context, f
 
 // region    **************************** object.gotpl ****************************
 
+var consumerImplementors = []string{"Consumer"}
+
+func (ec *executionContext) _Consumer(ctx context.Context, sel ast.SelectionSet, obj *model.Consumer) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, consumerImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := deferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Consumer")
+		case "id":
+			out.Values[i] = ec._Consumer_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._Consumer_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pendingCursor":
+			out.Values[i] = ec._Consumer_pendingCursor(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "deliveries":
+			out.Values[i] = ec._Consumer_deliveries(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "redeliveries":
+			out.Values[i] = ec._Consumer_redeliveries(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "headEventId":
+			out.Values[i] = ec._Consumer_headEventId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "headDeliveries":
+			out.Values[i] = ec._Consumer_headDeliveries(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "maxDeliveries":
+			out.Values[i] = ec._Consumer_maxDeliveries(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deadLetterCount":
+			out.Values[i] = ec._Consumer_deadLetterCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deadLetters":
+			out.Values[i] = ec._Consumer_deadLetters(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._Consumer_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "expiresAt":
+			out.Values[i] = ec._Consumer_expiresAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var deadLetterImplementors = []string{"DeadLetter"}
+
+func (ec *executionContext) _DeadLetter(ctx context.Context, sel ast.SelectionSet, obj *model.DeadLetter) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, deadLetterImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := deferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeadLetter")
+		case "eventId":
+			out.Values[i] = ec._DeadLetter_eventId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "cursor":
+			out.Values[i] = ec._DeadLetter_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "deliveries":
+			out.Values[i] = ec._DeadLetter_deliveries(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "parkedAt":
+			out.Values[i] = ec._DeadLetter_parkedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "event":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._DeadLetter_event(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var eventImplementors = []string{"Event"}
 
 func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, obj *model.Event) graphql.Marshaler {
@@ -335,6 +649,30 @@ func (ec *executionContext) _PollResult(ctx context.Context, sel ast.SelectionSe
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) marshalNDeadLetter2ᚕᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐDeadLetterᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.DeadLetter) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDeadLetter2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐDeadLetter(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNDeadLetter2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐDeadLetter(ctx context.Context, sel ast.SelectionSet, v *model.DeadLetter) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DeadLetter!")
+		return graphql.Null
+	}
+	return ec._DeadLetter(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNEvent2ᚕᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐEventᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Event) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -365,6 +703,20 @@ func (ec *executionContext) marshalNPollResult2ᚖgithubᚗcomᚋscidexᚋsubstr
 		return graphql.Null
 	}
 	return ec._PollResult(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOConsumer2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐConsumer(ctx context.Context, sel ast.SelectionSet, v *model.Consumer) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Consumer(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOEvent2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐEvent(ctx context.Context, sel ast.SelectionSet, v *model.Event) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Event(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOLogStart2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐLogStart(ctx context.Context, v any) (*model.LogStart, error) {

@@ -28,6 +28,7 @@ type QueryResolver interface {
 	Me(ctx context.Context) (*model.Actor, error)
 	Budget(ctx context.Context, actor *string) (*model.Budget, error)
 	Poll(ctx context.Context, consumerID *string, types []string, filter model.JSON, since *string, from *model.LogStart, limit *int, autoAdvance *bool) (*model.PollResult, error)
+	Consumer(ctx context.Context, id string) (*model.Consumer, error)
 	Mailbox(ctx context.Context, status *model.AckStatus, first *int, after *string) (*model.ArtifactConnection, error)
 	Skill(ctx context.Context, name string) (*model.Skill, error)
 	Skills(ctx context.Context, servedStatus *string, first *int, after *string) (*model.ArtifactConnection, error)
@@ -126,6 +127,20 @@ func (ec *executionContext) field_Query_budget_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["actor"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_consumer_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -1020,6 +1035,50 @@ func (ec *executionContext) fieldContext_Query_poll(ctx context.Context, field g
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_poll_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_consumer(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_consumer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Consumer(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Consumer) graphql.Marshaler {
+			return ec.marshalOConsumer2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐConsumer(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_consumer(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Consumer(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_consumer_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -1942,6 +2001,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_poll(ctx, field)
+				})
+		case "consumer":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_consumer(ctx, field)
 				})
 		case "mailbox":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,

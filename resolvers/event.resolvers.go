@@ -12,6 +12,10 @@ import (
 	"github.com/scidex/substrate/graph/model"
 )
 
+func (r *deadLetterResolver) Event(ctx context.Context, obj *model.DeadLetter) (*model.Event, error) {
+	return r.deadLetterEvent(ctx, obj)
+}
+
 func (r *eventResolver) Actor(ctx context.Context, obj *model.Event) (*model.Actor, error) {
 	return r.loaders(ctx).Actor(ctx, obj.ActorID)
 }
@@ -27,6 +31,15 @@ func (r *queryResolver) Poll(ctx context.Context, consumerID *string, types []st
 	return r.poll(ctx, consumerID, types, filter, since, from, limit, autoAdvance)
 }
 
+func (r *queryResolver) Consumer(ctx context.Context, id string) (*model.Consumer, error) {
+	return r.consumer(ctx, id)
+}
+
+func (r *Resolver) DeadLetter() graph.DeadLetterResolver { return &deadLetterResolver{r} }
+
 func (r *Resolver) Event() graph.EventResolver { return &eventResolver{r} }
 
-type eventResolver struct{ *Resolver }
+type (
+	deadLetterResolver struct{ *Resolver }
+	eventResolver      struct{ *Resolver }
+)

@@ -3,6 +3,7 @@ package resolvers
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -182,15 +183,9 @@ func (r *Resolver) poll(ctx context.Context, consumerID *string, types []string,
 		if err != nil {
 			return nil, err
 		}
+		// With a consumer, since also acknowledges everything up to it (Poll
+		// commits it, never backwards).
 		p.Since = &c
-		if p.ConsumerID != "" {
-			// since acknowledges everything up to it: the stored cursor moves there
-			// (never back), so a consumer that loses its place resumes after what it
-			// had confirmed.
-			if err := r.Consumers.Save(ctx, rc.Actor, p.ConsumerID, c, p.Now); err != nil {
-				return nil, err
-			}
-		}
 	}
 	res, err := r.Consumers.Poll(ctx, p)
 	if err != nil {
@@ -256,4 +251,54 @@ func (r *Resolver) eventArtifact(ctx context.Context, s string) (model.Artifact,
 		return model.NewArtifact(a), nil
 	}
 	return r.lookup(ctx, u, "ref")
+}
+
+// consumer serves Query.consumer: the caller's own durable consumer, or null.
+func (r *Resolver) consumer(ctx context.Context, id string) (*model.Consumer, error) {
+	rc := request.From(ctx)
+	if rc == nil || rc.Anonymous {
+		return nil, problem.New(problem.Unauthenticated, "consumer needs a token")
+	}
+	if err := event.CheckConsumerID(id, "id"); err != nil {
+		return nil, err
+	}
+	c, err := r.Consumers.Get(ctx, rc.Actor, id, time.Now())
+	if errors.Is(err, event.ErrNoConsumer) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := &model.Consumer{ID: c.ID, Cursor: c.Cursor.String(), Deliveries: int(c.Deliveries), Redeliveries: int(c.Redeliveries),
+		HeadDeliveries: c.HeadDeliveries, MaxDeliveries: c.MaxDeliveries, DeadLetterCount: int(c.DeadLetterCount),
+		DeadLetters: make([]*model.DeadLetter, len(c.DeadLetters)), UpdatedAt: c.UpdatedAt, ExpiresAt: c.ExpiresAt}
+	if c.Pending != nil {
+		s := c.Pending.String()
+		out.PendingCursor = &s
+	}
+	if c.Head != nil {
+		s := strconv.FormatInt(c.Head.ID, 10)
+		out.HeadEventID = &s
+	}
+	for i, d := range c.DeadLetters {
+		out.DeadLetters[i] = &model.DeadLetter{EventID: strconv.FormatInt(d.Cursor.ID, 10), Cursor: d.Cursor.String(), Deliveries: d.Deliveries, ParkedAt: d.ParkedAt}
+	}
+	return out, nil
+}
+
+// deadLetterEvent is a dead letter's event, if the caller may still see it.
+func (r *Resolver) deadLetterEvent(ctx context.Context, d *model.DeadLetter) (*model.Event, error) {
+	rc := request.From(ctx)
+	if rc == nil || rc.Anonymous {
+		return nil, nil
+	}
+	c, err := event.ParseCursor(d.Cursor, "cursor")
+	if err != nil {
+		return nil, err
+	}
+	e, err := r.Consumers.EventAt(ctx, rc.Actor, c)
+	if err != nil || e == nil {
+		return nil, err
+	}
+	return eventModel(e), nil
 }

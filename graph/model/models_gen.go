@@ -312,6 +312,33 @@ type CompleteWorkPacketInput struct {
 	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
 }
 
+// A durable consumer: its acknowledged position, what is pending, its delivery counts and dead letters.
+type Consumer struct {
+	// The consumerId.
+	ID string `json:"id"`
+	// Where it resumes: everything up to this cursor is acknowledged.
+	Cursor string `json:"cursor"`
+	// The cursor of the last page a poll answered with autoAdvance and no later poll acknowledged yet.
+	PendingCursor *string `json:"pendingCursor,omitempty"`
+	// Events polls handed to it, redeliveries included.
+	Deliveries int `json:"deliveries"`
+	// Of those, events handed out again (at or before the furthest one it had already been given).
+	Redeliveries int `json:"redeliveries"`
+	// The id of the first event of the last page answered.
+	HeadEventID *string `json:"headEventId,omitempty"`
+	// How many answers in a row began with headEventId; at maxDeliveries the next one parks it.
+	HeadDeliveries int `json:"headDeliveries"`
+	// How many times an event may head a page before it is parked as a dead letter.
+	MaxDeliveries int `json:"maxDeliveries"`
+	// How many events were parked, ever.
+	DeadLetterCount int `json:"deadLetterCount"`
+	// The events parked, most recent first (the last 100): no longer delivered to this consumer.
+	DeadLetters []*DeadLetter `json:"deadLetters"`
+	UpdatedAt   time.Time     `json:"updatedAt"`
+	// When it expires unless used again.
+	ExpiresAt time.Time `json:"expiresAt"`
+}
+
 // A new artifact: its type, title and content.
 type CreateArtifactInput struct {
 	// The artifact type, e.g. hypothesis, paper, analysis (list_schemas names them all).
@@ -326,6 +353,19 @@ type CreateArtifactInput struct {
 	LifecycleState *string `json:"lifecycleState,omitempty"`
 	// Sending the same key again returns the first result without writing (24 h).
 	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
+}
+
+// An event parked for a consumer: it headed a page maxDeliveries times without the consumer moving past it.
+type DeadLetter struct {
+	// The event's id.
+	EventID string `json:"eventId"`
+	// Its cursor.
+	Cursor string `json:"cursor"`
+	// How many times it was handed out at the head of a page.
+	Deliveries int       `json:"deliveries"`
+	ParkedAt   time.Time `json:"parkedAt"`
+	// The event, if you may still see it.
+	Event *Event `json:"event,omitempty"`
 }
 
 type DiffOp struct {

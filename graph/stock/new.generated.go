@@ -39,6 +39,8 @@ func (r resolverRoot) Comment() CommentResolver { return r.root.Comment() }
 
 func (r resolverRoot) Dataset() DatasetResolver { return r.root.Dataset() }
 
+func (r resolverRoot) DeadLetter() DeadLetterResolver { return r.root.DeadLetter() }
+
 func (r resolverRoot) DebateSession() DebateSessionResolver { return r.root.DebateSession() }
 
 func (r resolverRoot) DelegationStep() DelegationStepResolver { return r.root.DelegationStep() }

@@ -30,6 +30,7 @@ type ResolverRoot interface {
 	CalibrationPoint() CalibrationPointResolver
 	Comment() CommentResolver
 	Dataset() DatasetResolver
+	DeadLetter() DeadLetterResolver
 	DebateSession() DebateSessionResolver
 	DelegationStep() DelegationStepResolver
 	Event() EventResolver
@@ -238,6 +239,21 @@ type ComplexityRoot struct {
 		UpdatedBy      func(childComplexity int) int
 	}
 
+	Consumer struct {
+		Cursor          func(childComplexity int) int
+		DeadLetterCount func(childComplexity int) int
+		DeadLetters     func(childComplexity int) int
+		Deliveries      func(childComplexity int) int
+		ExpiresAt       func(childComplexity int) int
+		HeadDeliveries  func(childComplexity int) int
+		HeadEventID     func(childComplexity int) int
+		ID              func(childComplexity int) int
+		MaxDeliveries   func(childComplexity int) int
+		PendingCursor   func(childComplexity int) int
+		Redeliveries    func(childComplexity int) int
+		UpdatedAt       func(childComplexity int) int
+	}
+
 	Dataset struct {
 		Accession      func(childComplexity int) int
 		ArtifactID     func(childComplexity int) int
@@ -272,6 +288,14 @@ type ComplexityRoot struct {
 		UpdatedAt      func(childComplexity int) int
 		UpdatedBy      func(childComplexity int) int
 		Url            func(childComplexity int) int
+	}
+
+	DeadLetter struct {
+		Cursor     func(childComplexity int) int
+		Deliveries func(childComplexity int) int
+		Event      func(childComplexity int) int
+		EventID    func(childComplexity int) int
+		ParkedAt   func(childComplexity int) int
 	}
 
 	DebateSession struct {
@@ -824,6 +848,7 @@ type ComplexityRoot struct {
 		Artifact    func(childComplexity int, ref string) int
 		Artifacts   func(childComplexity int, typeArg string, filter model.JSON, orderBy *model.ArtifactOrder, first *int, after *string) int
 		Budget      func(childComplexity int, actor *string) int
+		Consumer    func(childComplexity int, id string) int
 		Diff        func(childComplexity int, from string, to string) int
 		Mailbox     func(childComplexity int, status *model.AckStatus, first *int, after *string) int
 		Me          func(childComplexity int) int
@@ -2181,6 +2206,79 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Comment.UpdatedBy(childComplexity), true
 
+	case "Consumer.cursor":
+		if e.ComplexityRoot.Consumer.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Consumer.Cursor(childComplexity), true
+	case "Consumer.deadLetterCount":
+		if e.ComplexityRoot.Consumer.DeadLetterCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Consumer.DeadLetterCount(childComplexity), true
+	case "Consumer.deadLetters":
+		if e.ComplexityRoot.Consumer.DeadLetters == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Consumer.DeadLetters(childComplexity), true
+	case "Consumer.deliveries":
+		if e.ComplexityRoot.Consumer.Deliveries == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Consumer.Deliveries(childComplexity), true
+	case "Consumer.expiresAt":
+		if e.ComplexityRoot.Consumer.ExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Consumer.ExpiresAt(childComplexity), true
+	case "Consumer.headDeliveries":
+		if e.ComplexityRoot.Consumer.HeadDeliveries == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Consumer.HeadDeliveries(childComplexity), true
+	case "Consumer.headEventId":
+		if e.ComplexityRoot.Consumer.HeadEventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Consumer.HeadEventID(childComplexity), true
+	case "Consumer.id":
+		if e.ComplexityRoot.Consumer.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Consumer.ID(childComplexity), true
+	case "Consumer.maxDeliveries":
+		if e.ComplexityRoot.Consumer.MaxDeliveries == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Consumer.MaxDeliveries(childComplexity), true
+	case "Consumer.pendingCursor":
+		if e.ComplexityRoot.Consumer.PendingCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Consumer.PendingCursor(childComplexity), true
+	case "Consumer.redeliveries":
+		if e.ComplexityRoot.Consumer.Redeliveries == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Consumer.Redeliveries(childComplexity), true
+	case "Consumer.updatedAt":
+		if e.ComplexityRoot.Consumer.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Consumer.UpdatedAt(childComplexity), true
+
 	case "Dataset.accession":
 		if e.ComplexityRoot.Dataset.Accession == nil {
 			break
@@ -2399,6 +2497,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Dataset.Url(childComplexity), true
+
+	case "DeadLetter.cursor":
+		if e.ComplexityRoot.DeadLetter.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeadLetter.Cursor(childComplexity), true
+	case "DeadLetter.deliveries":
+		if e.ComplexityRoot.DeadLetter.Deliveries == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeadLetter.Deliveries(childComplexity), true
+	case "DeadLetter.event":
+		if e.ComplexityRoot.DeadLetter.Event == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeadLetter.Event(childComplexity), true
+	case "DeadLetter.eventId":
+		if e.ComplexityRoot.DeadLetter.EventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeadLetter.EventID(childComplexity), true
+	case "DeadLetter.parkedAt":
+		if e.ComplexityRoot.DeadLetter.ParkedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeadLetter.ParkedAt(childComplexity), true
 
 	case "DebateSession.artifactId":
 		if e.ComplexityRoot.DebateSession.ArtifactID == nil {
@@ -5463,6 +5592,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Budget(childComplexity, args["actor"].(*string)), true
+	case "Query.consumer":
+		if e.ComplexityRoot.Query.Consumer == nil {
+			break
+		}
+
+		args, err := ec.field_Query_consumer_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Consumer(childComplexity, args["id"].(string)), true
 	case "Query.diff":
 		if e.ComplexityRoot.Query.Diff == nil {
 			break
@@ -8042,6 +8182,52 @@ func (ec *executionContext) childFields_CalibrationPoint(ctx context.Context, fi
 		return ec.fieldContext_CalibrationPoint_brierScore(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CalibrationPoint", field.Name)
+}
+
+func (ec *executionContext) childFields_Consumer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Consumer_id(ctx, field)
+	case "cursor":
+		return ec.fieldContext_Consumer_cursor(ctx, field)
+	case "pendingCursor":
+		return ec.fieldContext_Consumer_pendingCursor(ctx, field)
+	case "deliveries":
+		return ec.fieldContext_Consumer_deliveries(ctx, field)
+	case "redeliveries":
+		return ec.fieldContext_Consumer_redeliveries(ctx, field)
+	case "headEventId":
+		return ec.fieldContext_Consumer_headEventId(ctx, field)
+	case "headDeliveries":
+		return ec.fieldContext_Consumer_headDeliveries(ctx, field)
+	case "maxDeliveries":
+		return ec.fieldContext_Consumer_maxDeliveries(ctx, field)
+	case "deadLetterCount":
+		return ec.fieldContext_Consumer_deadLetterCount(ctx, field)
+	case "deadLetters":
+		return ec.fieldContext_Consumer_deadLetters(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Consumer_updatedAt(ctx, field)
+	case "expiresAt":
+		return ec.fieldContext_Consumer_expiresAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Consumer", field.Name)
+}
+
+func (ec *executionContext) childFields_DeadLetter(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "eventId":
+		return ec.fieldContext_DeadLetter_eventId(ctx, field)
+	case "cursor":
+		return ec.fieldContext_DeadLetter_cursor(ctx, field)
+	case "deliveries":
+		return ec.fieldContext_DeadLetter_deliveries(ctx, field)
+	case "parkedAt":
+		return ec.fieldContext_DeadLetter_parkedAt(ctx, field)
+	case "event":
+		return ec.fieldContext_DeadLetter_event(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeadLetter", field.Name)
 }
 
 func (ec *executionContext) childFields_DelegationStep(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -169,8 +169,8 @@ func New(cfg Config) (*App, error) {
 	if bind != nil {
 		bind.Bind(disp)
 	}
-	hub := event.NewHub(event.HubOpts{Pool: cfg.Pool, Listen: cfg.Listen, Logger: cfg.Logger, Buffer: cfg.HubBuffer})
 	consumers := event.NewConsumers(cfg.Pool)
+	hub := event.NewHub(event.HubOpts{Pool: cfg.Pool, Listen: cfg.Listen, Logger: cfg.Logger, Buffer: cfg.HubBuffer, Instance: consumers.Instance()})
 	o := cfg.Server
 	registrar, packets := toolreg.New(st), workpacket.New(disp)
 	o.Store, o.Hub, o.Consumers, o.Logger = st, hub, consumers, cfg.Logger

@@ -10,6 +10,188 @@ import (
 	"time"
 )
 
+const consumerCreate = `-- name: ConsumerCreate :execrows
+INSERT INTO consumer_cursors AS c (actor_id, consumer_id, cursor_xid, cursor_id,
+    pending_xid, pending_id, pending_instance, answered_xid, answered_id,
+    head_xid, head_id, head_deliveries, deliveries, redeliveries, dead_letters, version, updated_at, expires_at)
+VALUES ($1, $2, ($3::text)::xid8, $4,
+    ($5::text)::xid8, $6, $7,
+    ($8::text)::xid8, $9,
+    ($10::text)::xid8, $11, $12,
+    $13, $14, $15, 1, $16, $17)
+ON CONFLICT (actor_id, consumer_id) DO UPDATE
+SET cursor_xid = excluded.cursor_xid, cursor_id = excluded.cursor_id,
+    pending_xid = excluded.pending_xid, pending_id = excluded.pending_id, pending_instance = excluded.pending_instance,
+    answered_xid = excluded.answered_xid, answered_id = excluded.answered_id,
+    head_xid = excluded.head_xid, head_id = excluded.head_id, head_deliveries = excluded.head_deliveries,
+    deliveries = excluded.deliveries, redeliveries = excluded.redeliveries, dead_letters = excluded.dead_letters,
+    version = c.version + 1, updated_at = excluded.updated_at, expires_at = excluded.expires_at
+WHERE c.expires_at <= excluded.updated_at
+`
+
+type ConsumerCreateParams struct {
+	ActorID         string
+	ConsumerID      string
+	CursorXid       string
+	CursorID        int64
+	PendingXid      *string
+	PendingID       *int64
+	PendingInstance *int32
+	AnsweredXid     string
+	AnsweredID      int64
+	HeadXid         *string
+	HeadID          *int64
+	HeadDeliveries  int32
+	Deliveries      int64
+	Redeliveries    int64
+	DeadLetters     int64
+	Now             time.Time
+	ExpiresAt       time.Time
+}
+
+// Creates a consumer, or starts an expired one afresh; 0 rows when a live one
+// exists (another poll created it first).
+func (q *Queries) ConsumerCreate(ctx context.Context, arg ConsumerCreateParams) (int64, error) {
+	result, err := q.db.Exec(ctx, consumerCreate,
+		arg.ActorID,
+		arg.ConsumerID,
+		arg.CursorXid,
+		arg.CursorID,
+		arg.PendingXid,
+		arg.PendingID,
+		arg.PendingInstance,
+		arg.AnsweredXid,
+		arg.AnsweredID,
+		arg.HeadXid,
+		arg.HeadID,
+		arg.HeadDeliveries,
+		arg.Deliveries,
+		arg.Redeliveries,
+		arg.DeadLetters,
+		arg.Now,
+		arg.ExpiresAt,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const consumerDeadLetterAdd = `-- name: ConsumerDeadLetterAdd :exec
+INSERT INTO consumer_dead_letters (actor_id, consumer_id, event_id, event_xid, deliveries, parked_at)
+VALUES ($1, $2, $3, ($4::text)::xid8, $5, $6)
+ON CONFLICT DO NOTHING
+`
+
+type ConsumerDeadLetterAddParams struct {
+	ActorID    string
+	ConsumerID string
+	EventID    int64
+	EventXid   string
+	Deliveries int32
+	ParkedAt   time.Time
+}
+
+func (q *Queries) ConsumerDeadLetterAdd(ctx context.Context, arg ConsumerDeadLetterAddParams) error {
+	_, err := q.db.Exec(ctx, consumerDeadLetterAdd,
+		arg.ActorID,
+		arg.ConsumerID,
+		arg.EventID,
+		arg.EventXid,
+		arg.Deliveries,
+		arg.ParkedAt,
+	)
+	return err
+}
+
+const consumerDeadLetterDeleteAll = `-- name: ConsumerDeadLetterDeleteAll :exec
+DELETE FROM consumer_dead_letters WHERE actor_id = $1 AND consumer_id = $2
+`
+
+// A consumer started afresh has no dead letters of a predecessor of its name.
+func (q *Queries) ConsumerDeadLetterDeleteAll(ctx context.Context, actorID string, consumerID string) error {
+	_, err := q.db.Exec(ctx, consumerDeadLetterDeleteAll, actorID, consumerID)
+	return err
+}
+
+const consumerDeadLetterIDsAfter = `-- name: ConsumerDeadLetterIDsAfter :many
+SELECT event_id FROM consumer_dead_letters
+WHERE actor_id = $1 AND consumer_id = $2 AND (event_xid, event_id) > (($3::text)::xid8, $4::bigint)
+`
+
+type ConsumerDeadLetterIDsAfterParams struct {
+	ActorID    string
+	ConsumerID string
+	AfterXid   string
+	AfterID    int64
+}
+
+// The parked events after a cursor: a page of the consumer leaves them out.
+func (q *Queries) ConsumerDeadLetterIDsAfter(ctx context.Context, arg ConsumerDeadLetterIDsAfterParams) ([]int64, error) {
+	rows, err := q.db.Query(ctx, consumerDeadLetterIDsAfter,
+		arg.ActorID,
+		arg.ConsumerID,
+		arg.AfterXid,
+		arg.AfterID,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var event_id int64
+		if err := rows.Scan(&event_id); err != nil {
+			return nil, err
+		}
+		items = append(items, event_id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const consumerDeadLetterList = `-- name: ConsumerDeadLetterList :many
+SELECT event_id, event_xid::text AS event_xid, deliveries, parked_at FROM consumer_dead_letters
+WHERE actor_id = $1 AND consumer_id = $2
+ORDER BY parked_at DESC, event_id DESC
+LIMIT $3::integer
+`
+
+type ConsumerDeadLetterListRow struct {
+	EventID    int64
+	EventXid   string
+	Deliveries int32
+	ParkedAt   time.Time
+}
+
+// A consumer's dead letters, the most recently parked first.
+func (q *Queries) ConsumerDeadLetterList(ctx context.Context, actorID string, consumerID string, lim int32) ([]ConsumerDeadLetterListRow, error) {
+	rows, err := q.db.Query(ctx, consumerDeadLetterList, actorID, consumerID, lim)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ConsumerDeadLetterListRow{}
+	for rows.Next() {
+		var i ConsumerDeadLetterListRow
+		if err := rows.Scan(
+			&i.EventID,
+			&i.EventXid,
+			&i.Deliveries,
+			&i.ParkedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const consumerDeleteExpired = `-- name: ConsumerDeleteExpired :execrows
 DELETE FROM consumer_cursors WHERE expires_at <= $1
 `
@@ -23,28 +205,78 @@ func (q *Queries) ConsumerDeleteExpired(ctx context.Context, now time.Time) (int
 }
 
 const consumerGet = `-- name: ConsumerGet :one
-SELECT cursor_xid::text AS cursor_xid, cursor_id, expires_at FROM consumer_cursors
+SELECT cursor_xid::text AS cursor_xid, cursor_id,
+       coalesce(pending_xid::text, '')::text AS pending_xid, pending_id, pending_instance,
+       answered_xid::text AS answered_xid, answered_id,
+       coalesce(head_xid::text, '')::text AS head_xid, head_id, head_deliveries,
+       deliveries, redeliveries, dead_letters, version, updated_at, expires_at
+FROM consumer_cursors
 WHERE actor_id = $1 AND consumer_id = $2 AND expires_at > $3
 `
 
 type ConsumerGetRow struct {
-	CursorXid string
-	CursorID  int64
-	ExpiresAt time.Time
+	CursorXid       string
+	CursorID        int64
+	PendingXid      string
+	PendingID       *int64
+	PendingInstance *int32
+	AnsweredXid     string
+	AnsweredID      int64
+	HeadXid         string
+	HeadID          *int64
+	HeadDeliveries  int32
+	Deliveries      int64
+	Redeliveries    int64
+	DeadLetters     int64
+	Version         int64
+	UpdatedAt       time.Time
+	ExpiresAt       time.Time
 }
 
+// A live consumer's whole state (expired ones are absent).
 func (q *Queries) ConsumerGet(ctx context.Context, actorID string, consumerID string, now time.Time) (ConsumerGetRow, error) {
 	row := q.db.QueryRow(ctx, consumerGet, actorID, consumerID, now)
 	var i ConsumerGetRow
-	err := row.Scan(&i.CursorXid, &i.CursorID, &i.ExpiresAt)
+	err := row.Scan(
+		&i.CursorXid,
+		&i.CursorID,
+		&i.PendingXid,
+		&i.PendingID,
+		&i.PendingInstance,
+		&i.AnsweredXid,
+		&i.AnsweredID,
+		&i.HeadXid,
+		&i.HeadID,
+		&i.HeadDeliveries,
+		&i.Deliveries,
+		&i.Redeliveries,
+		&i.DeadLetters,
+		&i.Version,
+		&i.UpdatedAt,
+		&i.ExpiresAt,
+	)
 	return i, err
+}
+
+const consumerInstanceAlive = `-- name: ConsumerInstanceAlive :one
+SELECT consumer_instance_alive($1::integer, $2::integer) AS alive
+`
+
+// Whether the server process with this key is still connected to the database
+// (consumer_instance_alive, migration 0019).
+func (q *Queries) ConsumerInstanceAlive(ctx context.Context, space int32, instance int32) (bool, error) {
+	row := q.db.QueryRow(ctx, consumerInstanceAlive, space, instance)
+	var alive bool
+	err := row.Scan(&alive)
+	return alive, err
 }
 
 const consumerSave = `-- name: ConsumerSave :exec
 INSERT INTO consumer_cursors (actor_id, consumer_id, cursor_xid, cursor_id, updated_at, expires_at)
 VALUES ($1, $2, ($3::text)::xid8, $4, $5, $6)
 ON CONFLICT (actor_id, consumer_id) DO UPDATE
-SET cursor_xid = excluded.cursor_xid, cursor_id = excluded.cursor_id, updated_at = excluded.updated_at, expires_at = excluded.expires_at
+SET cursor_xid = excluded.cursor_xid, cursor_id = excluded.cursor_id, updated_at = excluded.updated_at, expires_at = excluded.expires_at,
+    version = consumer_cursors.version + 1
 WHERE (consumer_cursors.cursor_xid, consumer_cursors.cursor_id) < (excluded.cursor_xid, excluded.cursor_id)
    OR consumer_cursors.expires_at <= excluded.updated_at
 `
@@ -69,4 +301,65 @@ func (q *Queries) ConsumerSave(ctx context.Context, arg ConsumerSaveParams) erro
 		arg.ExpiresAt,
 	)
 	return err
+}
+
+const consumerUpdate = `-- name: ConsumerUpdate :execrows
+UPDATE consumer_cursors
+SET cursor_xid = ($1::text)::xid8, cursor_id = $2,
+    pending_xid = ($3::text)::xid8, pending_id = $4, pending_instance = $5,
+    answered_xid = ($6::text)::xid8, answered_id = $7,
+    head_xid = ($8::text)::xid8, head_id = $9, head_deliveries = $10,
+    deliveries = $11, redeliveries = $12, dead_letters = $13,
+    version = version + 1, updated_at = $14, expires_at = $15
+WHERE actor_id = $16 AND consumer_id = $17 AND version = $18
+`
+
+type ConsumerUpdateParams struct {
+	CursorXid       string
+	CursorID        int64
+	PendingXid      *string
+	PendingID       *int64
+	PendingInstance *int32
+	AnsweredXid     string
+	AnsweredID      int64
+	HeadXid         *string
+	HeadID          *int64
+	HeadDeliveries  int32
+	Deliveries      int64
+	Redeliveries    int64
+	DeadLetters     int64
+	Now             time.Time
+	ExpiresAt       time.Time
+	ActorID         string
+	ConsumerID      string
+	Version         int64
+}
+
+// Writes a poll's answer over the state it read: 0 rows when the consumer
+// changed in between (the poll then reads it again).
+func (q *Queries) ConsumerUpdate(ctx context.Context, arg ConsumerUpdateParams) (int64, error) {
+	result, err := q.db.Exec(ctx, consumerUpdate,
+		arg.CursorXid,
+		arg.CursorID,
+		arg.PendingXid,
+		arg.PendingID,
+		arg.PendingInstance,
+		arg.AnsweredXid,
+		arg.AnsweredID,
+		arg.HeadXid,
+		arg.HeadID,
+		arg.HeadDeliveries,
+		arg.Deliveries,
+		arg.Redeliveries,
+		arg.DeadLetters,
+		arg.Now,
+		arg.ExpiresAt,
+		arg.ActorID,
+		arg.ConsumerID,
+		arg.Version,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }

@@ -74,12 +74,33 @@ type BudgetHold struct {
 }
 
 type ConsumerCursor struct {
+	ActorID         string
+	ConsumerID      string
+	CursorXid       pgtype.Uint64
+	CursorID        int64
+	UpdatedAt       time.Time
+	ExpiresAt       time.Time
+	PendingXid      pgtype.Uint64
+	PendingID       *int64
+	PendingInstance *int32
+	AnsweredXid     pgtype.Uint64
+	AnsweredID      int64
+	HeadXid         pgtype.Uint64
+	HeadID          *int64
+	HeadDeliveries  int32
+	Deliveries      int64
+	Redeliveries    int64
+	DeadLetters     int64
+	Version         int64
+}
+
+type ConsumerDeadLetter struct {
 	ActorID    string
 	ConsumerID string
-	CursorXid  pgtype.Uint64
-	CursorID   int64
-	UpdatedAt  time.Time
-	ExpiresAt  time.Time
+	EventID    int64
+	EventXid   pgtype.Uint64
+	Deliveries int32
+	ParkedAt   time.Time
 }
 
 type Event struct {

@@ -33,6 +33,12 @@ type HubOpts struct {
 	// Poll is how often the log is read even without a notification, as a safety
 	// net. Default 2s.
 	Poll time.Duration
+	// Instance, when not 0, is the Consumers' key of this process: the listener
+	// holds the advisory lock (ConsumerLockSpace, Instance) on its connection,
+	// so that a page a poll here answered counts as arrived (and is committed by
+	// the consumer's next poll on another replica) only while this process
+	// lives.
+	Instance int32
 }
 
 // Hub reads each new event once and hands it to every matching subscriber.
@@ -152,6 +158,13 @@ func (h *Hub) listenOnce(ctx context.Context, connected func()) error {
 	defer conn.Close(context.Background())
 	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{Channel}.Sanitize()); err != nil {
 		return fmt.Errorf("listen: %w", err)
+	}
+	if h.opts.Instance != 0 {
+		// try: after a reconnect the old connection may hold it a moment longer,
+		// which says the same thing.
+		if _, err := conn.Exec(ctx, "SELECT pg_try_advisory_lock($1, $2)", ConsumerLockSpace, h.opts.Instance); err != nil {
+			return fmt.Errorf("liveness lock: %w", err)
+		}
 	}
 	connected()
 	for {

@@ -2,14 +2,9 @@ package event
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
-	"strconv"
 	"time"
-
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/dbsqlc"
@@ -23,14 +18,6 @@ const ConsumerTTL = 30 * 24 * time.Hour
 const MaxPollLimit = 1000
 
 var consumerRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:~-]{0,127}$`)
-
-// Consumers keeps durable consumers' cursors and answers polls.
-type Consumers struct {
-	q *dbsqlc.Queries
-}
-
-// NewConsumers returns the consumer store over pool.
-func NewConsumers(pool *pgxpool.Pool) *Consumers { return &Consumers{q: dbsqlc.New(pool)} }
 
 // CheckConsumerID validates a client's consumer id.
 func CheckConsumerID(id, path string) error {
@@ -64,49 +51,6 @@ type StartParams struct {
 	Now        time.Time
 }
 
-// Start returns where a reader begins: since when given, else the consumer's
-// stored cursor, else what From says (the end of the log now, or its start).
-// A stored cursor wins over From, so a consumer that always asks for FromStart
-// replays the log once and then resumes where it left off.
-func (c *Consumers) Start(ctx context.Context, p StartParams) (Cursor, error) {
-	if p.Since != nil {
-		return *p.Since, nil
-	}
-	if p.ConsumerID != "" {
-		row, err := c.q.ConsumerGet(ctx, p.Actor.ID, p.ConsumerID, p.Now)
-		if err == nil {
-			x, err := parseXID(row.CursorXid)
-			if err != nil {
-				return Cursor{}, err
-			}
-			return Cursor{XID: x, ID: row.CursorID}, nil
-		}
-		if !errors.Is(err, pgx.ErrNoRows) {
-			return Cursor{}, fmt.Errorf("read consumer %s: %w", p.ConsumerID, err)
-		}
-	}
-	if p.From == FromStart {
-		// Before every event: (xid, id) > (0, 0) holds for all of them.
-		return Cursor{}, nil
-	}
-	return tail(ctx, c.q)
-}
-
-// Save moves a consumer's cursor forward (never back) and extends its life.
-func (c *Consumers) Save(ctx context.Context, actor auth.Actor, consumerID string, at Cursor, now time.Time) error {
-	err := c.q.ConsumerSave(ctx, dbsqlc.ConsumerSaveParams{ActorID: actor.ID, ConsumerID: consumerID,
-		CursorXid: strconv.FormatUint(at.XID, 10), CursorID: at.ID, Now: now, ExpiresAt: now.Add(ConsumerTTL)})
-	if err != nil {
-		return fmt.Errorf("save consumer %s: %w", consumerID, err)
-	}
-	return nil
-}
-
-// DeleteExpired removes consumers untouched for ConsumerTTL.
-func (c *Consumers) DeleteExpired(ctx context.Context, now time.Time) (int64, error) {
-	return c.q.ConsumerDeleteExpired(ctx, now)
-}
-
 // PollParams is one poll.
 type PollParams struct {
 	Actor      auth.Actor
@@ -128,22 +72,151 @@ type PollResult struct {
 	HasMore bool
 }
 
-// Poll returns up to Limit matching events after the consumer's position, and
-// the cursor after the last event it looked at (matching or not), which it
-// stores for a durable consumer when AutoAdvance is set.
+// Poll returns up to Limit matching events after the reader's position, and
+// the cursor after the last event it looked at (matching or not).
+//
+// For a durable consumer, at least once: with AutoAdvance the page answered is
+// recorded as pending, not committed; the consumer's next poll (or
+// subscription) commits it before reading on, if the process that answered it
+// is still alive, else the page is handed out again. Since commits since
+// (never backwards), with or without AutoAdvance. An event handed out
+// MaxDeliveries times in a row at the head of a page is parked as a dead
+// letter of the consumer and left out of its pages from then on. Two polls of
+// one consumer at once are serialized by the row's version: each answers its
+// own page and commits the one before it, none lost and none skipped.
 func (c *Consumers) Poll(ctx context.Context, p PollParams) (*PollResult, error) {
 	if p.Limit <= 0 || p.Limit > MaxPollLimit {
 		return nil, problem.Invalid(problem.Field("limit", "range", fmt.Sprintf("must be between 1 and %d", MaxPollLimit), p.Limit))
 	}
-	from, err := c.Start(ctx, StartParams{Actor: p.Actor, ConsumerID: p.ConsumerID, Since: p.Since, From: p.From, Now: p.Now})
+	if p.ConsumerID == "" {
+		start, err := c.Start(ctx, StartParams{Actor: p.Actor, Since: p.Since, From: p.From, Now: p.Now})
+		if err != nil {
+			return nil, err
+		}
+		return read(ctx, c.q, p, start, nil)
+	}
+	for range maxAttempts {
+		res, ok, err := c.pollOnce(ctx, p)
+		if err != nil || ok {
+			return res, err
+		}
+	}
+	return nil, problem.New(problem.VersionConflict, "consumer %s kept changing while it was polled; poll it again", p.ConsumerID)
+}
+
+// pollOnce answers one poll of a consumer under its lock; ok is false when a
+// subscription saved the consumer's cursor between this poll's read and its
+// write (nothing was then written, and the answer is thrown away).
+func (c *Consumers) pollOnce(ctx context.Context, p PollParams) (res *PollResult, ok bool, err error) {
+	ok, err = c.locked(ctx, p.Actor, p.ConsumerID, func(q *dbsqlc.Queries) (bool, error) {
+		var err error
+		res, err = c.answer(ctx, q, p)
+		return res != nil, err
+	})
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	return res, true, nil
+}
+
+// answer reads the consumer through q (its transaction, under its lock),
+// settles its pending page, reads the page it is owed and records the answer.
+// A nil result and no error: a subscription saved in between (try again).
+func (c *Consumers) answer(ctx context.Context, q *dbsqlc.Queries, p PollParams) (res *PollResult, err error) {
+	s, err := c.load(ctx, q, p.Actor, p.ConsumerID, p.Now)
 	if err != nil {
 		return nil, err
 	}
-	res := &PollResult{Cursor: from, Events: []*Event{}}
+	// A consumer that neither advances nor acknowledges, and has no row yet,
+	// only reads: it has no position of its own to keep.
+	write := s.found || p.AutoAdvance || p.Since != nil
+	if p.AutoAdvance {
+		// Asking for the next page commits the last one answered.
+		if _, err := c.resolvePending(ctx, q, &s); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case !s.found && p.Since != nil:
+		s.cursor = *p.Since
+	case !s.found:
+		if s.cursor, err = c.begin(ctx, p.From); err != nil {
+			return nil, err
+		}
+	case p.Since != nil && s.cursor.Less(*p.Since):
+		// since acknowledges everything up to it.
+		s.cursor = *p.Since
+	}
+	start := s.cursor
+	if p.Since != nil {
+		start = *p.Since
+	}
+	var skip map[int64]bool
+	if s.found && s.dead > 0 {
+		dead, err := q.ConsumerDeadLetterIDsAfter(ctx, dbsqlc.ConsumerDeadLetterIDsAfterParams{ActorID: p.Actor.ID, ConsumerID: p.ConsumerID,
+			AfterXid: xidText(start), AfterID: start.ID})
+		if err != nil {
+			return nil, fmt.Errorf("read dead letters of %s: %w", p.ConsumerID, err)
+		}
+		skip = make(map[int64]bool, len(dead))
+		for _, id := range dead {
+			skip[id] = true
+		}
+	}
+	if res, err = read(ctx, q, p, start, skip); err != nil {
+		return nil, err
+	}
+	var parked []DeadLetter
+	if len(res.Events) > 0 && s.head != nil && res.Events[0].Cursor == *s.head && int(s.headDeliv) >= c.maxDeliv {
+		// Handed out MaxDeliveries times at the head of a page and never passed:
+		// park it and move on without it.
+		parked = append(parked, DeadLetter{Cursor: *s.head, Deliveries: int(s.headDeliv), ParkedAt: p.Now})
+		if skip == nil {
+			skip = map[int64]bool{}
+		}
+		skip[s.head.ID] = true
+		s.dead++
+		s.head, s.headDeliv = nil, 0
+		if res, err = read(ctx, q, p, start, skip); err != nil {
+			return nil, err
+		}
+	}
+	for _, e := range res.Events {
+		s.deliv++
+		if !s.answered.Less(e.Cursor) {
+			s.redeliv++
+		}
+	}
+	if n := len(res.Events); n > 0 {
+		if last := res.Events[n-1].Cursor; s.answered.Less(last) {
+			s.answered = last
+		}
+		if first := res.Events[0].Cursor; s.head != nil && *s.head == first {
+			s.headDeliv++
+		} else {
+			s.head, s.headDeliv = &first, 1
+		}
+	}
+	if p.AutoAdvance && s.cursor.Less(res.Cursor) {
+		pc := res.Cursor
+		s.pending, s.pendingBy = &pc, c.instance
+	}
+	if !write {
+		return res, nil
+	}
+	if ok, err := store(ctx, q, p.Actor, p.ConsumerID, s, parked, p.Now); err != nil || !ok {
+		return nil, err
+	}
+	return res, nil
+}
+
+// read pages the log after start for p, leaving out the events in skip.
+func read(ctx context.Context, q *dbsqlc.Queries, p PollParams, start Cursor, skip map[int64]bool) (*PollResult, error) {
+	res := &PollResult{Cursor: start, Events: []*Event{}}
 	scanBudget := 20 * p.Limit // do not scan forever for a rare event type
 	for scanBudget > 0 && len(res.Events) < p.Limit {
 		n := min(500, scanBudget)
-		evs, _, err := page(ctx, c.q, res.Cursor, p.Actor, n)
+		evs, _, err := page(ctx, q, res.Cursor, p.Actor, n)
 		if err != nil {
 			return nil, err
 		}
@@ -155,7 +228,7 @@ func (c *Consumers) Poll(ctx context.Context, p PollParams) (*PollResult, error)
 				break
 			}
 			res.Cursor = e.Cursor
-			if p.Selector.Match(e) {
+			if !skip[e.Cursor.ID] && p.Selector.Match(e) {
 				res.Events = append(res.Events, e)
 			}
 		}
@@ -168,16 +241,11 @@ func (c *Consumers) Poll(ctx context.Context, p PollParams) (*PollResult, error)
 		}
 	}
 	if !res.HasMore && (len(res.Events) == p.Limit || scanBudget <= 0) {
-		more, _, err := page(ctx, c.q, res.Cursor, p.Actor, 1)
+		more, _, err := page(ctx, q, res.Cursor, p.Actor, 1)
 		if err != nil {
 			return nil, err
 		}
 		res.HasMore = len(more) > 0
-	}
-	if p.ConsumerID != "" && p.AutoAdvance {
-		if err := c.Save(ctx, p.Actor, p.ConsumerID, res.Cursor, p.Now); err != nil {
-			return nil, err
-		}
 	}
 	return res, nil
 }
