@@ -5,7 +5,7 @@
 // tests run is what production runs.
 //
 // Every goroutine the substrate starts in the background (the hub's LISTEN and
-// dispatch, the sweeps of expired rows, the pprof listener, later the job
+// dispatch, the sweeps of expired rows, the pprof and metrics listeners, the job
 // workers) belongs to the App's errgroup and has returned before Stop returns,
 // so before the caller closes the database pool.
 //

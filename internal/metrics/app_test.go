@@ -150,4 +150,3 @@ func value(fams []*dto.MetricFamily, name string, labels map[string]string) (flo
 	}
 	return 0, false
 }
-
