@@ -14,7 +14,11 @@
 // all of them. Before measuring, it checks that both servers return the same
 // page and counts each one's SQL statements per page (docs/targets.md P2).
 //
-//	go run ./bench/prism [-duration 10s -rounds 3 -clients 32 -cpuprofile bench/out/prism.prof]
+// With -metrics, a second server on the same database, started with
+// --metrics-addr and scraped every second, is measured in each round beside
+// the first (metrics off): the ratio of the two is the cost of the metrics.
+//
+//	go run ./bench/prism [-duration 10s -rounds 3 -clients 32 -cpuprofile bench/out/prism.prof -metrics]
 package main
 
 import (
@@ -42,6 +46,7 @@ var (
 	serverBin  = flag.String("bin", "", "the scidex binary to measure (default: build ./cmd/scidex)")
 	hold       = flag.Bool("hold", false, "after setup, print how to reach the database and servers and wait for Ctrl-C (to investigate)")
 	cpuprofile = flag.String("cpuprofile", "", "write a CPU profile of our server, taken during the first round's measurement, to this file")
+	metricsOn  = flag.Bool("metrics", false, "also measure, in each round, a second server with --metrics-addr (scraped every second), and report its ratio to the first")
 )
 
 // ourQuery is the Prism page as our server serves it (internal/server/prism_test.go).
@@ -67,9 +72,9 @@ func main() {
 	defer benchkit.Cleanup()
 	b := setup(context.Background())
 	ourBodies, pgBodies := bodies(ourBody), bodies(pgBody)
-	var ours, pg, fl []figures
+	var ours, pg, fl, withM []figures
 	for r := 0; r < *rounds; r++ {
-		var o, p, f figures
+		var o, p, f, om figures
 		runs := []func(){
 			func() {
 				stop := profile(b.pprofAddr, r == 0)
@@ -79,10 +84,20 @@ func main() {
 			func() { p = measure("PostGraphile", b.pgURL, "", pgBodies, *clients, b.pgPgid, *warmup, *duration) },
 			func() { f = floor(b.conn, b.script, *clients, *warmup, *duration) },
 		}
+		if b.metricsURL != "" {
+			runs = append(runs, func() {
+				om = measure("our server, metrics on", b.metricsURL, b.tok, ourBodies, *clients, b.metricsPgid, *warmup, *duration)
+			})
+		}
 		for i := range runs { // each round starts with another of the three
 			runs[(i+r)%len(runs)]()
 		}
 		ours, pg, fl = append(ours, o), append(pg, p), append(fl, f)
+		if b.metricsURL != "" {
+			withM = append(withM, om)
+			fmt.Printf("  round %d: ours, metrics on %s\n    metrics on/off: throughput %.3f, server CPU per request %.3f\n",
+				r+1, om, om.RPS/o.RPS, float64(om.CPU.Server)/float64(o.CPU.Server))
+		}
 		fmt.Printf("  round %d:\n    ours         %s\n    PostGraphile %s\n    floor        %s\n    ours/PostGraphile %.2f×, ours/floor %.0f%%, p99 ours/PostGraphile %.2f\n",
 			r+1, o, p, f, o.RPS/p.RPS, 100*o.RPS/f.RPS, float64(o.P99)/float64(p.P99))
 		if o.CPU.noisy() || p.CPU.noisy() || f.CPU.noisy() {
@@ -90,6 +105,9 @@ func main() {
 		}
 	}
 	report(ours, pg, fl)
+	if len(withM) > 0 {
+		reportMetrics(ours, withM)
+	}
 }
 
 // bench is what the measurements run against.
@@ -97,6 +115,9 @@ type bench struct {
 	conn, script                  string // the database; the floor's pgbench script
 	ourURL, tok, pprofAddr, pgURL string
 	ourPgid, pgPgid               int // process groups, for CPU accounting
+	// metricsURL is the second server's, with metrics on (-metrics).
+	metricsURL  string
+	metricsPgid int
 }
 
 // setup starts a private cluster, our server (which migrates it), seeds the
@@ -117,6 +138,9 @@ func setup(ctx context.Context) *bench {
 		Settings: map[string]string{"max_connections": "200", "shared_buffers": "512MB", "shared_preload_libraries": "pg_stat_statements"}})
 	tempDir, b.conn = st.Dir, st.Cluster.ConnString()
 	b.ourURL, b.ourPgid = st.GraphQL(), st.Server.Cmd.Process.Pid
+	if *metricsOn {
+		b.metricsURL, b.metricsPgid = startWithMetrics(st)
+	}
 	benchkit.Check(seed(ctx, b.conn))
 	// pg_stat_statements counts statements only while statementsPerPage asks it to.
 	benchkit.ExecSQL(ctx, b.conn, `CREATE SCHEMA IF NOT EXISTS prism; CREATE EXTENSION IF NOT EXISTS pg_stat_statements SCHEMA prism`)

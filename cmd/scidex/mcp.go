@@ -77,7 +77,7 @@ func mcpCmd(ctx context.Context, args []string) error {
 	}
 	defer db.close()
 	a, err := app.New(app.Config{
-		Pool: db.pool, Logger: log, Tools: toolOpts, Runtimes: tf.runtimes(log, *c.dataDir), Queue: tf.queueOpts(),
+		Pool: db.pool, Logger: log, Tools: toolOpts, Runtimes: tf.runtimes(log, *c.dataDir, nil), Queue: tf.queueOpts(),
 		OnStart: []func(context.Context, *app.App) error{app.InstallSkills},
 		Server:  server.Opts{Verifier: verifier, MCP: mf.options()},
 	})

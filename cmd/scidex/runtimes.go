@@ -192,7 +192,7 @@ func (t toolFlags) dispatchOpts() (dispatch.Opts, error) {
 // runtimes returns the composition of this build's runtime registry: one
 // line per runtime. It runs once the store exists (in-process tools write
 // through it).
-func (t toolFlags) runtimes(log *slog.Logger, dataDir string) func(*store.Store) (*runtimes.Registry, error) {
+func (t toolFlags) runtimes(log *slog.Logger, dataDir string, killed func(reason string)) func(*store.Store) (*runtimes.Registry, error) {
 	return func(st *store.Store) (*runtimes.Registry, error) {
 		datasets := *t.datasetDir
 		if datasets == "" {
@@ -243,7 +243,7 @@ func (t toolFlags) runtimes(log *slog.Logger, dataDir string) func(*store.Store)
 		for _, cache := range caches {
 			box, err := bwrap.New(bwrap.Options{CacheDir: cache, UID: *t.bwrapUID, GID: *t.bwrapGID, GPUs: *t.gpus, Logger: log,
 				EgressShim: shim, EgressAllow: splitList(*t.httpAllow), CacheBytes: int64(*t.bwrapCacheM) << 20,
-				MemoryBytes: int64(*t.caps.defMem * (1 << 30)), WallTime: *t.caps.defWall})
+				MemoryBytes: int64(*t.caps.defMem * (1 << 30)), WallTime: *t.caps.defWall, KilledFunc: killed})
 			if err != nil {
 				boxErr = errors.Join(boxErr, err)
 				continue

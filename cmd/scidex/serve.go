@@ -38,6 +38,7 @@ func serve(ctx context.Context, args []string) error {
 	writeBurst := f.integer("write-burst", "SCIDEX_WRITE_BURST", 500, "burst of writes per actor", atLeast(0))
 	shadow := f.str("shadow-validators", "SCIDEX_SHADOW_VALIDATORS", "", "comma-separated validators that only log what they would refuse")
 	stampProvenance := f.boolean("stamp-provenance", "SCIDEX_STAMP_PROVENANCE", true, "stamp produced_by provenance edges (actor, skill, tool) from content.produced_by and on tool calls' result artifacts")
+	metricsAddr := f.str("metrics-addr", "SCIDEX_METRICS_ADDR", "", "serve Prometheus metrics on /metrics at this address, a listener of its own (never the public one); off when empty", hostPort)
 	pprofAddr := f.str("pprof-addr", "SCIDEX_PPROF_ADDR", "", "serve net/http/pprof on this address, for profiling; off when empty", hostPort)
 	origins := f.str("allowed-origins", "SCIDEX_ALLOWED_ORIGINS", "", "comma-separated browser origins besides this server's own whose pages may use the session cookie (CORS with credentials), open a websocket or call /mcp")
 	maxSubs := f.integer("max-subscriptions", "SCIDEX_MAX_SUBSCRIPTIONS", server.DefaultMaxSubscriptions, "operations active at once on one websocket", atLeast(1))
@@ -95,10 +96,11 @@ func serve(ctx context.Context, args []string) error {
 	if *writeRate > 0 {
 		limiter = store.NewLimiter(*writeRate, *writeBurst)
 	}
+	m, killed := newMetrics(*metricsAddr)
 	a, err := app.New(app.Config{
-		Pool: db.pool, Listen: listen, Logger: log, PprofAddr: *pprofAddr,
+		Pool: db.pool, Listen: listen, Logger: log, PprofAddr: *pprofAddr, Metrics: m, MetricsAddr: *metricsAddr,
 		Store: store.Opts{Limiter: limiter, ShadowValidators: splitList(*shadow), NoProvenanceStamps: !*stampProvenance},
-		Tools: toolOpts, Runtimes: tf.runtimes(log, *c.dataDir), Queue: tf.queueOpts(),
+		Tools: toolOpts, Runtimes: tf.runtimes(log, *c.dataDir, killed), Queue: tf.queueOpts(),
 		OnStart: []func(context.Context, *app.App) error{app.InstallSkills},
 		Server: server.Opts{
 			Verifier: verifier, AnonymousRead: *anonRead, Introspection: *introspection,

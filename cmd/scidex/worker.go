@@ -18,6 +18,7 @@ func workerCmd(ctx context.Context, args []string) error {
 	c := addCommon(f)
 	tf := addToolFlags(f, 4)
 	listenURL := f.str("listen-url", "SCIDEX_LISTEN_URL", "", "direct database connection for LISTEN (the event hub's and the job queue's) when DATABASE_URL goes through a transaction pooler", connString)
+	metricsAddr := f.str("metrics-addr", "SCIDEX_METRICS_ADDR", "", "serve Prometheus metrics on /metrics at this address; off when empty", hostPort)
 	if err := f.Parse(args); err != nil {
 		return err
 	}
@@ -48,7 +49,9 @@ func workerCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	a, err := app.New(app.Config{Pool: db.pool, Listen: listen, Logger: log, Tools: toolOpts, Runtimes: tf.runtimes(log, *c.dataDir), Queue: qo,
+	m, killed := newMetrics(*metricsAddr)
+	a, err := app.New(app.Config{Pool: db.pool, Listen: listen, Logger: log, Tools: toolOpts, Runtimes: tf.runtimes(log, *c.dataDir, killed), Queue: qo,
+		Metrics: m, MetricsAddr: *metricsAddr,
 		Server: server.Opts{Verifier: verifier}})
 	if err != nil {
 		return err

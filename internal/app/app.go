@@ -5,7 +5,7 @@
 // tests run is what production runs.
 //
 // Every goroutine the substrate starts in the background (the hub's LISTEN and
-// dispatch, the sweeps of expired rows, the pprof listener, later the job
+// dispatch, the sweeps of expired rows, the pprof and metrics listeners, the job
 // workers) belongs to the App's errgroup and has returned before Stop returns,
 // so before the caller closes the database pool.
 //
@@ -40,6 +40,7 @@ import (
 	"github.com/scidex/substrate/internal/documents"
 	"github.com/scidex/substrate/internal/event"
 	"github.com/scidex/substrate/internal/livepage"
+	"github.com/scidex/substrate/internal/metrics"
 	"github.com/scidex/substrate/internal/queue"
 	"github.com/scidex/substrate/internal/server"
 	"github.com/scidex/substrate/internal/store"
@@ -63,6 +64,11 @@ type Config struct {
 	Server server.Opts
 	// PprofAddr serves net/http/pprof on its own listener when set.
 	PprofAddr string
+	// Metrics, when set, is told what the components do (NewMetrics); with
+	// MetricsAddr set it is served on /metrics there, on a listener of its
+	// own. Nil: no metrics, nothing recorded.
+	Metrics     *metrics.Metrics
+	MetricsAddr string
 	// SweepEvery is how often expired idempotency keys and consumers (and
 	// expired tool cache entries, unlisted bundle files) are
 	// deleted. Default one hour.
@@ -110,6 +116,8 @@ type App struct {
 	group     *errgroup.Group
 	cancel    context.CancelFunc
 	pprof     *http.Server
+	// metricsSrv serves /metrics on MetricsAddr.
+	metricsSrv *http.Server
 }
 
 // New builds the components; it starts nothing.
@@ -126,6 +134,10 @@ func New(cfg Config) (*App, error) {
 	if cfg.HubTimeout == 0 {
 		cfg.HubTimeout = 30 * time.Second
 	}
+	if cfg.MetricsAddr != "" && cfg.Metrics == nil {
+		cfg.Metrics = NewMetrics()
+	}
+	cfg.wireMetrics()
 	so := cfg.Store
 	so.Pool, so.Logger = cfg.Pool, cfg.Logger
 	reg := cfg.Tools.Runtimes
@@ -170,7 +182,17 @@ func New(cfg Config) (*App, error) {
 		bind.Bind(disp)
 	}
 	consumers := event.NewConsumers(cfg.Pool)
-	hub := event.NewHub(event.HubOpts{Pool: cfg.Pool, Listen: cfg.Listen, Logger: cfg.Logger, Buffer: cfg.HubBuffer, Instance: consumers.Instance()})
+	ho := event.HubOpts{Pool: cfg.Pool, Listen: cfg.Listen, Logger: cfg.Logger, Buffer: cfg.HubBuffer, Instance: consumers.Instance()}
+	if m := cfg.Metrics; m != nil {
+		ho.Metrics = m
+	}
+	hub := event.NewHub(ho)
+	if m := cfg.Metrics; m != nil {
+		m.WatchHub(metrics.HubOpts{SubscribersFunc: hub.Subscribers, LagFunc: hub.Lag})
+		if q != nil {
+			m.WatchQueue(q.Depth)
+		}
+	}
 	o := cfg.Server
 	registrar, packets := toolreg.New(st), workpacket.New(disp)
 	o.Store, o.Hub, o.Consumers, o.Logger = st, hub, consumers, cfg.Logger
@@ -233,6 +255,12 @@ func (a *App) Start(ctx context.Context) error {
 	if a.Queue != nil {
 		a.group.Go(func() error { return a.Queue.Run(ctx, 10*time.Second) })
 	}
+	if a.cfg.MetricsAddr != "" {
+		if err := a.startMetrics(ctx); err != nil {
+			_ = a.Stop()
+			return err
+		}
+	}
 	if a.cfg.PprofAddr != "" {
 		if err := a.startPprof(ctx); err != nil {
 			_ = a.Stop()
@@ -281,6 +309,9 @@ func (a *App) Stop() error {
 	if a.pprof != nil {
 		_ = a.pprof.Close()
 	}
+	if a.metricsSrv != nil {
+		_ = a.metricsSrv.Close()
+	}
 	err := a.group.Wait()
 	// It runs nothing more: a call it still names (cut off by a shutdown past
 	// its timeout) is another process's to recover at once.
@@ -297,7 +328,7 @@ func (a *App) Stop() error {
 // background work. It returns once all of it has ended; the pool is the
 // caller's to close after.
 func (a *App) Serve(ctx context.Context, ln net.Listener, wait time.Duration) error {
-	srv := &http.Server{Handler: a.Handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second,
+	srv := &http.Server{Handler: a.cfg.Metrics.InstrumentHTTP(a.Handler), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second,
 		ErrorLog: slog.NewLogLogger(a.log.Handler(), slog.LevelDebug)}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

@@ -70,6 +70,17 @@ type Opts struct {
 	// Awaiter's step, which expires work packets (default every 2 s;
 	// negative: never, for tests that sweep themselves).
 	SweepEvery time.Duration
+	// Metrics, when set, is told of every finished call (internal/metrics);
+	// nil when metrics are off.
+	Metrics Metrics
+}
+
+// Metrics is what the dispatcher reports of the calls it finishes: once per
+// finish written (a replay of one is not another), wherever the call ran.
+type Metrics interface {
+	// ToolCallFinished is a call's tool name, runtime, final status, duration
+	// and cost in US dollars (0 when free or unknown).
+	ToolCallFinished(tool, runtime, status string, duration time.Duration, costUSD float64)
 }
 
 // Dispatcher runs tool calls.

@@ -233,6 +233,17 @@ func (d *Dispatcher) fallback(e ending, err error) ending {
 func (d *Dispatcher) ended(ctx context.Context, e ending, call *store.Artifact) {
 	rec := e.rec
 	d.usage.add(e.t.m.Name)
+	if d.opts.Metrics != nil {
+		var took time.Duration
+		if rec.DurationMS != nil {
+			took = time.Duration(*rec.DurationMS) * time.Millisecond
+		}
+		var cost float64
+		if rec.CostUSD != nil {
+			cost = *rec.CostUSD
+		}
+		d.opts.Metrics.ToolCallFinished(e.t.m.Name, rec.Runtime, rec.Status, took, cost)
+	}
 	if rec.Status == StatusSucceeded {
 		stamps, pb := e.stamps, e.produced
 		if stamps == nil && rec.ResultRef != "" {

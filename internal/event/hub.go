@@ -39,6 +39,17 @@ type HubOpts struct {
 	// the consumer's next poll on another replica) only while this process
 	// lives.
 	Instance int32
+	// Metrics, when set, is told of each event dispatched and each
+	// subscriber dropped (internal/metrics); nil when metrics are off.
+	Metrics HubMetrics
+}
+
+// HubMetrics is what the hub reports as it dispatches.
+type HubMetrics interface {
+	// EventDispatched is called once per event dispatched, with when it occurred.
+	EventDispatched(occurredAt time.Time)
+	// SubscriberDropped is called for each subscriber dropped for falling behind.
+	SubscriberDropped()
 }
 
 // Hub reads each new event once and hands it to every matching subscriber.
@@ -85,6 +96,20 @@ func (h *Hub) Position() Cursor {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.pos
+}
+
+// Lag is the id of the newest event that may be handed out now and the id
+// of the last event dispatched: how far dispatch is behind the log.
+func (h *Hub) Lag(ctx context.Context) (newest, dispatched int64, err error) {
+	t, err := tail(ctx, h.q)
+	if err != nil {
+		return 0, 0, err
+	}
+	pos := h.Position()
+	if !pos.Less(t) {
+		return t.ID, t.ID, nil // caught up (ids commit out of order: pos may name a higher one)
+	}
+	return t.ID, pos.ID, nil
 }
 
 // Subscribers is how many live subscribers the hub has.
@@ -250,6 +275,9 @@ func (h *Hub) dispatch(e *Event) {
 		return // already dispatched (a page re-read after a retry)
 	}
 	h.pos = e.Cursor
+	if h.opts.Metrics != nil {
+		h.opts.Metrics.EventDispatched(e.OccurredAt)
+	}
 	for s := range h.subs {
 		if !s.wants(e) {
 			continue
@@ -258,6 +286,9 @@ func (h *Hub) dispatch(e *Event) {
 		case s.ch <- e:
 		default:
 			delete(h.subs, s)
+			if h.opts.Metrics != nil {
+				h.opts.Metrics.SubscriberDropped()
+			}
 			s.drop(fmt.Sprintf("subscriber fell %d events behind and was dropped; resume with since: %q", cap(s.ch), s.lastSent().String()))
 		}
 	}

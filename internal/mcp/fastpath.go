@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"regexp"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -100,7 +101,11 @@ func (s *Server) serveFast(w http.ResponseWriter, r *http.Request) bool {
 	// cancellation, and the stateless handler waits for them), a call runs to
 	// its end even if the client goes away: a write is not cut off midway.
 	ctx := withAnswerBudget(context.WithoutCancel(r.Context()), s.opts.MaxResponseBytes) // as ServeHTTP's
+	start := time.Now()
 	res, err := s.handler(t, Caller{Writer: writer})(ctx, req)
+	if s.opts.Metrics != nil {
+		s.countCall(call.name, err != nil || res == nil || res.IsError, start)
+	}
 	if probe != nil {
 		probe.answered = true // before the answer, which the test waits for
 	}

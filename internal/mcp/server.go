@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -64,6 +65,16 @@ type Options struct {
 	MaxResponseBytes int64
 	// Logger; nil means slog.Default().
 	Logger *slog.Logger
+	// Metrics, when set, is told of every tools/call answered
+	// (internal/metrics); nil when metrics are off.
+	Metrics Metrics
+}
+
+// Metrics is what the MCP server reports of each tools/call.
+type Metrics interface {
+	// MCPCall is the tool called (a tool this server lists, else "other"),
+	// whether the answer was an error, and how long it took.
+	MCPCall(tool string, failed bool, d time.Duration)
 }
 
 // Server is the substrate as an MCP server: the tools generated from the
@@ -246,7 +257,49 @@ func (s *Server) MCPServer(c Caller) *sdk.Server {
 	} else {
 		s.addTarget(srv, c)
 	}
+	if s.opts.Metrics != nil {
+		srv.AddReceivingMiddleware(s.countCalls) // last: outermost, so it sees the refusals too
+	}
 	return srv
+}
+
+// countCalls tells Metrics of each tools/call the SDK server answers (the
+// fast path tells it of its own).
+func (s *Server) countCalls(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		call, ok := req.(*sdk.CallToolRequest)
+		if !ok || method != "tools/call" {
+			return next(ctx, method, req)
+		}
+		start := time.Now()
+		res, err := next(ctx, method, req)
+		name := ""
+		if call.Params != nil {
+			name = call.Params.Name
+		}
+		r, _ := res.(*sdk.CallToolResult)
+		s.countCall(name, err != nil || r == nil || r.IsError, start)
+		return res, err
+	}
+}
+
+// countCall tells Metrics of one call of name: the tool's own name if this
+// server has such a tool, else "other", so that a client's made-up names
+// are not label values.
+func (s *Server) countCall(name string, failed bool, start time.Time) {
+	if !s.knownTool(name) {
+		name = "other"
+	}
+	s.opts.Metrics.MCPCall(name, failed, time.Since(start))
+}
+
+func (s *Server) knownTool(name string) bool {
+	for _, t := range s.tools {
+		if t.def.Name == name {
+			return true
+		}
+	}
+	return s.cat.has(name)
 }
 
 // implementation is who the server says it is, in initialize and in every

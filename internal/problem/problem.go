@@ -33,6 +33,10 @@ const (
 	BudgetExceeded      Code = "BUDGET_EXCEEDED"
 )
 
+// Codes is the closed set, in the order above (metrics label errors by it).
+var Codes = []Code{ValidationFailed, VersionConflict, NotFound, PermissionDenied, RateLimited, LifecycleViolation,
+	LinkTargetMissing, MutabilityViolation, IdempotencyKeyReuse, Unauthenticated, InternalError, BudgetExceeded}
+
 // Detail is one thing wrong with the input: where, which rule, what we received.
 type Detail struct {
 	Path       string          `json:"path"`

@@ -70,6 +70,16 @@ type Opts struct {
 	// Process is the id of this process's Heartbeat: the calls its workers
 	// run name it. Required when Workers > 0.
 	Process string
+	// Metrics, when set, is told of every job worked here (internal/metrics);
+	// nil when metrics are off.
+	Metrics Metrics
+}
+
+// Metrics is what the queue's workers report of each job.
+type Metrics interface {
+	// JobWorked is how long a job waited from when it was due to when a
+	// worker took it, how long the worker ran it, and whether it failed.
+	JobWorked(wait, run time.Duration, failed bool)
 }
 
 // RiverQueue is the dispatcher's Queue on River.
@@ -98,11 +108,22 @@ type worker struct {
 	r Runner
 	// id names this process in tool_workers (its Heartbeat): the calls it
 	// runs say so, and the heartbeat says it is alive.
-	id string
+	id      string
+	metrics Metrics
 }
 
 func (w *worker) Work(ctx context.Context, job *river.Job[args]) error {
-	return w.r.RunQueued(ctx, Run{Job: job.Args.Job, JobID: jobID(job.ID), Worker: w.id})
+	if w.metrics == nil {
+		return w.r.RunQueued(ctx, Run{Job: job.Args.Job, JobID: jobID(job.ID), Worker: w.id})
+	}
+	start := time.Now()
+	taken := start
+	if job.AttemptedAt != nil {
+		taken = *job.AttemptedAt
+	}
+	err := w.r.RunQueued(ctx, Run{Job: job.Args.Job, JobID: jobID(job.ID), Worker: w.id})
+	w.metrics.JobWorked(taken.Sub(job.ScheduledAt), time.Since(start), err != nil)
+	return err
 }
 
 func jobID(id int64) string { return "river:" + strconv.FormatInt(id, 10) }
@@ -137,7 +158,7 @@ func New(o Opts) (*RiverQueue, *Binder, error) {
 	if o.Workers > 0 && o.Process == "" {
 		return nil, nil, errors.New("queue: a worker needs its process's heartbeat id (Opts.Process)")
 	}
-	w := &worker{id: o.Process}
+	w := &worker{id: o.Process, metrics: o.Metrics}
 	cfg := &river.Config{Logger: quietlog.Warn(o.Logger), RescueStuckJobsAfter: o.RescueAfter, RetryPolicy: retryPolicy{},
 		FetchPollInterval: o.PollEvery, FetchCooldown: 5 * time.Millisecond, JobTimeout: -1}
 	workers := river.NewWorkers()
@@ -184,6 +205,37 @@ func (q *RiverQueue) Enqueue(ctx context.Context, tx *store.Tx, job Job) (string
 		return "", fmt.Errorf("insert job: %w", err)
 	}
 	return jobID(res.Job.ID), nil
+}
+
+// Depth is how many of this queue's jobs are in each state that is not yet
+// final (available, scheduled, retryable, running, pending), each state
+// named even when it holds none.
+func (q *RiverQueue) Depth(ctx context.Context) (map[string]int64, error) {
+	depth := map[string]int64{}
+	for _, s := range []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStateScheduled, rivertype.JobStateRetryable,
+		rivertype.JobStateRunning, rivertype.JobStatePending} {
+		depth[string(s)] = 0
+	}
+	rows, err := q.pool.Query(ctx, `SELECT state::text, count(*) FROM river_job
+		WHERE queue = $1 AND state IN ('available', 'scheduled', 'retryable', 'running', 'pending') GROUP BY state`, Queue)
+	if err != nil {
+		return nil, fmt.Errorf("queue depth: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			state string
+			n     int64
+		)
+		if err := rows.Scan(&state, &n); err != nil {
+			return nil, fmt.Errorf("queue depth: %w", err)
+		}
+		depth[state] = n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("queue depth: %w", err)
+	}
+	return depth, nil
 }
 
 // Cancel implements dispatch.Queue: a job not yet running never runs; a

@@ -90,6 +90,28 @@ func (r *run) classify(why string, waitErr error, u usage, e enforcement) (*runt
 	return &runtimes.Result{Output: json.RawMessage(out), PeakMemoryBytes: u.peakMemory, CPUTime: u.cpuTime}, nil
 }
 
+// killReason is why the sandbox was killed, given why the run ended and how
+// classify described it, or "" when it was not killed (it exited, or a cap
+// refused what it asked for without killing it).
+func killReason(why string, err error, u usage) string {
+	code := ""
+	if err != nil {
+		code = runtimes.AsError(err).Code
+	}
+	switch {
+	case why == runtimes.CodeCancelled || why == runtimes.CodeOutputTooLarge || why == runtimes.CodeWallTimeout:
+		// The runtime killed it; classify names the cap behind it (pids
+		// exhausted, then the wall time ran out).
+		if code == runtimes.CodePidsLimit || code == runtimes.CodeMemoryLimit {
+			return code
+		}
+		return why
+	case code == runtimes.CodeMemoryLimit && u.oomKills > 0, code == runtimes.CodeCPULimit:
+		return code // the kernel killed it
+	}
+	return ""
+}
+
 func outOfMemory(stderr string) bool {
 	for _, s := range []string{"Cannot allocate memory", "out of memory", "memory exhausted"} {
 		if strings.Contains(stderr, s) {

@@ -71,6 +71,11 @@ type Options struct {
 	// Logger receives what must not reach the caller: bwrap's own error
 	// output on a setup failure, cgroup clean-up failures. Default: discard.
 	Logger *slog.Logger
+	// KilledFunc, when set, is told of every sandbox killed, with why: a
+	// runtimes error code (wall_timeout, memory_limit, cpu_limit,
+	// pids_limit, output_too_large, cancelled). For metrics; it must return
+	// promptly.
+	KilledFunc func(reason string)
 }
 
 const (

@@ -253,7 +253,13 @@ wait:
 	} else if u.cpuTime == 0 {
 		_, u.cpuTime = rusage(r.cmd.ProcessState)
 	}
-	return r.classify(why, waitErr, u, enforcement)
+	res, err := r.classify(why, waitErr, u, enforcement)
+	if r.b.o.KilledFunc != nil {
+		if reason := killReason(why, err, u); reason != "" {
+			r.b.o.KilledFunc(reason)
+		}
+	}
+	return res, err
 }
 
 // release puts the sandbox, blocked before the tool starts, into its

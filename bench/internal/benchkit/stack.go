@@ -62,6 +62,9 @@ type Stack struct {
 	Cluster *pgembed.Cluster
 	// Server is the running server.
 	Server *Server
+	// Bin is the scidex binary the server runs (o.Bin, or the one built),
+	// to start another server beside it.
+	Bin string
 }
 
 // Start makes the scratch directory, starts the cluster in it, builds the
@@ -77,6 +80,7 @@ func Start(o StackOpts) *Stack {
 	if bin == "" {
 		bin = Build(st.Dir)
 	}
+	st.Bin = bin
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", filepath.Join(st.Dir, "data")}, o.Flags...)
 	st.Server = StartServer(ServerOpts{Bin: bin, Args: append(args, "--log-level", "info"), Group: o.Group, Env: []string{
 		fmt.Sprintf("DATABASE_URL=%s pool_max_conns=%d", st.Cluster.ConnString(), o.Pool), "SCIDEX_JWT_SECRET=" + Secret}})
