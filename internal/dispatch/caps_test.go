@@ -194,16 +194,19 @@ func TestResourceCapsAtRegistration(t *testing.T) {
 // a memory_limit naming the cap; with a default wall time of 2s, a tool
 // sleeping longer is killed at it.
 func TestDefaultCapsAtRun(t *testing.T) {
-	e := capsEnv(t, toolspec.CapLimits{
-		Default: toolspec.CapSet{WallTime: 2 * time.Second, MemoryGB: 1.0 / 16, CPUs: 1},
-		Max:     toolspec.CapSet{WallTime: 20 * time.Minute, MemoryGB: 2, CPUs: 2},
-	})
+	max := toolspec.CapSet{WallTime: 20 * time.Minute, MemoryGB: 2, CPUs: 2}
 	for _, tt := range []struct {
 		name, script, code, says string
+		defaults                 toolspec.CapSet
 	}{
-		{"caps.hog", `dd if=/dev/zero of=/dev/null bs=200M count=1 2>/dev/null; echo '{}'`, runtimes.CodeMemoryLimit, "64 MiB"},
-		{"caps.sleeper", `sleep 30; echo '{}'`, runtimes.CodeWallTimeout, "wall time of 2s"},
+		// The memory case has a wall time that a loaded machine cannot reach
+		// first: only the memory default is under test.
+		{"caps.hog", `dd if=/dev/zero of=/dev/null bs=200M count=1 2>/dev/null; echo '{}'`, runtimes.CodeMemoryLimit, "64 MiB",
+			toolspec.CapSet{WallTime: time.Minute, MemoryGB: 1.0 / 16, CPUs: 1}},
+		{"caps.sleeper", `sleep 30; echo '{}'`, runtimes.CodeWallTimeout, "wall time of 2s",
+			toolspec.CapSet{WallTime: 2 * time.Second, MemoryGB: 1.0 / 16, CPUs: 1}},
 	} {
+		e := capsEnv(t, toolspec.CapLimits{Default: tt.defaults, Max: max})
 		m, fs := shTool(tt.name, tt.script, nil)
 		r := registerWithFiles(t, e, alice(t), m, fs).RegisterTool
 		if r.Typename != "WriteSuccess" {
@@ -212,7 +215,7 @@ func TestDefaultCapsAtRun(t *testing.T) {
 		setState(t, e, admin(t), r.Ref, "active")
 		c := invoke(t, e, alice(t), tt.name, map[string]any{})
 		if c.Status != "FAILED" || c.Error == nil || c.Error.Code != tt.code || !strings.Contains(c.Error.Message, tt.says) {
-			t.Errorf("%s: %+v; want FAILED %s saying %q", tt.name, c, tt.code, tt.says)
+			t.Errorf("%s: %+v (error %+v); want FAILED %s saying %q", tt.name, c, c.Error, tt.code, tt.says)
 		}
 	}
 }
