@@ -81,6 +81,7 @@ func Complexity() graph.ComplexityRoot {
 	c.ArtifactDiff.TextDiffs = unpagedListCost
 	c.TextFieldDiff.Ops = unpagedListCost
 	c.ValidationFailed.Problems = unpagedListCost
+	c.Consumer.DeadLetters = func(child int) int { return listCost(child, event.MaxDeadLettersListed) }
 	c.Actor.Permissions = fewItemsCost
 	c.ProvenanceStep.DelegationChain = fewItemsCost
 	c.ProvenanceStep.Delegation = fewItemsCost
