@@ -1,8 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/scidex/substrate/internal/app"
@@ -21,6 +23,10 @@ func newTracing(ctx context.Context, log *slog.Logger) (*tracing.Tracing, *slog.
 	t, err := tracing.New(ctx, cfg, tracing.Opts{Logger: log, Routes: app.Routes})
 	if err != nil {
 		return nil, log, err
+	}
+	if t != nil {
+		endpoint := cmp.Or(os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"), os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT"), "http://localhost:4318")
+		log.Info("tracing on: exporting spans over OTLP/HTTP", "endpoint", endpoint, "sampler", cfg.Sampler.Description())
 	}
 	return t, t.Logger(log), nil
 }
