@@ -279,7 +279,9 @@ func registerPost(ctx context.Context, t *testing.T, url, admin, name, u string)
 	m := map[string]any{"name": name, "version": "1.0.0", "summary": "posts", "runtime": "http_post",
 		"runtime_config": map[string]any{"url": u, "secret_ref": "TRACE_TOKEN", "timeout_ms": 10000},
 		"input_schema":   map[string]any{"type": "object"}, "output_schema": map[string]any{"type": "object"}}
-	var reg struct{ RegisterTool struct{ ContentHash, Message string } }
+	var reg struct {
+		RegisterTool struct{ ContentHash, Message string }
+	}
 	if err := gql(ctx, url, admin, `mutation($m: JSON!) { registerTool(input: {manifest: $m}) { ... on WriteSuccess { contentHash } ... on Problem { message } } }`,
 		map[string]any{"m": m}, &reg); err != nil || reg.RegisterTool.ContentHash == "" {
 		t.Fatalf("register %s: %v %+v", name, err, reg)

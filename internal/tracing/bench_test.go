@@ -14,7 +14,7 @@ import (
 type discard struct{}
 
 func (discard) ExportSpans(context.Context, []sdktrace.ReadOnlySpan) error { return nil }
-func (discard) Shutdown(context.Context) error                           { return nil }
+func (discard) Shutdown(context.Context) error                             { return nil }
 
 // What tracing adds to a request, every span sampled and batched to an
 // exporter that drops them: the HTTP server span and six statement spans

@@ -97,7 +97,7 @@ func TestNilIsOff(t *testing.T) {
 
 func TestStatementName(t *testing.T) {
 	for sql, want := range map[string]string{
-		"-- name: ArtifactGetByID :one\nSELECT 1":  "ArtifactGetByID",
+		"-- name: ArtifactGetByID :one\nSELECT 1":   "ArtifactGetByID",
 		"  select * from x":                         "SELECT",
 		"-- a comment\nWITH a AS (SELECT 1) SELECT": "WITH",
 		"":                       "statement",
