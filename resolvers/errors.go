@@ -158,9 +158,9 @@ func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 			return out
 		}
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			log.Info("request cancelled", "request_id", rid, "err", err)
+			log.InfoContext(ctx, "request cancelled", "request_id", rid, "err", err)
 		} else {
-			log.Error("internal error", "request_id", rid, "err", err)
+			log.ErrorContext(ctx, "internal error", "request_id", rid, "err", err)
 		}
 		out.Message = "internal error (request " + rid + ")"
 		out.Extensions = map[string]any{"code": string(problem.InternalError), "requestId": rid}
@@ -193,7 +193,7 @@ func isOurs(code string) bool {
 // Recover logs a panic with the request id and reports an internal error.
 func Recover(log *slog.Logger) graphql.RecoverFunc {
 	return func(ctx context.Context, v any) error {
-		log.Error("panic in resolver", "request_id", request.IDFrom(ctx), "panic", v)
+		log.ErrorContext(ctx, "panic in resolver", "request_id", request.IDFrom(ctx), "panic", v)
 		return errors.New("panic")
 	}
 }

@@ -17,8 +17,10 @@
 // With -metrics, a second server on the same database, started with
 // --metrics-addr and scraped every second, is measured in each round beside
 // the first (metrics off): the ratio of the two is the cost of the metrics.
+// With -tracing, likewise a server with tracing on (every request sampled,
+// exported over OTLP/HTTP to a receiver in the bench): the cost of tracing.
 //
-//	go run ./bench/prism [-duration 10s -rounds 3 -clients 32 -cpuprofile bench/out/prism.prof -metrics]
+//	go run ./bench/prism [-duration 10s -rounds 3 -clients 32 -cpuprofile bench/out/prism.prof -metrics -tracing]
 package main
 
 import (
@@ -47,6 +49,7 @@ var (
 	hold       = flag.Bool("hold", false, "after setup, print how to reach the database and servers and wait for Ctrl-C (to investigate)")
 	cpuprofile = flag.String("cpuprofile", "", "write a CPU profile of our server, taken during the first round's measurement, to this file")
 	metricsOn  = flag.Bool("metrics", false, "also measure, in each round, a second server with --metrics-addr (scraped every second), and report its ratio to the first")
+	tracingOn  = flag.Bool("tracing", false, "also measure, in each round, a server with tracing on (always_on, OTLP/HTTP to a receiver in the bench), and report its ratio to the first")
 )
 
 // ourQuery is the Prism page as our server serves it (internal/server/prism_test.go).
@@ -72,9 +75,9 @@ func main() {
 	defer benchkit.Cleanup()
 	b := setup(context.Background())
 	ourBodies, pgBodies := bodies(ourBody), bodies(pgBody)
-	var ours, pg, fl, withM []figures
+	var ours, pg, fl, withM, withT []figures
 	for r := 0; r < *rounds; r++ {
-		var o, p, f, om figures
+		var o, p, f, om, ot figures
 		runs := []func(){
 			func() {
 				stop := profile(b.pprofAddr, r == 0)
@@ -89,6 +92,11 @@ func main() {
 				om = measure("our server, metrics on", b.metricsURL, b.tok, ourBodies, *clients, b.metricsPgid, *warmup, *duration)
 			})
 		}
+		if b.tracingURL != "" {
+			runs = append(runs, func() {
+				ot = measure("our server, tracing on", b.tracingURL, b.tok, ourBodies, *clients, b.tracingPgid, *warmup, *duration)
+			})
+		}
 		for i := range runs { // each round starts with another of the three
 			runs[(i+r)%len(runs)]()
 		}
@@ -97,6 +105,11 @@ func main() {
 			withM = append(withM, om)
 			fmt.Printf("  round %d: ours, metrics on %s\n    metrics on/off: throughput %.3f, server CPU per request %.3f\n",
 				r+1, om, om.RPS/o.RPS, float64(om.CPU.Server)/float64(o.CPU.Server))
+		}
+		if b.tracingURL != "" {
+			withT = append(withT, ot)
+			fmt.Printf("  round %d: ours, tracing on %s\n    tracing on/off: throughput %.3f, server CPU per request %.3f\n",
+				r+1, ot, ot.RPS/o.RPS, float64(ot.CPU.Server)/float64(o.CPU.Server))
 		}
 		fmt.Printf("  round %d:\n    ours         %s\n    PostGraphile %s\n    floor        %s\n    ours/PostGraphile %.2f×, ours/floor %.0f%%, p99 ours/PostGraphile %.2f\n",
 			r+1, o, p, f, o.RPS/p.RPS, 100*o.RPS/f.RPS, float64(o.P99)/float64(p.P99))
@@ -108,6 +121,13 @@ func main() {
 	if len(withM) > 0 {
 		reportMetrics(ours, withM)
 	}
+	if len(withT) > 0 {
+		var pages int64
+		for _, f := range withT {
+			pages += int64(f.N)
+		}
+		reportTracing(ours, withT, pages)
+	}
 }
 
 // bench is what the measurements run against.
@@ -118,6 +138,9 @@ type bench struct {
 	// metricsURL is the second server's, with metrics on (-metrics).
 	metricsURL  string
 	metricsPgid int
+	// tracingURL is the server's with tracing on (-tracing).
+	tracingURL  string
+	tracingPgid int
 }
 
 // setup starts a private cluster, our server (which migrates it), seeds the
@@ -140,6 +163,9 @@ func setup(ctx context.Context) *bench {
 	b.ourURL, b.ourPgid = st.GraphQL(), st.Server.Cmd.Process.Pid
 	if *metricsOn {
 		b.metricsURL, b.metricsPgid = startWithMetrics(st)
+	}
+	if *tracingOn {
+		b.tracingURL, b.tracingPgid = startWithTracing(st)
 	}
 	benchkit.Check(seed(ctx, b.conn))
 	// pg_stat_statements counts statements only while statementsPerPage asks it to.

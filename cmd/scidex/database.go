@@ -8,9 +8,12 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/multitracer"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/scidex/substrate/internal/migrate"
@@ -33,7 +36,10 @@ type database struct {
 // dataDir, then migrates and seeds it. With join (`scidex mcp`, `scidex
 // worker`), a cluster a running `scidex serve` owns is joined rather than
 // refused: the process works beside the server, on its database.
-func openDatabase(ctx context.Context, dataDir string, log *slog.Logger, join bool) (*database, error) {
+//
+// Each of tracers (the tracing's, when on) sees every statement beside the
+// store's statement counter.
+func openDatabase(ctx context.Context, dataDir string, log *slog.Logger, join bool, tracers ...pgx.QueryTracer) (*database, error) {
 	db := &database{log: log}
 	url := os.Getenv("DATABASE_URL")
 	if url == "" {
@@ -61,6 +67,9 @@ func openDatabase(ctx context.Context, dataDir string, log *slog.Logger, join bo
 		cfg.MaxConns = 16
 	}
 	cfg.ConnConfig.Tracer = store.Tracer{}
+	if tracers = slices.DeleteFunc(tracers, func(t pgx.QueryTracer) bool { return t == nil }); len(tracers) > 0 {
+		cfg.ConnConfig.Tracer = multitracer.New(append([]pgx.QueryTracer{store.Tracer{}}, tracers...)...)
+	}
 	db.pool, err = pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		db.close()

@@ -72,6 +72,11 @@ func serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	tr, log, err := newTracing(ctx, log)
+	if err != nil {
+		return err
+	}
+	defer stopTracing(tr, log) // after the pool closes: its last statements are spans too
 	verifier, err := newVerifier(c, *publicKeys, *jwksURL)
 	if err != nil {
 		return err
@@ -82,7 +87,7 @@ func serve(ctx context.Context, args []string) error {
 			return fmt.Errorf("--listen-url: %w", err)
 		}
 	}
-	db, err := openDatabase(ctx, *c.dataDir, log, false)
+	db, err := openDatabase(ctx, *c.dataDir, log, false, tr.Pgx())
 	if err != nil {
 		return err
 	}
@@ -98,7 +103,7 @@ func serve(ctx context.Context, args []string) error {
 	}
 	m, killed := newMetrics(*metricsAddr)
 	a, err := app.New(app.Config{
-		Pool: db.pool, Listen: listen, Logger: log, PprofAddr: *pprofAddr, Metrics: m, MetricsAddr: *metricsAddr,
+		Pool: db.pool, Listen: listen, Logger: log, PprofAddr: *pprofAddr, Metrics: m, MetricsAddr: *metricsAddr, Tracing: tr,
 		Store: store.Opts{Limiter: limiter, ShadowValidators: splitList(*shadow), NoProvenanceStamps: !*stampProvenance},
 		Tools: toolOpts, Runtimes: tf.runtimes(log, *c.dataDir, killed), Queue: tf.queueOpts(),
 		OnStart: []func(context.Context, *app.App) error{app.InstallSkills},

@@ -30,13 +30,18 @@ func workerCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	tr, log, err := newTracing(ctx, log)
+	if err != nil {
+		return err
+	}
+	defer stopTracing(tr, log)
 	var listen *pgx.ConnConfig
 	if *listenURL != "" {
 		if listen, err = pgx.ParseConfig(*listenURL); err != nil {
 			return err
 		}
 	}
-	db, err := openDatabase(ctx, *c.dataDir, log, true)
+	db, err := openDatabase(ctx, *c.dataDir, log, true, tr.Pgx())
 	if err != nil {
 		return err
 	}
@@ -51,7 +56,7 @@ func workerCmd(ctx context.Context, args []string) error {
 	}
 	m, killed := newMetrics(*metricsAddr)
 	a, err := app.New(app.Config{Pool: db.pool, Listen: listen, Logger: log, Tools: toolOpts, Runtimes: tf.runtimes(log, *c.dataDir, killed), Queue: qo,
-		Metrics: m, MetricsAddr: *metricsAddr,
+		Metrics: m, MetricsAddr: *metricsAddr, Tracing: tr,
 		Server: server.Opts{Verifier: verifier}})
 	if err != nil {
 		return err

@@ -45,6 +45,7 @@ import (
 	"github.com/scidex/substrate/internal/server"
 	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/internal/toolreg"
+	"github.com/scidex/substrate/internal/tracing"
 	"github.com/scidex/substrate/internal/workpacket"
 	"github.com/scidex/substrate/runtimes"
 )
@@ -69,6 +70,9 @@ type Config struct {
 	// own. Nil: no metrics, nothing recorded.
 	Metrics     *metrics.Metrics
 	MetricsAddr string
+	// Tracing, when set, makes spans of what the components do
+	// (internal/tracing). Nil: tracing off, nothing traced.
+	Tracing *tracing.Tracing
 	// SweepEvery is how often expired idempotency keys and consumers (and
 	// expired tool cache entries, unlisted bundle files) are
 	// deleted. Default one hour.
@@ -138,6 +142,7 @@ func New(cfg Config) (*App, error) {
 		cfg.Metrics = NewMetrics()
 	}
 	cfg.wireMetrics()
+	cfg.wireTracing()
 	so := cfg.Store
 	so.Pool, so.Logger = cfg.Pool, cfg.Logger
 	reg := cfg.Tools.Runtimes
@@ -328,7 +333,7 @@ func (a *App) Stop() error {
 // background work. It returns once all of it has ended; the pool is the
 // caller's to close after.
 func (a *App) Serve(ctx context.Context, ln net.Listener, wait time.Duration) error {
-	srv := &http.Server{Handler: a.cfg.Metrics.InstrumentHTTP(a.Handler), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second,
+	srv := &http.Server{Handler: a.cfg.Tracing.HTTP(a.cfg.Metrics.InstrumentHTTP(a.Handler)), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second,
 		ErrorLog: slog.NewLogLogger(a.log.Handler(), slog.LevelDebug)}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

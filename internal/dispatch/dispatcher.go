@@ -73,6 +73,16 @@ type Opts struct {
 	// Metrics, when set, is told of every finished call (internal/metrics);
 	// nil when metrics are off.
 	Metrics Metrics
+	// Tracer, when set, makes a span of each call's run in its runtime
+	// (internal/tracing); nil when tracing is off.
+	Tracer Tracer
+}
+
+// Tracer is what the dispatcher reports each runtime call to: StartCall as
+// the runtime is handed the call, with the context the runtime runs in (its
+// span rides in it), and end once the call's outcome is settled.
+type Tracer interface {
+	StartCall(ctx context.Context, tool, version, runtime, callID string) (context.Context, func(status string, costUSD float64, errCode string))
 }
 
 // Metrics is what the dispatcher reports of the calls it finishes: once per

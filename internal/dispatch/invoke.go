@@ -136,8 +136,10 @@ func (d *Dispatcher) runThenRecord(ctx context.Context, t *tool, rec *record) (*
 	id := uuid.Must(uuid.NewV7()).String()
 	start := time.Now()
 	rec.StartedAt, rec.JobID, rec.Worker = Stamp(start), "sync-"+id, d.opts.Process
-	out, runErr := d.execute(ctx, t, rec.Args, id, rc.Actor.ID, nil)
+	rctx, traced := d.trace(ctx, t, id)
+	out, runErr := d.execute(rctx, t, rec.Args, id, rc.Actor.ID, nil)
 	ev := d.settle(t, rec, out, runErr, start, time.Now())
+	traced(rec)
 	return d.end(ctx, ending{t: t, rec: rec, ev: ev, id: id, returned: true})
 }
 
@@ -152,9 +154,11 @@ func (d *Dispatcher) run(ctx context.Context, t *tool, call *store.Artifact, rec
 		cancel()
 	}()
 	rep := d.reporter(ctx, call)
+	runCtx, traced := d.trace(runCtx, t, call.ID)
 	out, runErr := d.execute(runCtx, t, rec.Args, call.ID, rc.Actor.ID, rep.Report)
 	rep.Close() // every progress event before the finish event
 	ev := d.settle(t, rec, out, runErr, start, time.Now())
+	traced(rec)
 	return d.end(ctx, ending{t: t, rec: rec, ev: ev, call: call, returned: returned})
 }
 
@@ -179,6 +183,24 @@ func (d *Dispatcher) execute(ctx context.Context, t *tool, args json.RawMessage,
 	defer cancel()
 	return t.rt.Run(ctx, &runtimes.Call{Tool: rt, Args: args, ID: callID, Actor: actor, Progress: progress})
 }
+
+// trace starts the span of a call's run when tracing is on; the function it
+// returns ends it with the outcome settle recorded.
+func (d *Dispatcher) trace(ctx context.Context, t *tool, callID string) (context.Context, func(*record)) {
+	if d.opts.Tracer == nil {
+		return ctx, untraced
+	}
+	ctx, end := d.opts.Tracer.StartCall(ctx, t.m.Name, t.m.Version, t.m.Runtime, callID)
+	return ctx, func(rec *record) {
+		code := ""
+		if rec.Error != nil {
+			code = rec.Error.Code
+		}
+		end(rec.Status, costOf(rec), code)
+	}
+}
+
+func untraced(*record) {}
 
 // settle records a run's outcome in rec and names the event it ends with.
 func (d *Dispatcher) settle(t *tool, rec *record, out *runtimes.Result, runErr error, start, end time.Time) string {

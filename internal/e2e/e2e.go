@@ -155,7 +155,7 @@ func Start(t testing.TB, o Opts) *Proc {
 func cleanEnv() []string {
 	var out []string
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "DATABASE_URL=") || strings.HasPrefix(kv, "SCIDEX_") {
+		if strings.HasPrefix(kv, "DATABASE_URL=") || strings.HasPrefix(kv, "SCIDEX_") || strings.HasPrefix(kv, "OTEL_") {
 			continue
 		}
 		out = append(out, kv)

@@ -38,7 +38,7 @@ func (gqlMetrics) Validate(graphql.ExecutableSchema) error { return nil }
 // query's or mutation's only one, a subscription's first event (or its
 // refusal). Every response's errors are counted.
 func (g gqlMetrics) InterceptOperation(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
-	typ, op := operationLabels(graphql.GetOperationContext(ctx))
+	typ, op := OperationLabels(graphql.GetOperationContext(ctx))
 	start := time.Now()
 	h := next(ctx)
 	first := true
@@ -91,11 +91,12 @@ func (m *Metrics) countErrors(errs gqlerror.List) {
 	}
 }
 
-// operationLabels are an operation's type and the name of its first root
+// OperationLabels are an operation's type and the name of its first root
 // field: a field of the schema, since the document was validated against
 // it. Aliases are not names; an operation of introspection fields only is
-// "introspection"; one that starts with a fragment is "other".
-func operationLabels(oc *graphql.OperationContext) (typ, op string) {
+// "introspection"; one that starts with a fragment is "other". The tracing
+// names its GraphQL spans by the same bounded pair.
+func OperationLabels(oc *graphql.OperationContext) (typ, op string) {
 	if oc == nil || oc.Operation == nil {
 		return "unknown", "invalid"
 	}

@@ -79,12 +79,12 @@ func TestOperationLabels(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		typ, op := operationLabels(&graphql.OperationContext{Operation: doc.Operations[0]})
+		typ, op := OperationLabels(&graphql.OperationContext{Operation: doc.Operations[0]})
 		if typ != c.typ || op != c.op {
 			t.Errorf("%s: %s %s, want %s %s", c.doc, typ, op, c.typ, c.op)
 		}
 	}
-	if typ, op := operationLabels(nil); typ != "unknown" || op != "invalid" {
+	if typ, op := OperationLabels(nil); typ != "unknown" || op != "invalid" {
 		t.Errorf("no operation: %s %s", typ, op)
 	}
 }

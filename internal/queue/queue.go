@@ -73,6 +73,9 @@ type Opts struct {
 	// Metrics, when set, is told of every job worked here (internal/metrics);
 	// nil when metrics are off.
 	Metrics Metrics
+	// Middleware wraps River's inserts and works (internal/tracing's spans);
+	// nil when tracing is off.
+	Middleware []rivertype.Middleware
 }
 
 // Metrics is what the queue's workers report of each job.
@@ -160,7 +163,7 @@ func New(o Opts) (*RiverQueue, *Binder, error) {
 	}
 	w := &worker{id: o.Process, metrics: o.Metrics}
 	cfg := &river.Config{Logger: quietlog.Warn(o.Logger), RescueStuckJobsAfter: o.RescueAfter, RetryPolicy: retryPolicy{},
-		FetchPollInterval: o.PollEvery, FetchCooldown: 5 * time.Millisecond, JobTimeout: -1}
+		FetchPollInterval: o.PollEvery, FetchCooldown: 5 * time.Millisecond, JobTimeout: -1, Middleware: o.Middleware}
 	workers := river.NewWorkers()
 	if err := river.AddWorkerSafely(workers, w); err != nil {
 		return nil, nil, fmt.Errorf("queue: %w", err)

@@ -64,7 +64,7 @@ func (s *Server) withRequest(next http.Handler) http.Handler {
 			}
 			p, err := s.tokens.verify(r.Context(), s.opts.Verifier, token, now)
 			if err != nil {
-				s.log.Info("token refused", "request_id", rid, "reason", auth.Reason(err), "cause", causeOf(err))
+				s.log.InfoContext(r.Context(), "token refused", "request_id", rid, "reason", auth.Reason(err), "cause", causeOf(err))
 				w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
 				writeError(w, http.StatusUnauthorized, problem.Unauthenticated, rid, "unauthenticated: "+auth.Reason(err))
 				return

@@ -79,7 +79,7 @@ func (s *Server) capResponses(ctx context.Context, next graphql.ResponseHandler)
 	if oc != nil && oc.Operation != nil && oc.Operation.Operation == ast.Mutation {
 		msg += "; the mutation ran, only its response was dropped"
 	}
-	s.log.Info("response over the limit", "request_id", request.IDFrom(ctx), "limit", b.limit)
+	s.log.InfoContext(ctx, "response over the limit", "request_id", request.IDFrom(ctx), "limit", b.limit)
 	return &graphql.Response{
 		Data: json.RawMessage("null"),
 		Errors: gqlerror.List{{Message: msg, Extensions: map[string]any{

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/propagation"
+
 	"github.com/scidex/substrate/internal/secrets"
 	"github.com/scidex/substrate/runtimes"
 )
@@ -90,6 +92,10 @@ func (r *Runtime) post(ctx context.Context, c *runtimes.Call, cfg *config, lim l
 	if c.ID != "" {
 		req.Header.Set("X-Scidex-Tool-Call", c.ID)
 	}
+	// The call's span, when traced, continues at the tool (W3C traceparent);
+	// nothing is added for a context without one. Never baggage: it is the
+	// client's, not the tool's.
+	propagation.TraceContext{}.Inject(ctx, propagation.HeaderCarrier(req.Header))
 	if sec != nil {
 		req.Header.Set("Authorization", "Bearer "+sec.value)
 	}
