@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 )
@@ -41,40 +42,23 @@ type Backend struct {
 func StartHAProxy(t testing.TB, backends ...Backend) *HAProxy {
 	t.Helper()
 	bin := NeedBinary(t, "haproxy")
+	if len(backends) != 2 || backends[0].Name != "a" || backends[1].Name != "b" {
+		t.Fatalf("StartHAProxy runs deploy/haproxy.cfg, which has two replicas, a and b; got %v", backends)
+	}
 	port := FreePort(t)
-	var servers []string
-	for _, b := range backends {
-		servers = append(servers, fmt.Sprintf("  server %s %s check inter 100ms fall 1 rise 1", b.Name, b.Addr))
+	path := RepoFile(t, "deploy", "haproxy.cfg")
+	env := append(os.Environ(), "SCIDEX_LB_BIND=127.0.0.1:"+strconv.Itoa(port),
+		"SCIDEX_REPLICA_A="+backends[0].Addr, "SCIDEX_REPLICA_B="+backends[1].Addr,
+		// Quick checks: a replica leaves and rejoins the rotation within 100 ms.
+		"SCIDEX_LB_CHECK_INTER=100ms", "SCIDEX_LB_FALL=1", "SCIDEX_LB_RISE=1")
+	check := exec.Command(bin, "-c", "-q", "-f", path)
+	check.Env = env
+	if out, err := check.CombinedOutput(); err != nil {
+		t.Fatalf("haproxy refuses deploy/haproxy.cfg: %v\n%s", err, out)
 	}
-	cfg := strings.Join(append([]string{
-		"global",
-		"  maxconn 1024",
-		"",
-		"defaults",
-		"  mode http",
-		"  timeout connect 2s",
-		"  timeout client 60s",
-		"  timeout server 60s",
-		"  timeout tunnel 10m",
-		"  retries 3",
-		"  option redispatch 1",
-		"",
-		"frontend api",
-		"  bind 127.0.0.1:" + strconv.Itoa(port),
-		"  default_backend replicas",
-		"",
-		"backend replicas",
-		"  balance roundrobin",
-		"  option httpchk GET /readyz",
-		"  http-check expect status 200",
-		"  http-response set-header " + ServedBy + " %s",
-	}, servers...), "\n") + "\n"
-	path := filepath.Join(t.TempDir(), "haproxy.cfg")
-	writeOwned(t, path, cfg, nil)
-	if out, err := exec.Command(bin, "-c", "-q", "-f", path).CombinedOutput(); err != nil {
-		t.Fatalf("haproxy refuses its configuration: %v\n%s\n%s", err, out, cfg)
-	}
-	d := StartDaemon(t, "haproxy", exec.Command(bin, "-db", "-f", path))
+	cmd := exec.Command(bin, "-db", "-f", path)
+	cmd.Env = env
+	d := StartDaemon(t, "haproxy", cmd)
 	h := &HAProxy{URL: "http://127.0.0.1:" + strconv.Itoa(port), proc: d}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -121,4 +105,19 @@ func (h *HAProxy) WaitServing(t testing.TB, within time.Duration, names ...strin
 	if err != nil {
 		t.Fatalf("haproxy: %v\n%s", err, h.Log())
 	}
+}
+
+// RepoFile is the path of a file of this repository (deploy/haproxy.cfg…),
+// found from this source file's place in it.
+func RepoFile(t testing.TB, elem ...string) string {
+	t.Helper()
+	_, self, _, ok := runtime.Caller(0)
+	if !ok {
+		t.Fatal("e2e: cannot tell where the repository is")
+	}
+	path := filepath.Join(append([]string{filepath.Dir(self), "..", ".."}, elem...)...)
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("e2e: %v", err)
+	}
+	return path
 }

@@ -73,25 +73,15 @@ func StartPgBouncer(t testing.TB, o PgBouncerOpts) *PgBouncer {
 	password := randomHex(t, 16)
 	const dbName = "scidex"
 	userList := fmt.Sprintf("%q %q\n", up.User, password)
-	ini := strings.Join([]string{
-		"[databases]",
-		fmt.Sprintf("%s = host=%s port=%d dbname=%s user=%s", dbName, up.Host, up.Port, up.Database, up.User),
-		"",
-		"[pgbouncer]",
-		"listen_addr = 127.0.0.1",
-		"listen_port = " + strconv.Itoa(port),
-		"unix_socket_dir =",
-		"auth_type = scram-sha-256",
-		"auth_file = " + filepath.Join(dir, "userlist.txt"),
-		"pool_mode = transaction",
-		"default_pool_size = " + strconv.Itoa(o.PoolSize),
-		"max_client_conn = 1000",
-		"stats_users = " + up.User,
-		"ignore_startup_parameters = extra_float_digits",
-		"log_connections = 0",
-		"log_disconnections = 0",
-		"",
-	}, "\n")
+	// deploy/pgbouncer.ini, with this test's database, port and auth file.
+	ini := deployedINI(t, map[string]string{
+		dbName:              fmt.Sprintf("host=%s port=%d dbname=%s user=%s", up.Host, up.Port, up.Database, up.User),
+		"listen_addr":       "127.0.0.1",
+		"listen_port":       strconv.Itoa(port),
+		"auth_file":         filepath.Join(dir, "userlist.txt"),
+		"default_pool_size": strconv.Itoa(o.PoolSize),
+		"stats_users":       up.User,
+	})
 	writeOwned(t, filepath.Join(dir, "userlist.txt"), userList, cred)
 	cfg := filepath.Join(dir, "pgbouncer.ini")
 	writeOwned(t, cfg, ini, cred)
@@ -234,4 +224,31 @@ func FreePort(t testing.TB) int {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// deployedINI is deploy/pgbouncer.ini with the values of set in place of its
+// own (each key must be in the file: the test runs the deployed settings,
+// only its addresses differ).
+func deployedINI(t testing.TB, set map[string]string) string {
+	t.Helper()
+	raw, err := os.ReadFile(RepoFile(t, "deploy", "pgbouncer.ini"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(raw), "\n")
+	done := map[string]bool{}
+	for i, l := range lines {
+		key, _, ok := strings.Cut(l, "=")
+		key = strings.TrimSpace(key)
+		if v, want := set[key]; ok && want && !strings.HasPrefix(strings.TrimSpace(l), ";") {
+			lines[i] = key + " = " + v
+			done[key] = true
+		}
+	}
+	for k := range set {
+		if !done[k] {
+			t.Fatalf("deploy/pgbouncer.ini has no %s setting", k)
+		}
+	}
+	return strings.Join(lines, "\n")
 }
