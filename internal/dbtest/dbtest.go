@@ -2,8 +2,12 @@
 //
 // With SCIDEX_TEST_DATABASE_URL set (scripts/test starts one cluster for the
 // whole run and sets it), tests use that server; otherwise the first test of a
-// package starts a private cluster for the package (internal/pgembed) and stops
-// it when the package's tests end. Each test gets its own database, copied from a
+// package starts a private cluster for the package (internal/pgembed) in a
+// directory of its own, scidex-dbtest-<pid>-…, in the temporary directory.
+// Main, from the package's TestMain, stops it when the tests end; a run that
+// ends otherwise (SIGINT, its timeout, SIGKILL) is cleaned by the watchdog
+// (internal/dbtest/watchdog), which stops the cluster and removes its directory
+// once the test process is gone. Each test gets its own database, copied from a
 // template that is migrated and seeded once per server, so tests never see each
 // other's rows and need no cleanup.
 package dbtest
@@ -28,6 +32,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/scidex/substrate/internal/dbtest/watchdog"
 	"github.com/scidex/substrate/internal/migrate"
 	"github.com/scidex/substrate/internal/pgembed"
 	"github.com/scidex/substrate/internal/queue"
@@ -56,7 +61,10 @@ type discard struct{}
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 // Main wraps testing.M.Run so the package's private cluster, if one was started,
-// is stopped when its tests end. Use it from TestMain: os.Exit(dbtest.Main(m)).
+// is stopped and its directory removed when its tests end. Use it from TestMain:
+// os.Exit(dbtest.Main(m)); every package whose tests use dbtest has one
+// (TestEveryPackageStopsItsCluster). Without it the watchdog still stops the
+// cluster once the process has exited, only later and not as gently.
 func Main(m *testing.M) int {
 	code := m.Run()
 	if cluster != nil {
@@ -65,8 +73,13 @@ func Main(m *testing.M) int {
 		if err := cluster.Stop(ctx); err != nil {
 			fmt.Fprintln(os.Stderr, "dbtest: stop cluster:", err)
 		}
-		_ = os.RemoveAll(clusterDir)
 	}
+	if clusterDir != "" {
+		if err := watchdog.Remove(clusterDir); err != nil {
+			fmt.Fprintln(os.Stderr, "dbtest: remove the cluster's directory:", err)
+		}
+	}
+	watchdog.Close()
 	return code
 }
 
@@ -78,10 +91,10 @@ func server() (string, error) {
 			serverURL = u
 			return
 		}
-		dir, err := os.MkdirTemp("", "scidex-dbtest-")
-		if err == nil {
-			err = os.Chmod(dir, 0o755)
-		}
+		// Made traversable (0755) for the cluster's user when run as root,
+		// and watched, before the cluster exists, so that a kill during
+		// initdb leaves nothing either.
+		dir, err := watchdog.TempDir("scidex-dbtest-")
 		if err != nil {
 			serverErr = err
 			return

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/scidex/substrate/internal/dbtest/watchdog"
 )
 
 // Daemon is a helper program a test runs beside the server (a load balancer,
@@ -34,7 +36,8 @@ func StartDaemon(t testing.TB, name string, cmd *exec.Cmd) *Daemon {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", name, err)
 	}
-	go func() { d.waitErr = cmd.Wait(); close(d.done) }()
+	forget := watchdog.Process(cmd.Process.Pid) // killed if this process dies first
+	go func() { d.waitErr = cmd.Wait(); forget(); close(d.done) }()
 	t.Cleanup(func() {
 		select {
 		case <-d.done:

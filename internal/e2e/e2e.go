@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/scidex/substrate/internal/dbtest/watchdog"
 )
 
 var (
@@ -33,7 +35,7 @@ var (
 func Binary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "scidex-bin-")
+		dir, err := watchdog.TempDir("scidex-bin-")
 		if err != nil {
 			buildErr = err
 			return
@@ -61,27 +63,37 @@ func Binary(t testing.TB) string {
 	return binPath
 }
 
-// RemoveBinary removes what Binary built, if it built anything: a test
-// process's TestMain calls it after the tests, so that every run does not
-// leave a 50 MB binary in the temporary directory.
+// RemoveBinary removes what Binary built, if it built anything, and ends the
+// watchdog (internal/dbtest/watchdog) once it has cleaned whatever else the
+// harness left: a test process's TestMain calls it after the tests, so that
+// every run does not leave a 50 MB binary in the temporary directory
+// (TestEveryPackageStopsItsCluster holds every package using the harness to
+// it). A run that never gets there (SIGINT, its timeout, SIGKILL) is cleaned
+// by the watchdog once the process is gone: the binary, every data directory
+// with its cluster, every server and daemon still running.
 func RemoveBinary() {
 	if binPath != "" {
-		_ = os.RemoveAll(filepath.Dir(binPath))
+		_ = watchdog.Remove(filepath.Dir(binPath))
 	}
+	watchdog.Close()
 }
 
 // DataDir returns a fresh data directory the embedded cluster's unprivileged
-// user can reach (t.TempDir is 0700, which it cannot enter when tests run as root).
+// user can reach (t.TempDir is 0700, which it cannot enter when tests run as
+// root). When the test ends, the cluster a server left running in it (one the
+// test SIGKILLed, or Proc.Kill's) is stopped and the directory removed; the
+// watchdog does the same if the test process dies first.
 func DataDir(t testing.TB) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "scidex-e2e-")
+	dir, err := watchdog.TempDir("scidex-e2e-")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	t.Cleanup(func() {
+		if err := watchdog.Remove(dir); err != nil {
+			t.Errorf("e2e: remove the data directory: %v", err)
+		}
+	})
 	return filepath.Join(dir, "data")
 }
 
@@ -119,6 +131,7 @@ func Start(t testing.TB, o Opts) *Proc {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	forget := watchdog.Process(cmd.Process.Pid) // killed if this process dies first
 	p := &Proc{Cmd: cmd, DataDir: o.DataDir, done: make(chan struct{})}
 	addr := make(chan string, 1)
 	go func() {
@@ -137,7 +150,7 @@ func Start(t testing.TB, o Opts) *Proc {
 			}
 		}
 	}()
-	go func() { p.waitErr = cmd.Wait(); close(p.done) }()
+	go func() { p.waitErr = cmd.Wait(); forget(); close(p.done) }()
 	t.Cleanup(func() { p.Kill() })
 	select {
 	case a := <-addr:
@@ -249,5 +262,9 @@ func CommandContext(ctx context.Context, t testing.TB, args ...string) *exec.Cmd
 	t.Helper()
 	cmd := exec.CommandContext(ctx, Binary(t), args...)
 	cmd.Env = cleanEnv()
+	// A `scidex worker` or `mcp` a test starts dies with the test process
+	// (the thread that started it, in fact: Go seldom ends one), and the
+	// watchdog stops a cluster it left in a DataDir.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	return cmd
 }

@@ -18,6 +18,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/scidex/substrate/internal/dbtest/watchdog"
 )
 
 // PgBouncer is a running pgbouncer in transaction pooling mode in front of one
@@ -179,11 +181,11 @@ func dropCredential(t testing.TB, host string) *syscall.Credential {
 // and belongs to this process's user), removed when the test ends.
 func sharedDir(t testing.TB, prefix string, cred *syscall.Credential) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("", prefix)
+	dir, err := watchdog.TempDir(prefix) // removed if this process dies first
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	t.Cleanup(func() { _ = watchdog.Remove(dir) })
 	if cred != nil {
 		if err := os.Chown(dir, int(cred.Uid), int(cred.Gid)); err != nil {
 			t.Fatal(err)

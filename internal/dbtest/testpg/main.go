@@ -1,7 +1,9 @@
 // Command testpg starts one private PostgreSQL cluster for a whole test run, so
 // test packages share it instead of each starting their own. It prints
 // "SCIDEX_TEST_DATABASE_URL=<conn string>" once the server is ready and stops the
-// cluster when its standard input closes or it gets SIGINT/SIGTERM.
+// cluster when its standard input closes or it gets SIGINT/SIGTERM. However it
+// ends, even SIGKILLed, its watchdog (internal/dbtest/watchdog) then stops
+// whatever still runs in -dir and removes the directory.
 //
 //	go run ./internal/dbtest/testpg -dir /tmp/x
 package main
@@ -19,6 +21,7 @@ import (
 	"time"
 
 	"github.com/scidex/substrate/internal/dbtest"
+	"github.com/scidex/substrate/internal/dbtest/watchdog"
 	"github.com/scidex/substrate/internal/pgembed"
 )
 
@@ -33,6 +36,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "testpg:", err)
 		os.Exit(1)
 	}
+	if err := watchdog.Watch(*dir); err != nil {
+		fmt.Fprintln(os.Stderr, "testpg:", err)
+		os.Exit(1)
+	}
+	defer watchdog.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	c, err := pgembed.Start(ctx, pgembed.Options{Dir: filepath.Join(*dir, "pg"), Settings: dbtest.FastSettings,
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
