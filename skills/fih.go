@@ -98,7 +98,7 @@ func fih() Skill {
 			return ps
 		}
 		_, err := tox.Project(in)
-		return refusalProblems(err, fihPath)
+		return refusalProblems(err, fihPath, args)
 	}
 	run := func(_ context.Context, args json.RawMessage, _ func(runtimes.Progress)) (json.RawMessage, error) {
 		in, ps := fihInput(args)
