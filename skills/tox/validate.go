@@ -70,8 +70,20 @@ func validate(t *table, in Input) problem.List {
 		}
 
 		switch {
+		case s.NOAEL != nil && s.NOAELMgPerM2 != nil:
+			ps.Add(p+".noael", CodeNOAELTwice, nil, "the NOAEL is given both in mg/kg and in mg/m²: give one")
+		case s.NOAELMgPerM2 != nil:
+			switch v := *s.NOAELMgPerM2; {
+			case math.IsNaN(v) || math.IsInf(v, 0):
+				ps.Add(p+".noael", CodeNotFinite, nil, "NOAEL %v mg/m² is not a finite number", v)
+			case v <= 0:
+				ps.Add(p+".noael", CodeNotPositive, v, "NOAEL %g mg/m² must be positive", v)
+			case s.Species == SpeciesOther:
+				ps.Add(p+".noael", CodeNOAELPerAreaNeedsKm, v,
+					"NOAEL %g mg/m² needs the species' km to become mg/kg, and species %q has no Table 1 row: give the NOAEL in mg/kg", v, SpeciesOther)
+			}
 		case s.NOAEL == nil:
-			ps.Add(p+".noael", CodeRequired, nil, "the NOAEL (mg/kg) is required")
+			ps.Add(p+".noael", CodeRequired, nil, "the NOAEL (mg/kg or mg/m²) is required")
 		case math.IsNaN(*s.NOAEL) || math.IsInf(*s.NOAEL, 0):
 			ps.Add(p+".noael", CodeNotFinite, nil, "NOAEL %v mg/kg is not a finite number", *s.NOAEL)
 		case *s.NOAEL <= 0:
@@ -94,6 +106,8 @@ func validate(t *table, in Input) problem.List {
 				s.Species, *w, lo, hi, row.RefBodyWeightKg, WeightTolerance*100, RouteBodyWeight)
 		}
 	}
+
+	validateArticle(&ps, in, routeOK)
 
 	if in.Species != "" {
 		found := false
