@@ -57,7 +57,9 @@ func TestSkillRefusalsCanBeActedOn(t *testing.T) {
 		{"an element's field, with its index", "tox.fih_dose_projection", fih(func(m map[string]any) { m["studies"].([]any)[1].(map[string]any)["species"] = 7 }),
 			"studies[1].species", "type", `expected a string, got the number 7`, `7`, `"7"`},
 		{"a problem raised by the calculation carries the value", "tox.fih_dose_projection",
-			fih(func(m map[string]any) { m["studies"].([]any)[1].(map[string]any)["noael"] = map[string]any{"value": -5, "unit": "mg/kg"} }),
+			fih(func(m map[string]any) {
+				m["studies"].([]any)[1].(map[string]any)["noael"] = map[string]any{"value": -5, "unit": "mg/kg"}
+			}),
 			"studies[1].noael", "not_positive", "NOAEL -5 mg/kg must be positive", `{"unit":"mg/kg","value":-5}`, ""},
 		{"a macaque by its own name", "tox.fih_dose_projection", fih(func(m map[string]any) { m["studies"].([]any)[1].(map[string]any)["species"] = "rhesus" }),
 			"studies[1].species", "unknown_species", `species "rhesus" is not a Table 1 name`, `"rhesus"`, "monkey"},
