@@ -104,9 +104,10 @@ func validateArticle(ps *problem.List, in Input, routeOK bool) {
 	applies, why := mgPerKgApplies(a)
 	switch {
 	case applies && in.Route != RouteMgPerKg:
-		ps.Add("inputs.route", CodeRouteNotForArticle, in.Route,
-			"route %s scales by body surface area, but %s (HED = NOAEL): use route %s", in.Route, why, RouteMgPerKg)
-		ps.Suggest(RouteMgPerKg)
+		(*ps).Add("inputs.route", CodeRouteNotForArticle, in.Route,
+			"route %s scales by body surface area, but the test article is a protein over %g kDa (%g kDa) given intravascularly (%s), which FDA 2005 scales by mg/kg (HED = NOAEL): use route %s",
+			in.Route, ProteinMgPerKgAboveDa/1000, *a.MolecularWeightGPerMol/1000, a.Administration, RouteMgPerKg)
+		(*ps)[len(*ps)-1].Suggestion = RouteMgPerKg
 	case !applies && in.Route == RouteMgPerKg:
 		detail := "no test_article was given"
 		if why != "" {
