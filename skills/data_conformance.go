@@ -55,7 +55,7 @@ func conformance(deps Deps) Skill {
 		// data's default, and declared units): an empty table checks them
 		// with data's own validation without reading anything.
 		_, err := data.CheckConformance(context.Background(), data.Input{CSV: "x\n", Spec: a.Spec, DeclaredUnits: a.DeclaredUnits, MaxViolations: a.MaxViolations}, nil)
-		return refusalProblems(err, nil)
+		return refusalProblems(err, nil, args)
 	}
 	run := func(ctx context.Context, args json.RawMessage, progress func(runtimes.Progress)) (json.RawMessage, error) {
 		var a conformanceArgs

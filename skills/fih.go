@@ -25,6 +25,11 @@ type fihArgs struct {
 	SafetyFactorReason string          `json:"safety_factor_reason,omitempty"`
 	HumanWeight        json.RawMessage `json:"human_weight,omitempty"`
 	Species            string          `json:"species,omitempty"`
+	TestArticle        *struct {
+		Modality        string          `json:"modality"`
+		MolecularWeight json.RawMessage `json:"molecular_weight,omitempty"`
+		Administration  string          `json:"administration,omitempty"`
+	} `json:"test_article,omitempty"`
 }
 
 // fihInput reads the arguments through the units layer into the
@@ -39,8 +44,13 @@ func fihInput(args json.RawMessage) (tox.Input, []runtimes.Problem) {
 	for i, s := range a.Studies {
 		path := "studies[" + strconv.Itoa(i) + "]"
 		st := tox.Study{Species: s.Species}
-		if q, p := units.ParseQuantity(path+".noael", s.NOAEL, units.DosePerBodyMass); p != nil {
+		// A NOAEL per body mass, or per body surface area (mg/m², which the
+		// procedure turns into mg/kg by the species' km).
+		if q, p := units.ParseQuantity(path+".noael", s.NOAEL, units.DosePerBodyMass, units.DosePerArea); p != nil {
 			ps.Add(p)
+		} else if q.Unit.Dimension == units.DosePerArea {
+			v, _ := q.In("mg/m2")
+			st.NOAELMgPerM2 = &v
 		} else {
 			v, _ := q.In("mg/kg")
 			st.NOAEL = &v
@@ -61,6 +71,25 @@ func fihInput(args json.RawMessage) (tox.Input, []runtimes.Problem) {
 		} else {
 			in.HumanWeightKg, _ = q.In("kg")
 		}
+	}
+	if a := a.TestArticle; a != nil {
+		art := &tox.Article{Modality: a.Modality, Administration: a.Administration}
+		if len(a.MolecularWeight) > 0 {
+			if q, p := units.ParseQuantity("test_article.molecular_weight", a.MolecularWeight, units.MolarMass); p != nil {
+				ps.Add(p)
+			} else {
+				v, _ := q.In("g/mol")
+				art.MolecularWeightGPerMol = &v
+			}
+		}
+		if a.Administration != "" {
+			if r, p := units.ParseRoute("test_article.administration", a.Administration); p != nil {
+				ps.Add(p)
+			} else {
+				art.Intravascular = r.Intravascular
+			}
+		}
+		in.Article = art
 	}
 	return in, unitProblems(ps)
 }
@@ -98,7 +127,7 @@ func fih() Skill {
 			return ps
 		}
 		_, err := tox.Project(in)
-		return refusalProblems(err, fihPath)
+		return refusalProblems(err, fihPath, args)
 	}
 	run := func(_ context.Context, args json.RawMessage, _ func(runtimes.Progress)) (json.RawMessage, error) {
 		in, ps := fihInput(args)
@@ -119,7 +148,7 @@ func fih() Skill {
 		}
 		return json.Marshal(map[string]any{"projection": r,
 			"hed": units.MustNew(r.HEDMgPerKg, "mg/kg"), "mrsd": units.MustNew(r.MRSDMgPerKg, "mg/kg"), "mrsd_dose": units.MustNew(r.MRSDMg, "mg"),
-			"calculation_route": r.Route + ": " + r.RouteFormula, "check_logic_version": tox.LogicVersion,
+			"calculation_route": r.Route + ": " + r.RouteFormula + "; " + r.RouteReason, "check_logic_version": tox.LogicVersion,
 			"units":    map[string]string{"hed": "mg/kg", "mrsd": "mg/kg", "mrsd_dose": "mg", "human_weight": "kg"},
 			"warnings": warnings, "references_used": refs,
 			"disclaimers": []string{r.Decision, r.NotComputed, r.CheckedAgainst}})
@@ -129,12 +158,12 @@ func fih() Skill {
 		map[string]any{"species": "dog", "noael": map[string]any{"value": 10, "unit": "mg/kg"}}},
 		"route": "km_ratio"}
 	return Skill{
-		Name: name, Version: "1.0.0", CheckLogicVersion: tox.LogicVersion, Intended: Designed,
+		Name: name, Version: "1.1.0", CheckLogicVersion: tox.LogicVersion, Intended: Designed,
 		References: []string{"fda_2005_mrsd", "fda_2005_table1"},
 		Run:        run, Check: check,
 		Tool: mustManifest(map[string]any{
-			"name": name, "version": "1.1.0", "runtime": "in_process", "runtime_config": map[string]any{"function": name},
-			"summary":       "Maximum recommended starting dose from animal NOAELs per FDA 2005: human equivalent dose per species by a named route (divide-by factor, km ratio, body-weight exponent), the most sensitive species, a safety factor (10 by default), the MRSD in mg/kg and in mg for a 60 kg adult.",
+			"name": name, "version": "1.2.0", "runtime": "in_process", "runtime_config": map[string]any{"function": name},
+			"summary":       "Maximum recommended starting dose from animal NOAELs (mg/kg or mg/m²) per FDA 2005: human equivalent dose per species by a named route (divide-by factor, km ratio, body-weight exponent, or mg/kg one to one for a protein over 100 kDa given intravascularly), the most sensitive species, a safety factor (10 by default), the MRSD in mg/kg and in mg for a 60 kg adult.",
 			"input_schema":  fihInputSchema(example),
 			"output_schema": fihOutputSchema(),
 			"resource_caps": map[string]any{"wall_time_min": 0.1}, "deterministic": true, "idempotent": true,
@@ -145,9 +174,9 @@ func fih() Skill {
 			"title":       "First-in-human dose projection (FDA 2005)",
 			"summary":     "Projects the maximum recommended starting dose of a first-in-human trial from animal NOAELs, by the route you name, with the most sensitive species and a safety factor.",
 			"domain":      "toxicology",
-			"inputs":      "studies [{species (FDA 2005 Table 1, or other with body_weight), noael {value, unit: a dose per body mass, e.g. mg/kg}, body_weight {value, unit}}], route divide_by | km_ratio | body_weight, safety_factor (default 10; below 10 needs safety_factor_reason), human_weight {value, unit} (default 60 kg), species (to force one).",
-			"outputs":     "hed and mrsd {value, unit}, mrsd_dose in mg, the projection with each study's HED and the route used, warnings, and the fixed disclaimers.",
-			"limitations": "Not for biologics whose first dose should come from a minimal anticipated biological effect level (MABEL); PAD/MABEL are not computed. The guidance document is still to_verify, so the skill is served as designed.",
+			"inputs":      "studies [{species (FDA 2005 Table 1, or other with body_weight), noael {value, unit: a dose per body mass, e.g. mg/kg, or per body surface area, mg/m² = km × mg/kg, for a Table 1 species}, body_weight {value, unit}}], route divide_by | km_ratio | body_weight | mg_per_kg, safety_factor (default 10; below 10 needs safety_factor_reason), human_weight {value, unit} (default 60 kg), species (to force one), test_article {modality small_molecule | protein | other, molecular_weight {value, unit: g/mol or kg/mol}, administration (a route: iv_bolus, iv_infusion, sc, …)}.",
+			"outputs":     "hed and mrsd {value, unit}, mrsd_dose in mg, the projection with each study's HED, the route used and why (route_reason), warnings, and the fixed disclaimers.",
+			"limitations": "Not for biologics whose first dose should come from a minimal anticipated biological effect level (MABEL); PAD/MABEL are not computed. The guidance document is still to_verify, so the skill is served as designed. The guidance's exception to body-surface-area scaling: a protein over 100 kDa given intravascularly scales by mg/kg, one to one (route mg_per_kg; FDA 2005 section V.B as secondary sources quote it, to_verify with the guidance). Give test_article and the skill holds you to it: for such a protein the body-surface-area routes are refused with a pointer to mg_per_kg, and mg_per_kg is refused for anything else. A NOAEL in mg/m² becomes mg/kg by the species' km (Table 1). The standard-weight check is this project's rule, not the guidance's: divide_by and km_ratio refuse an animal or human weight where the body-weight formula's correction (W / W_ref)^0.33 leaves 0.8–1.2 (about 0.51–1.74 × the Table 1 reference weight: rat 0.076–0.261 kg, dog 5.1–17.4 kg), pointing to route body_weight. Table 1 is understood to give working weight ranges, but they are not in the verified reference data (shared/data/fda2005_table1.csv), so the skill derives its ranges from one stated rule rather than print numbers it cannot check.",
 			"disclaimers": []any{"Projection for your decision, not a starting dose", "PAD/MABEL not computed"},
 			"example":     map[string]any{"description": "Runs as written with runSkill.", "inputs": example},
 		}),

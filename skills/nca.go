@@ -1,7 +1,6 @@
 package skills
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -54,20 +53,19 @@ func ncaInput(args json.RawMessage) ([]pk.Profile, pk.Options, ncaArgs, []runtim
 		all.Add(&units.Problem{Path: "profiles", Code: "source_conflict", Message: "give one profile's fields or profiles, not both"})
 	}
 	out := make([]pk.Profile, 0, len(a.Profiles))
+	var shape []runtimes.Problem
 	for i, raw := range a.Profiles {
-		prefix := "profiles[" + strconv.Itoa(i) + "]."
+		prefix := "profiles[" + strconv.Itoa(i) + "]"
 		var np ncaProfile
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&np); err != nil {
-			all.Add(&units.Problem{Path: strings.TrimSuffix(prefix, "."), Code: "type", Message: err.Error()})
+		if ps := decodeStrictAt(prefix, raw, &np); ps != nil {
+			shape = append(shape, ps...)
 			continue
 		}
-		p, ps := parseProfile(prefix, np)
+		p, ps := parseProfile(prefix+".", np)
 		all = append(all, ps...)
 		out = append(out, p)
 	}
-	return out, o, a, unitProblems(all)
+	return out, o, a, append(unitProblems(all), shape...)
 }
 
 func parseProfile(prefix string, a ncaProfile) (pk.Profile, units.Problems) {
@@ -145,7 +143,7 @@ func nca(deps Deps) Skill {
 			return problems
 		}
 		_, err := ncaCompute(ps, o, len(a.Profiles) > 0)
-		return refusalProblems(err, ncaPath)
+		return refusalProblems(err, ncaPath, args)
 	}
 	run := func(ctx context.Context, args json.RawMessage, _ func(runtimes.Progress)) (json.RawMessage, error) {
 		ps, o, a, problems := ncaInput(args)

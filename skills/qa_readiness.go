@@ -17,7 +17,7 @@ func readiness() Skill {
 			return ps
 		}
 		_, err := qa.CheckReadiness(in)
-		return refusalProblems(err, nil)
+		return refusalProblems(err, nil, args)
 	}
 	run := func(_ context.Context, args json.RawMessage, _ func(runtimes.Progress)) (json.RawMessage, error) {
 		var in qa.Input

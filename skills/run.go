@@ -176,6 +176,11 @@ func renameArgs(err error) error {
 		return err
 	}
 	c := *p
+	// The message names the first problem's path when there is one problem:
+	// it speaks of inputs too.
+	if strings.HasPrefix(c.Message, "input.args") {
+		c.Message = "input.inputs" + strings.TrimPrefix(c.Message, "input.args")
+	}
 	c.Details = make([]problem.Detail, len(p.Details))
 	for i, d := range p.Details {
 		if strings.HasPrefix(d.Path, "input.args") {

@@ -544,6 +544,16 @@ func TestSkillInputSchemasAcceptWhatTheChecksAccept(t *testing.T) {
 			set(m, "studies", []any{map[string]any{"species": "other", "noael": map[string]any{"value": 5000, "unit": "ug/kg"}, "body_weight": map[string]any{"value": 2.5, "unit": "kg"}}})
 			set(m, "human_weight", map[string]any{"value": 0, "unit": "kg"})
 		}},
+		{"tox.fih_dose_projection", "a NOAEL per body surface area", func(m map[string]any) {
+			set(m, "studies.0.noael", map[string]any{"value": 300, "unit": "mg/m2"})
+		}},
+		{"tox.fih_dose_projection", "a protein over 100 kDa by infusion, by mg/kg", func(m map[string]any) {
+			set(m, "route", "mg_per_kg")
+			set(m, "test_article", map[string]any{"modality": "protein", "molecular_weight": map[string]any{"value": 150, "unit": "kg/mol"}, "administration": "iv_infusion"})
+		}},
+		{"tox.fih_dose_projection", "a small molecule", func(m map[string]any) {
+			set(m, "test_article", map[string]any{"modality": "small_molecule", "molecular_weight": map[string]any{"value": 450, "unit": "g/mol"}, "administration": "oral"})
+		}},
 		{"tox.fih_dose_projection", "a forced species and a safety factor with its reason", func(m map[string]any) {
 			set(m, "species", "dog")
 			set(m, "safety_factor", 3)

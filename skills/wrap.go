@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/scidex/substrate/runtimes"
 	"github.com/scidex/substrate/skills/problem"
@@ -19,7 +21,11 @@ func problemOf(path, code, msg string) runtimes.Problem {
 // argument check's problems, each path mapped by path (nil keeps it) before
 // problemOf trims it; any other error, or none, gives none, and the check
 // passes it on to the run.
-func refusalProblems(err error, path func(string) string) []runtimes.Problem {
+//
+// Each problem carries the value received: the JSON the caller gave at its
+// path in args (a quantity as written, {value, unit}), or else the value the
+// procedure reported; and the procedure's suggestion, if it made one.
+func refusalProblems(err error, path func(string) string, args json.RawMessage) []runtimes.Problem {
 	var pe *problem.Error
 	if !errors.As(err, &pe) {
 		return nil
@@ -30,6 +36,14 @@ func refusalProblems(err error, path func(string) string) []runtimes.Problem {
 			p.Path = path(p.Path)
 		}
 		out[i] = problemOf(p.Path, p.Code, p.Message)
+		out[i].Suggestion = p.Suggestion
+		if v := valueAt(args, out[i].Path); v != nil {
+			out[i].Value = v
+		} else if p.Value != nil {
+			if b, err := json.Marshal(p.Value); err == nil && len(b) <= maxEchoBytes {
+				out[i].Value = b
+			}
+		}
 	}
 	return out
 }
@@ -46,16 +60,33 @@ func trimInputs(p string) string {
 }
 
 // decodeStrict decodes args into v, refusing unknown fields, as an argument
-// check: the problem names the field.
+// check: its shape is checked first (shapeProblems), so every problem names
+// the field's full path, what was received and what is wanted, in the
+// caller's terms.
 func decodeStrict(args json.RawMessage, v any) []runtimes.Problem {
-	dec := json.NewDecoder(bytes.NewReader(args))
+	return decodeStrictAt("", args, v)
+}
+
+// decodeStrictAt is decodeStrict for a part of the arguments at prefix
+// ("profiles[2]").
+func decodeStrictAt(prefix string, raw json.RawMessage, v any) []runtimes.Problem {
+	if !json.Valid(raw) {
+		return []runtimes.Problem{{Path: prefix, Constraint: "type", Message: "expected a JSON object of the arguments"}}
+	}
+	if ps := shapeProblems(prefix, raw, v); len(ps) > 0 {
+		return ps
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		// The shape check mirrors the decoder; what it lets through and the
+		// decoder refuses (a number too large for its type) is said plainly.
+		msg := strings.TrimPrefix(err.Error(), "json: ")
 		var ute *json.UnmarshalTypeError
 		if errors.As(err, &ute) {
-			return []runtimes.Problem{problemOf(ute.Field, "type", "must be "+ute.Type.String()+", got "+ute.Value)}
+			msg = fmt.Sprintf("expected %s, got %s", describeType(ute.Type), ute.Value)
 		}
-		return []runtimes.Problem{problemOf("", "json", err.Error())}
+		return []runtimes.Problem{{Path: prefix, Constraint: "type", Message: msg, Value: valueAt(raw, "")}}
 	}
 	return nil
 }

@@ -1,6 +1,10 @@
 package pk
 
-import "math"
+import (
+	"fmt"
+	"math"
+	"strings"
+)
 
 // AdjR2Tolerance is the best-fit rule's tolerance: among the fits whose
 // adjusted R² is within this of the highest, the one with the most points wins
@@ -29,6 +33,55 @@ type Terminal struct {
 	// Selection is "best_fit" (the adjusted-R² search) or "fixed_points"
 	// (Options.LambdaZPoints).
 	Selection string `json:"selection"`
+}
+
+// slope is the least-squares slope of ln c on t over pts (all c > 0), in 1/h.
+func slope(pts []point) float64 {
+	n := float64(len(pts))
+	var mx, my float64
+	for _, p := range pts {
+		mx += p.t
+		my += math.Log(p.c)
+	}
+	mx /= n
+	my /= n
+	var sxx, sxy float64
+	for _, p := range pts {
+		sxx += (p.t - mx) * (p.t - mx)
+		sxy += (p.t - mx) * (math.Log(p.c) - my)
+	}
+	return sxy/sxx + 0 // + 0: a flat fit reads 0, not -0
+}
+
+// notEstimable says why no terminal fit qualified, with what was received
+// and what to do: the concentrations still rising at the last sample, too
+// few samples after the peak, or a slope that is not falling (λz = −slope ≤
+// 0) over the points tried (the last n given by lambda_z_points, or the last
+// 3, the shortest fit the best-fit rule tries).
+func notEstimable(el []point, r *Result, fixed *int) string {
+	switch {
+	case len(el) == 0 && r.Tmax == r.Tlast:
+		return fmt.Sprintf("λz not estimable: the concentrations peak at the last quantifiable sample (Tmax = Tlast = %v h), so the profile has no falling terminal phase; add samples after the peak", r.Tmax)
+	case len(el) < 3:
+		return fmt.Sprintf("λz not estimable: %d positive sample(s) after Tmax (%v h), fewer than the 3 a terminal fit needs; add samples later in the terminal phase", len(el), r.Tmax)
+	}
+	n, by := 3, "the last 3 samples after Tmax (the best-fit rule's shortest fit)"
+	if fixed != nil {
+		n, by = *fixed, fmt.Sprintf("the last %d samples chosen by lambda_z_points", *fixed)
+	}
+	pts := el[len(el)-n:]
+	cs := make([]string, len(pts))
+	for i, p := range pts {
+		cs[i] = fmt.Sprintf("%v", p.c)
+	}
+	b := slope(pts)
+	msg := fmt.Sprintf("λz not estimable: the terminal phase is not falling: the log-linear fit of %s (t = %v–%v h, C = %s mg/L) has slope %.4g 1/h, so λz = %.4g 1/h ≤ 0",
+		by, pts[0].t, pts[len(pts)-1].t, strings.Join(cs, ", "), b, -b+0)
+	if fixed == nil {
+		msg += fmt.Sprintf(", and no fit of the last 3 to %d samples after Tmax declines", len(el))
+		return msg + "; add samples later in the terminal phase, or choose the points with lambda_z_points"
+	}
+	return msg + "; choose other points with lambda_z_points (or leave it out for the best-fit rule), or add samples later in the terminal phase"
 }
 
 // fit regresses ln c on t over pts (all c > 0). ok is false when the slope is

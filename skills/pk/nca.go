@@ -123,8 +123,13 @@ func compute(p Profile, o Options, prefix string) (*Result, error) {
 		n := *o.LambdaZPoints
 		if n > len(el) {
 			var ps problem.List
-			ps.Add(prefix+"lambdaZPoints", CodeLambdaZPointsRange, n,
-				"is %d but only %d positive samples follow Tmax: expected 3..%d", n, len(el), len(el))
+			if len(el) < 3 {
+				ps.Add(prefix+"lambdaZPoints", CodeLambdaZPointsRange, n,
+					"is %d but only %d positive sample(s) follow Tmax (%v h), fewer than the 3 a terminal fit needs: leave lambda_z_points out (λz is then reported not estimable) or add samples after the peak", n, len(el), r.Tmax)
+			} else {
+				ps.Add(prefix+"lambdaZPoints", CodeLambdaZPointsRange, n,
+					"is %d but only %d positive samples follow Tmax (%v h): expected 3..%d", n, len(el), r.Tmax, len(el))
+			}
 			return nil, ps.Err(procedure)
 		}
 		tm, ok = fit(el[len(el)-n:])
@@ -133,7 +138,7 @@ func compute(p Profile, o Options, prefix string) (*Result, error) {
 		tm, ok = bestFit(el)
 	}
 	if !ok {
-		r.warn(WarnLambdaZNotEstimable, "λz not estimable: %d positive sample(s) after Tmax, need 3 with a declining log-linear fit; AUCinf, t½, CL and Vz not computed", len(el))
+		r.warn(WarnLambdaZNotEstimable, "%s; AUCinf, t½, CL and Vz not computed", notEstimable(el, r, o.LambdaZPoints))
 		return r, nil
 	}
 	r.Terminal = &tm

@@ -34,6 +34,9 @@ type Problem struct {
 	// Value is the offending value when the procedure reports one (a
 	// number, a string); it is left out of the JSON otherwise.
 	Value any `json:"value,omitempty"`
+	// Suggestion is a valid replacement when the procedure knows one (the
+	// Table 1 name "monkey" for "rhesus"); empty otherwise.
+	Suggestion string `json:"suggestion,omitempty"`
 }
 
 // List collects problems while an input is validated, in the order they
@@ -45,6 +48,16 @@ type List []Problem
 // fmt.Sprintf.
 func (l *List) Add(path, code string, value any, format string, args ...any) {
 	*l = append(*l, Problem{Path: path, Code: code, Message: fmt.Sprintf(format, args...), Value: value})
+}
+
+// Suggest sets the suggestion of the problem added last (a no-op on an
+// empty List), and says it in the message: "; did you mean "monkey"?".
+func (l List) Suggest(s string) {
+	if len(l) == 0 || s == "" {
+		return
+	}
+	l[len(l)-1].Suggestion = s
+	l[len(l)-1].Message += fmt.Sprintf("; did you mean %q?", s)
 }
 
 // Err is nil when l is empty, and otherwise an *Error from procedure

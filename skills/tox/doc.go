@@ -34,11 +34,24 @@
 // guidance's, as quoted by the data README. The guidance document's URL and
 // hash are to_verify ([GuidanceStatus]).
 //
-// One rule is this package's own decision: a weight counts as "outside the
-// table" when the body-weight formula's correction (W / W_ref)^0.33 leaves
+// One rule is this package's own decision, not the guidance's: a weight
+// counts as "outside the table" when the body-weight formula's correction (W / W_ref)^0.33 leaves
 // [0.8, 1.2] ([WeightRange]); divide_by and km_ratio then refuse the study
 // and point to body_weight, which takes any weight and also serves species
-// not in the table ([SpeciesOther]).
+// not in the table ([SpeciesOther]). Table 1 is understood to give working
+// weight ranges, but they are not in the verified reference data, so the
+// ranges are derived from this one stated rule (see [WeightTolerance]).
+//
+// # The guidance's exceptions
+//
+// A NOAEL may be given per body surface area (mg/m²): it becomes mg/kg by
+// the species' km (dose in mg/m² = km × dose in mg/kg, the data README's
+// relation), and the study's calculation shows the step. A protein over
+// 100 kDa given intravascularly scales by mg/kg, one to one
+// ([RouteMgPerKg]); the caller names that route and describes the test
+// article ([Article]), and the result's route_reason says why the route
+// applies. The rule is the guidance's as secondary sources quote it, and is
+// to_verify with the guidance (exception.go says how it is enforced).
 //
 // # What it does not do
 //

@@ -146,6 +146,7 @@ func readTableForTest(t *testing.T) (animals []csvRow, humanKm, humanKg float64)
 //	divide_by:   HED = NOAEL / divide_by
 //	km_ratio:    HED = NOAEL × km / km_human
 //	body_weight: HED = NOAEL × (ref_body_weight / 60)^0.33
+//	mg_per_kg:   HED = NOAEL (for a 150 kDa protein given as an IV infusion)
 //
 // NOAEL 100 mg/kg, body weight the row's reference weight; MRSD = HED / 10
 // and × 60 kg. Tolerance 1e-12 relative (the same formula in float64).
@@ -157,11 +158,15 @@ func TestEverySpeciesEveryRoute(t *testing.T) {
 			RouteDivideBy:   noael / a.divideBy,
 			RouteKmRatio:    noael * a.km / humanKm,
 			RouteBodyWeight: noael * math.Pow(a.weight/humanKg, 0.33),
+			RouteMgPerKg:    noael,
 		}
 		for _, route := range Routes() {
 			in := Input{Studies: []Study{{Species: a.species, NOAEL: f(noael)}}, Route: route}
 			if route == RouteBodyWeight {
 				in.Studies[0].BodyWeightKg = f(a.weight)
+			}
+			if route == RouteMgPerKg {
+				in.Article = &Article{Modality: ModalityProtein, MolecularWeightGPerMol: f(150000), Administration: "iv_infusion", Intravascular: true}
 			}
 			res := mustProject(t, in)
 			w := want[route]

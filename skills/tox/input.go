@@ -11,6 +11,11 @@ type Study struct {
 	// NOAEL is the no observed adverse effect level in mg/kg. Required and
 	// positive; a pointer so that a missing value is told apart from zero.
 	NOAEL *float64 `json:"noael"`
+	// NOAELMgPerM2 is the NOAEL given per body surface area instead (mg/m²):
+	// the NOAEL in mg/kg is NOAELMgPerM2 / km of the species' Table 1 row
+	// (dose in mg/m² = km × dose in mg/kg). Exactly one of NOAEL and
+	// NOAELMgPerM2 is set.
+	NOAELMgPerM2 *float64 `json:"noael_mg_per_m2,omitempty"`
 	// BodyWeightKg is the animals' body weight in kg. Required by the
 	// body_weight route; optional for divide_by and km_ratio, which refuse
 	// a weight outside the table's range (see WeightRange).
@@ -39,6 +44,10 @@ type Input struct {
 	// be among the studies); otherwise the most sensitive species (lowest
 	// HED) is used.
 	Species string `json:"species,omitempty"`
+	// Article, when set, describes the test article, so that the guidance's
+	// exception for proteins over 100 kDa given intravascularly applies (see
+	// RouteMgPerKg).
+	Article *Article `json:"test_article,omitempty"`
 }
 
 // SpeciesOther names a species that is not in Table 1.

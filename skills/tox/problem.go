@@ -22,4 +22,8 @@ const (
 	CodeHumanWeightOutsideTable    = "human_weight_outside_table"
 	CodeRouteNeedsTableSpecies     = "route_needs_table_species"
 	CodeTooManyStudies             = "too_many_studies"
+	CodeUnknownModality            = "unknown_modality"
+	CodeRouteNotForArticle         = "route_not_for_article"
+	CodeNOAELTwice                 = "noael_twice"
+	CodeNOAELPerAreaNeedsKm        = "noael_per_area_needs_km"
 )

@@ -15,6 +15,9 @@ type Result struct {
 	// Route is the route used for every study and RouteFormula its formula.
 	Route        string `json:"route"`
 	RouteFormula string `json:"route_formula"`
+	// RouteReason says why the route applies: the caller named it, and for
+	// mg_per_kg the guidance's exception the test article meets.
+	RouteReason string `json:"route_reason"`
 
 	// Studies holds each study's HED, in input order.
 	Studies []StudyResult `json:"studies"`
@@ -56,9 +59,12 @@ type Result struct {
 
 // StudyResult is one study's human equivalent dose.
 type StudyResult struct {
-	Index        int      `json:"index"`
-	Species      string   `json:"species"`
-	NOAELMgPerKg float64  `json:"noael_mg_per_kg"`
+	Index        int     `json:"index"`
+	Species      string  `json:"species"`
+	NOAELMgPerKg float64 `json:"noael_mg_per_kg"`
+	// NOAELMgPerM2 is the NOAEL as given, when it was given per body surface
+	// area; NOAELMgPerKg is then NOAELMgPerM2 / km.
+	NOAELMgPerM2 *float64 `json:"noael_mg_per_m2,omitempty"`
 	BodyWeightKg *float64 `json:"body_weight_kg,omitempty"`
 	// Factor is HED / NOAEL for this study by the route.
 	Factor     float64 `json:"factor"`
@@ -108,6 +114,10 @@ func project(t *table, in Input) (*Result, error) {
 		References: References(),
 		Warnings:   []Warning{},
 	}
+	res.RouteReason = "route " + in.Route + " named by the caller"
+	if applies, why := mgPerKgApplies(in.Article); applies {
+		res.RouteReason += "; " + why
+	}
 	if res.HumanWeightKg == 0 {
 		res.HumanWeightKg = human.RefBodyWeightKg
 	}
@@ -119,10 +129,14 @@ func project(t *table, in Input) (*Result, error) {
 		if s.BodyWeightKg != nil {
 			animalKg = *s.BodyWeightKg
 		}
-		h, f, calc := hed(in.Route, *s.NOAEL, row, human, animalKg, res.HumanWeightKg)
+		noael, from := noaelMgPerKg(s, row)
+		if s.NOAELMgPerM2 != nil {
+			used.add(row, "km")
+		}
+		h, f, calc := hed(in.Route, noael, row, human, animalKg, res.HumanWeightKg)
 		res.Studies = append(res.Studies, StudyResult{
-			Index: i, Species: s.Species, NOAELMgPerKg: *s.NOAEL, BodyWeightKg: s.BodyWeightKg,
-			Factor: f, HEDMgPerKg: h, Calculation: calc,
+			Index: i, Species: s.Species, NOAELMgPerKg: noael, NOAELMgPerM2: s.NOAELMgPerM2, BodyWeightKg: s.BodyWeightKg,
+			Factor: f, HEDMgPerKg: h, Calculation: from + calc,
 		})
 		switch in.Route {
 		case RouteDivideBy:
@@ -222,9 +236,22 @@ func routeFormula(route string, human Row) string {
 		return "HED (mg/kg) = NOAEL (mg/kg) / divide_by (FDA 2005 Table 1)"
 	case RouteKmRatio:
 		return fmt.Sprintf("HED (mg/kg) = NOAEL (mg/kg) × km_animal / km_human, km_human = %g (FDA 2005 Table 1)", human.Km)
+	case RouteMgPerKg:
+		return fmt.Sprintf("HED (mg/kg) = NOAEL (mg/kg), scaling by body weight one to one (FDA 2005's exception for proteins over %g kDa given intravascularly)", ProteinMgPerKgAboveDa/1000)
 	default:
 		return fmt.Sprintf("HED (mg/kg) = NOAEL (mg/kg) × (W_animal / W_human)^%g (FDA 2005)", BodyWeightExponent)
 	}
+}
+
+// noaelMgPerKg is a validated study's NOAEL in mg/kg and, for one given in
+// mg/m², the conversion that produced it (dose in mg/m² = km × dose in
+// mg/kg, so mg/kg = mg/m² / km of the species' row).
+func noaelMgPerKg(s Study, row Row) (float64, string) {
+	if s.NOAELMgPerM2 == nil {
+		return *s.NOAEL, ""
+	}
+	v := *s.NOAELMgPerM2 / row.Km
+	return v, fmt.Sprintf("NOAEL = %g mg/m² / km %g = %g mg/kg; ", *s.NOAELMgPerM2, row.Km, v)
 }
 
 // rowsUsed collects the Table 1 rows a result read, once each, in order.

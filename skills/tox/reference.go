@@ -8,7 +8,7 @@ const (
 	SkillName = "tox.fih_dose_projection"
 	// LogicVersion changes whenever a formula, a constant, a default or a
 	// refusal rule changes, so a recorded call says which logic produced it.
-	LogicVersion = "1.0.0"
+	LogicVersion = "1.1.0"
 
 	// GuidanceID is the guidance's id in the references file (skills/references.json).
 	GuidanceID = "fda_2005_mrsd"

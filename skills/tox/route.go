@@ -26,7 +26,7 @@ const (
 )
 
 // Routes lists the routes a request may name.
-func Routes() []string { return []string{RouteDivideBy, RouteKmRatio, RouteBodyWeight} }
+func Routes() []string { return []string{RouteDivideBy, RouteKmRatio, RouteBodyWeight, RouteMgPerKg} }
 
 func knownRoute(r string) bool {
 	for _, k := range Routes() {
@@ -84,6 +84,10 @@ func hed(route string, noael float64, animal Row, human Row, animalKg, humanKg f
 		f := animal.Km / human.Km
 		return noael * f, f,
 			fmt.Sprintf("HED = NOAEL × km_animal / km_human = %g × %g / %g", noael, animal.Km, human.Km)
+	case RouteMgPerKg:
+		// FDA 2005's exception: a protein over 100 kDa given intravascularly
+		// scales by mg/kg, HED = animal dose.
+		return noael, 1, fmt.Sprintf("HED = NOAEL (mg/kg scaling, factor 1) = %g", noael)
 	default: // RouteBodyWeight
 		// FDA 2005: HED = animal dose × (W_animal / W_human)^0.33.
 		f := math.Pow(animalKg/humanKg, BodyWeightExponent)

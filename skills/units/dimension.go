@@ -32,6 +32,7 @@ const (
 	MolarConcentrationTime        Dimension = "molar_concentration_time"         // h.umol/L (AUC)
 	ConcentrationTimeSquared      Dimension = "concentration_time_squared"       // h2.mg/L (AUMC)
 	MolarConcentrationTimeSquared Dimension = "molar_concentration_time_squared" // h2.umol/L (AUMC)
+	MolarMass                     Dimension = "molar_mass"                       // g/mol (a molecular weight; 1 g/mol is 1 Da)
 )
 
 // canonical is each dimension's canonical unit symbol.
@@ -55,6 +56,7 @@ var canonical = map[Dimension]string{
 	MolarConcentrationTime:        "h.umol/L",
 	ConcentrationTimeSquared:      "h2.mg/L",
 	MolarConcentrationTimeSquared: "h2.umol/L",
+	MolarMass:                     "g/mol",
 }
 
 // dimensions is the closed list in a stable order (the order above).
@@ -62,7 +64,7 @@ var dimensions = []Dimension{
 	Mass, Amount, Volume, Time, Area, Fraction, InverseTime,
 	Concentration, MolarConcentration, DosePerBodyMass, DosePerArea,
 	MassRate, VolumeRate, VolumePerBodyMass, VolumeRatePerBodyMass, ConcentrationTime, MolarConcentrationTime,
-	ConcentrationTimeSquared, MolarConcentrationTimeSquared,
+	ConcentrationTimeSquared, MolarConcentrationTimeSquared, MolarMass,
 }
 
 // Dimensions lists every dimension, in a stable order.

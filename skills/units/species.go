@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"math/big"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -175,6 +176,48 @@ var speciesAliases = map[string]string{
 	"guineapig": "guinea_pig", "minipig": "mini_pig", "micropig": "micro_pig",
 	"monkeys": "monkey", "cynomolgus": "monkey", "cynomolgus_monkey": "monkey", "cyno": "monkey",
 	"rhesus": "monkey", "rhesus_monkey": "monkey", "stumptail": "monkey", "macaque": "monkey",
+}
+
+// SpeciesSuggestion is the name among allowed that a caller who wrote name
+// most likely meant, or "": the same name in another case or spelling
+// (Rat, guinea pig), a synonym (rhesus, cynomolgus and stumptail are the
+// macaques Table 1's monkey row stands for, as its sources say; rats,
+// beagle), or the only allowed name a typo away (ratt, dgo). A synonym of a
+// row outside allowed (human for a skill that takes animals only) is no
+// suggestion.
+func SpeciesSuggestion(name string, allowed []string) string {
+	key := strings.NewReplacer(" ", "_", "-", "_", ".", "").Replace(strings.ToLower(strings.TrimSpace(name)))
+	in := func(s string) bool {
+		for _, a := range allowed {
+			if a == s {
+				return true
+			}
+		}
+		return false
+	}
+	if in(key) {
+		return key
+	}
+	if a := speciesAliases[key]; a != "" {
+		if in(a) {
+			return a
+		}
+		return ""
+	}
+	return Nearest(name, allowed)
+}
+
+// SpeciesSynonyms lists the names a caller may write for a row in other
+// words (rhesus for monkey): the suggestions SpeciesSuggestion gives, sorted.
+func SpeciesSynonyms(row string) []string {
+	var out []string
+	for k, v := range speciesAliases {
+		if v == row {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // ParseSpecies checks the species name at path, refusing a name outside the

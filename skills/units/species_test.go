@@ -127,3 +127,54 @@ func TestOneCopyOfTheTable(t *testing.T) {
 		t.Errorf("copies of fda2005_table1.csv under skills/: %q, want only refdata's", copies)
 	}
 }
+
+// The names a row's sources give in parentheses ("Nair & Jacob 2016
+// (cynomolgus, rhesus, stumptail)" for monkey) are the animals the row
+// stands for: each is a synonym of the row, so a caller who writes one is
+// pointed to the row.
+func TestSpeciesSynonymsCoverTheTablesOwnNames(t *testing.T) {
+	found := 0
+	for _, s := range AllSpecies() {
+		open := strings.Index(s.Sources, "(")
+		for open >= 0 {
+			end := strings.Index(s.Sources[open:], ")")
+			if end < 0 {
+				break
+			}
+			for _, n := range strings.Split(s.Sources[open+1:open+end], ",") {
+				n = strings.TrimSpace(n)
+				if strings.ContainsAny(n, "0123456789") { // "(60 kg human)", "(NCI table)"
+					continue
+				}
+				if strings.Contains(n, " ") {
+					continue
+				}
+				found++
+				if got := SpeciesSuggestion(n, []string{s.Name}); got != s.Name {
+					t.Errorf("%s names %q: SpeciesSuggestion gives %q", s.Name, n, got)
+				}
+			}
+			next := strings.Index(s.Sources[open+end:], "(")
+			if next < 0 {
+				break
+			}
+			open += end + next
+		}
+	}
+	if found < 3 {
+		t.Fatalf("found %d synonyms in the table's sources, want at least the monkey row's three", found)
+	}
+}
+
+func TestSpeciesSuggestion(t *testing.T) {
+	animals := []string{"mouse", "hamster", "rat", "dog", "monkey", "guinea_pig", "mini_pig", "other"}
+	for in, want := range map[string]string{
+		"Rat": "rat", "RAT": "rat", "rats": "rat", "ratt": "rat", "rhesus": "monkey", "Rhesus": "monkey",
+		"Cynomolgus": "monkey", "guinea pig": "guinea_pig", "Mini-Pig": "mini_pig", "dgo": "dog",
+		"human": "", "unicorn": "", "ra": "",
+	} {
+		if got := SpeciesSuggestion(in, animals); got != want {
+			t.Errorf("SpeciesSuggestion(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

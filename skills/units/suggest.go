@@ -27,6 +27,7 @@ var examples = map[Dimension][]string{
 	MolarConcentrationTime:        {"h.umol/L", "h.nmol/L"},
 	ConcentrationTimeSquared:      {"h2.mg/L", "h2.ng/mL"},
 	MolarConcentrationTimeSquared: {"h2.umol/L", "h2.nmol/L"},
+	MolarMass:                     {"g/mol", "kg/mol"},
 }
 
 // expected says what a field wants: "a unit of mass such as mg, ug, ng, g, kg".
@@ -58,6 +59,7 @@ var tokenAliases = map[string]string{
 	"milliliter": "mL", "milliliters": "mL", "millilitre": "mL", "millilitres": "mL",
 	"mcl": "uL", "mcmol": "umol", "mole": "mol", "moles": "mol",
 	"percent": "%", "pct": "%",
+	"da": "g/mol", "dalton": "g/mol", "daltons": "g/mol", "kda": "kg/mol", "kilodalton": "kg/mol", "kilodaltons": "kg/mol",
 }
 
 // molarAliases are the chemists' molar units, case mattering (mM is not MM).

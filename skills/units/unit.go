@@ -202,6 +202,8 @@ func buildTable() (map[string]Unit, map[Dimension][]Unit) {
 			}
 		}
 	}
+	// A molecular weight: g/mol (numerically daltons) and kg/mol (kDa).
+	table.quotients(MolarMass, []atom{{"g", "", r(1, 1)}, {"kg", "", r(1000, 1)}}, []atom{{"mol", "", r(1, 1)}})
 	table.products(ConcentrationTime, 1, massAtoms, volumeAtoms)
 	table.products(MolarConcentrationTime, 1, amountAtoms, volumeAtoms)
 	table.products(ConcentrationTimeSquared, 2, massAtoms, volumeAtoms)
