@@ -58,9 +58,11 @@ func (s *Server) withRequest(next http.Handler) http.Handler {
 			// A browser attaches the cookie to requests of any page: only our
 			// own pages (and listed origins) may use it, and a write must echo
 			// the CSRF token.
-			if refusal := session.Check(r, s.origins); cookie && refusal != "" {
-				writeError(w, http.StatusForbidden, problem.Unauthenticated, rid, string(refusal))
-				return
+			if cookie {
+				if refusal := session.Check(r, s.origins); refusal != "" {
+					writeError(w, http.StatusForbidden, problem.Unauthenticated, rid, string(refusal))
+					return
+				}
 			}
 			p, err := s.tokens.verify(r.Context(), s.opts.Verifier, token, now)
 			if err != nil {
