@@ -32,7 +32,8 @@ func Hash(document string) string {
 
 // Store reads and registers trusted documents.
 type Store struct {
-	q *dbsqlc.Queries
+	db DB
+	q  *dbsqlc.Queries
 
 	mu    sync.RWMutex
 	known map[string]string // hash → text, of documents found registered
@@ -42,9 +43,16 @@ type Store struct {
 // over (a registered document is looked up again, never refused).
 const maxCached = 10000
 
+// DB is what the store runs on: a pool (or a connection) that can begin the
+// transaction a registration is made in.
+type DB interface {
+	dbsqlc.DBTX
+	Begin(ctx context.Context) (pgx.Tx, error)
+}
+
 // New is a store on db.
-func New(db dbsqlc.DBTX) *Store {
-	return &Store{q: dbsqlc.New(db), known: map[string]string{}}
+func New(db DB) *Store {
+	return &Store{db: db, q: dbsqlc.New(db), known: map[string]string{}}
 }
 
 // Document is one document to register.
@@ -59,21 +67,34 @@ type Registered struct {
 	New        bool // false: it was registered before
 }
 
-// Register registers documents under source ("push", "mcp"…).
+// Register registers documents under source ("push", "mcp"…), all or none:
+// an empty document refuses the whole list before anything is written, and a
+// database error midway leaves nothing of it registered.
 func (s *Store) Register(ctx context.Context, source string, docs []Document) ([]Registered, error) {
+	for _, d := range docs {
+		if d.Document == "" {
+			return nil, fmt.Errorf("document %q is empty", d.Name)
+		}
+	}
+	tx, err := s.db.Begin(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("register trusted documents: %w", err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // a no-op once committed
+	q := s.q.WithTx(tx)
 	out := make([]Registered, 0, len(docs))
 	now := time.Now()
 	for _, d := range docs {
-		if d.Document == "" {
-			return out, fmt.Errorf("document %q is empty", d.Name)
-		}
 		h := Hash(d.Document)
-		inserted, err := s.q.TrustedDocumentInsert(ctx, dbsqlc.TrustedDocumentInsertParams{
+		inserted, err := q.TrustedDocumentInsert(ctx, dbsqlc.TrustedDocumentInsertParams{
 			Hash: h, Document: d.Document, Name: d.Name, Source: source, RegisteredAt: now})
 		if err != nil {
-			return out, fmt.Errorf("register %s: %w", d.Name, err)
+			return nil, fmt.Errorf("register %s: %w", d.Name, err)
 		}
 		out = append(out, Registered{Name: d.Name, Hash: h, New: inserted})
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, fmt.Errorf("register trusted documents: %w", err)
 	}
 	return out, nil
 }
