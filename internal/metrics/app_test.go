@@ -20,7 +20,10 @@ import (
 func TestServerMetrics(t *testing.T) {
 	m := app.NewMetrics()
 	const buffer = 4
-	e := apitest.New(t, apitest.Opts{App: func(c *app.Config) { c.Metrics, c.HubBuffer = m, buffer }})
+	const maxResponse = 4096
+	e := apitest.New(t, apitest.Opts{App: func(c *app.Config) {
+		c.Metrics, c.HubBuffer, c.Server.MaxResponseBytes = m, buffer, maxResponse
+	}})
 	admin := apitest.Token(t, "metrics-admin", auth.PermAdmin)
 	alice := apitest.Contributor(t, "metrics-alice")
 
@@ -47,6 +50,12 @@ func TestServerMetrics(t *testing.T) {
 	}
 	if r := e.Post(t, "", `mutation { createArtifact(input: {type: "hypothesis", title: "x", content: {}}) { __typename } }`, nil); len(r.Errors) != 1 {
 		t.Fatalf("an anonymous mutation answered %s", r.Raw)
+	}
+
+	// A response over the cap is replaced by one error, and counted by it.
+	big := `{ a: __schema { types { name description } } }`
+	if r := e.Post(t, alice, big, nil); len(r.Errors) != 1 || r.Errors[0].Extensions["reason"] != "RESPONSE_TOO_LARGE" {
+		t.Fatalf("a query answering more than %d bytes answered %.300s", maxResponse, r.Raw)
 	}
 
 	// A priced in-process tool, called twice.
@@ -77,7 +86,8 @@ func TestServerMetrics(t *testing.T) {
 		{"scidex_graphql_operations_total", map[string]string{"type": "mutation", "operation": "createArtifact", "status": "error"}, 1},
 		{"scidex_graphql_operations_total", map[string]string{"operation": "invalid", "status": "error"}, 1},
 		{"scidex_graphql_operations_total", map[string]string{"type": "mutation", "operation": "invokeTool", "status": "ok"}, 2},
-		{"scidex_graphql_errors_total", map[string]string{"code": "VALIDATION_FAILED"}, 1},
+		{"scidex_graphql_errors_total", map[string]string{"code": "VALIDATION_FAILED"}, 2},
+		{"scidex_graphql_operations_total", map[string]string{"type": "query", "operation": "introspection", "status": "error"}, 1},
 		{"scidex_graphql_errors_total", map[string]string{"code": "UNAUTHENTICATED"}, 1},
 		{"scidex_event_subscriber_drops_total", nil, 1},
 		{"scidex_tool_calls_total", map[string]string{"tool": "metrics.priced", "runtime": "in_process", "status": "succeeded"}, 2},
