@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,8 +25,10 @@ import (
 // subscribe), and POST /publish encodes each event once, as a prepared
 // websocket frame, and queues it to every subscriber's writer goroutine. No
 // database, no GraphQL execution, no authentication, one frame for everyone
-// (every subscriber used the same operation id). It runs as its own process
-// (this binary re-executed with -floor-serve), like the server.
+// (every subscriber used the same operation id). A subscriber on
+// artifactEvents (the prism shape) is indexed by its ref and gets only that
+// artifact's events, as an indexed broadcaster would do. It runs as its own
+// process (this binary re-executed with -floor-serve), like the server.
 
 var floorServe = false
 
@@ -41,10 +44,15 @@ func init() {
 
 // floor is the floor server's state.
 type floor struct {
-	mu   sync.Mutex
-	subs map[*floorConn]struct{}
-	seq  atomic.Int64
+	mu    sync.Mutex
+	subs  map[*floorConn]struct{}            // on the events feed
+	byRef map[string]map[*floorConn]struct{} // on artifactEvents(ref)
+	seq   atomic.Int64
 }
+
+// artifactRefRE finds the ref of an artifactEvents subscription in a
+// subscribe message (the query is a JSON string: its quotes are escaped).
+var artifactRefRE = regexp.MustCompile(`artifactEvents\(ref: \\"([^\\"]+)\\"`)
 
 type floorConn struct {
 	ws *websocket.Conn
@@ -57,11 +65,20 @@ var floorUpgrader = websocket.Upgrader{
 }
 
 func runFloorServer() {
-	f := &floor{subs: map[*floorConn]struct{}{}}
+	f := &floor{subs: map[*floorConn]struct{}{}, byRef: map[string]map[*floorConn]struct{}{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/graphql", f.serveWS)
 	mux.HandleFunc("POST /publish", f.publish)
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {})
+	mux.HandleFunc("GET /subscribers", func(w http.ResponseWriter, _ *http.Request) {
+		f.mu.Lock()
+		n := len(f.subs)
+		for _, set := range f.byRef {
+			n += len(set)
+		}
+		f.mu.Unlock()
+		fmt.Fprintln(w, n)
+	})
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -82,8 +99,13 @@ func (f *floor) serveWS(w http.ResponseWriter, r *http.Request) {
 	if err := ws.WriteMessage(websocket.TextMessage, []byte(`{"type":"connection_ack"}`)); err != nil {
 		return
 	}
-	if _, msg, err := ws.ReadMessage(); err != nil || !bytes.Contains(msg, []byte(`"subscribe"`)) {
+	_, msg, err := ws.ReadMessage()
+	if err != nil || !bytes.Contains(msg, []byte(`"subscribe"`)) {
 		return
+	}
+	ref := ""
+	if m := artifactRefRE.FindSubmatch(msg); m != nil {
+		ref = string(m[1])
 	}
 	c := &floorConn{ws: ws, ch: make(chan *websocket.PreparedMessage, 256)}
 	done := make(chan struct{})
@@ -97,7 +119,14 @@ func (f *floor) serveWS(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	f.mu.Lock()
-	f.subs[c] = struct{}{}
+	set := f.subs
+	if ref != "" {
+		if f.byRef[ref] == nil {
+			f.byRef[ref] = map[*floorConn]struct{}{}
+		}
+		set = f.byRef[ref]
+	}
+	set[c] = struct{}{}
 	f.mu.Unlock()
 	for {
 		if _, _, err := ws.ReadMessage(); err != nil {
@@ -105,7 +134,10 @@ func (f *floor) serveWS(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	f.mu.Lock()
-	delete(f.subs, c)
+	delete(set, c)
+	if ref != "" && len(set) == 0 {
+		delete(f.byRef, ref)
+	}
 	f.mu.Unlock()
 	close(c.ch)
 	<-done
@@ -123,10 +155,12 @@ func (f *floor) publish(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.mu.Lock()
-	for c := range f.subs {
-		select {
-		case c.ch <- pm:
-		default: // a subscriber 256 events behind misses this one: counted as missing
+	for _, set := range []map[*floorConn]struct{}{f.subs, f.byRef["hypothesis:"+string(id)]} {
+		for c := range set {
+			select {
+			case c.ch <- pm:
+			default: // a subscriber 256 events behind misses this one: counted as missing
+			}
 		}
 	}
 	f.mu.Unlock()

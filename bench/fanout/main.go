@@ -39,6 +39,8 @@ var (
 	profileDir = flag.String("profile", "", "save the server's CPU (publish phase), heap and goroutine profiles here")
 	binPath    = flag.String("bin", "", "use this scidex binary instead of building ./cmd/scidex (to compare two builds)")
 	withFloor  = flag.Bool("floor", true, "also measure the fan-out floor (a minimal gorilla/websocket broadcaster) with the same subscribers")
+	shape      = flag.String("shape", "feed", `"feed": N subscribers on one events feed (P4b); "prism": N Prism pages, each on artifactEvents of its own artifact, plus -broad subscribers on the events feed, the writes spread over the pages' artifacts (P4a)`)
+	broadN     = flag.Int("broad", 100, "-shape prism: subscribers on the broad events feed besides the N pages")
 )
 
 // Targets of docs/targets.md P4.
@@ -54,13 +56,16 @@ func main() {
 		return
 	}
 	flag.Parse()
+	if *shape != "feed" && *shape != "prism" {
+		benchkit.Fail(fmt.Errorf(`-shape: got %q, want "feed" or "prism"`, *shape))
+	}
 	var ns []int
 	for _, s := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		benchkit.Check(err)
 		ns = append(ns, n)
 	}
-	nofile := raiseFileLimit(uint64(2*slices.Max(ns) + 4096))
+	nofile := raiseFileLimit(uint64(2*(slices.Max(ns)+*broadN) + 4096))
 	defer benchkit.Cleanup()
 	dir := benchkit.TempDir("scidex-bench-fanout-")
 	bin := *binPath
@@ -71,14 +76,14 @@ func main() {
 		benchkit.Check(os.MkdirAll(*profileDir, 0o755))
 	}
 
-	fmt.Printf("P4 subscription fan-out: %d events/s for %s, graphql-transport-ws, one subscription per connection (%s)\n",
-		*rate, *duration, time.Now().UTC().Format(time.RFC3339))
+	fmt.Printf("P4 subscription fan-out, shape %s: %d events/s for %s, graphql-transport-ws, one subscription per connection (%s)\n",
+		*shape, *rate, *duration, time.Now().UTC().Format(time.RFC3339))
 	fmt.Printf("  machine: %d cores (GOMAXPROCS %d); server, embedded PostgreSQL, subscribers and publishers all on it, in one process tree; RLIMIT_NOFILE %d\n",
 		runtime.NumCPU(), runtime.GOMAXPROCS(0), nofile)
 	fmt.Printf("  latency: from just before the publisher sends createArtifact to the subscriber reading the event (includes the write itself)\n")
 	var results, floors []result
 	for _, n := range ns {
-		res := measure(startServer(bin, filepath.Join(dir, "data")), n)
+		res := measure(startServer(bin, filepath.Join(dir, "data"), *shape == "prism"), n)
 		res.print("scidex")
 		results = append(results, res)
 		if *withFloor {
@@ -86,6 +91,10 @@ func main() {
 			res.print("floor")
 			floors = append(floors, res)
 		}
+	}
+	if *shape == "prism" {
+		printPrism(results, floors)
+		return
 	}
 	printTable(results, floors)
 }
@@ -115,7 +124,8 @@ func measure(srv *server, n int) result {
 	// Warm up: a few subscribers receive a few events and leave, so that the
 	// baseline has the write path, the websocket code and the pools paged in.
 	g0 := srv.memory().goroutines
-	warm, _, err := connect(srv.Addr, reader, r, 8, 8, total)
+	feed := func(int) string { return feedQuery }
+	warm, _, err := connect(srv.Addr, reader, r, 8, 8, total, feed)
 	benchkit.Check(err)
 	awaitLive(warm, nextProbe)
 	closeAll(warm)
@@ -124,13 +134,37 @@ func measure(srv *server, n int) result {
 	}
 	res.mem0 = srv.memory()
 
-	subs, took, err := connect(srv.Addr, reader, r, n, *dialConc, total)
-	benchkit.Check(err)
-	res.connect = took
+	// fenced are the subscribers the probes reach: all of them on a feed, the
+	// broad group in the prism shape, whose pages see only their own
+	// artifact's events (they are known live from the hub's count instead).
+	var subs, fenced, pages []*subscriber
+	if *shape == "prism" {
+		res.pages, res.broad = n, *broadN
+		pages, res.connect, err = connect(srv.Addr, reader, r, n, *dialConc, total, func(i int) string { return pageQuery(r, i) })
+		benchkit.Check(err)
+		for i, s := range pages {
+			s.expect = 0
+			if i < total {
+				s.expect = 1 // measured event i creates page i's artifact
+			}
+		}
+		var took time.Duration
+		fenced, took, err = connect(srv.Addr, reader, r, *broadN, *dialConc, total, feed)
+		benchkit.Check(err)
+		res.connect += took
+		subs = append(slices.Clone(pages), fenced...)
+	} else {
+		subs, res.connect, err = connect(srv.Addr, reader, r, n, *dialConc, total, feed)
+		benchkit.Check(err)
+		fenced = subs
+	}
 	t0 := time.Now()
-	awaitLive(subs, nextProbe)
-	if reached, ok := awaitProbe(subs, nextProbe(), 2*time.Minute); !ok {
-		benchkit.Fail(fmt.Errorf("n=%d: only %d of %d subscribers received the readiness fence", n, reached, n))
+	if pages != nil {
+		awaitSubscribers(srv, len(subs))
+	}
+	awaitLive(fenced, nextProbe)
+	if reached, ok := awaitProbe(fenced, nextProbe(), 2*time.Minute); !ok {
+		benchkit.Fail(fmt.Errorf("n=%d: only %d of %d subscribers received the readiness fence", n, reached, len(fenced)))
 	}
 	res.live = time.Since(t0)
 	res.memN = srv.memory()
@@ -155,9 +189,14 @@ func measure(srv *server, n int) result {
 	}()
 	res.pub = publish(srv, pubs, r, *rate, total)
 	pubEnd := time.Now()
-	reached, ok := awaitProbe(subs, nextProbe(), *drainWait)
+	reached, ok := awaitProbe(fenced, nextProbe(), *drainWait)
+	if pages != nil {
+		// A page's event was dispatched before the fence; its socket may
+		// still be writing it.
+		awaitPages(pages, pubEnd.Add(*drainWait))
+	}
 	res.drain = time.Since(pubEnd)
-	res.fenceReached, res.fenceOK = reached, ok
+	res.fenceReached, res.fenceOK, res.fenced = reached, ok, len(fenced)
 	// CPU from the first write until every event has been delivered.
 	cpu1, cc1 := srv.cpu(), clientCPU()
 	<-profDone
@@ -174,7 +213,14 @@ func measure(srv *server, n int) result {
 	res.dbCPU = float64(cpu1.db-cpu0.db) / 100 / res.window
 	res.machineCPU = float64(cpu1.machine-cpu0.machine) / 100 / res.window
 	res.clientCPU = (cc1 - cc0).Seconds() / res.window
-	res.collect(subs, total)
+	res.collect(subs)
+	if pages != nil {
+		var pr, br result
+		pr.collect(pages)
+		br.collect(fenced)
+		res.groups = []group{{"pages", pr}, {"broad", br}}
+		res.n = len(subs)
+	}
 	return res
 }
 

@@ -131,3 +131,13 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 func sortDurations(ds []time.Duration) {
 	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
 }
+
+// awaitPages waits until every page has received the events it is due, or
+// until the deadline (what has not arrived by then counts as missing).
+func awaitPages(pages []*subscriber, deadline time.Time) {
+	for _, s := range pages {
+		for int(s.got.Load()) < s.expect && !s.closed.Load() && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+}

@@ -17,6 +17,7 @@ type result struct {
 	pub                 published
 	drain               time.Duration // last write's reply to the fence reaching everyone
 	fenceReached        int
+	fenced              int // subscribers the fence is for
 	fenceOK             bool
 	closed              map[string]int
 	window              float64 // seconds from the first write until every event was delivered
@@ -31,12 +32,26 @@ type result struct {
 	// The same, from the event's occurredAt (the server's clock when it took
 	// the write request) to the subscriber's read.
 	occ50, occ99, occMax time.Duration
+	// pages, broad: in the prism shape, the two groups' subscriber counts
+	// (n is their sum) and each group's own latencies and deliveries.
+	pages, broad int
+	groups       []group
+}
+
+// group is one kind of subscriber's share of a prism-shape result.
+type group struct {
+	name string
+	res  result
 }
 
 // collect gathers every subscriber's latencies.
-func (res *result) collect(subs []*subscriber, total int) {
-	all := make([]int32, 0, len(subs)*total)
-	occ := make([]int32, 0, len(subs)*total)
+func (res *result) collect(subs []*subscriber) {
+	res.expected = 0
+	for _, s := range subs {
+		res.expected += int64(s.expect)
+	}
+	all := make([]int32, 0, res.expected)
+	occ := make([]int32, 0, res.expected)
 	for _, s := range subs {
 		for _, v := range s.occ {
 			if v != 0 {
@@ -50,12 +65,11 @@ func (res *result) collect(subs []*subscriber, total int) {
 				got++
 			}
 		}
-		if got == total {
+		if got == s.expect {
 			res.complete++
 		}
 		res.dups += int64(s.dups)
 	}
-	res.expected = int64(len(subs)) * int64(total)
 	res.delivered = int64(len(all))
 	slices.Sort(all)
 	slices.Sort(occ)
@@ -80,6 +94,9 @@ func (res *result) perIdle() (rss, heap, stack, goroutines float64) {
 
 func (res *result) print(name string) {
 	rss, heap, stack, gs := res.perIdle()
+	if res.pages > 0 {
+		fmt.Printf("  %s: %d page subscribers (artifactEvents of their own artifact) + %d broad (events)\n", name, res.pages, res.broad)
+	}
 	fmt.Printf("  %s N=%d: connected in %s (%d handshakes at a time); every subscription delivering %s later\n",
 		name, res.n, res.connect.Round(time.Millisecond), *dialConc, res.live.Round(time.Millisecond))
 	fmt.Printf("    memory (after a forced GC): RSS %.1f MB -> %.1f MB = %.1f KB per idle subscriber (Go heap in use %.1f KB, goroutine stacks %.1f KB, %.1f goroutines each)\n",
@@ -99,10 +116,13 @@ func (res *result) print(name string) {
 	fmt.Printf("    CPU per delivered message: server %.1f µs, subscribers+publishers %.1f µs; so N=%d at %d events/s needs %.1f cores for the server and %.1f for the clients\n",
 		res.cpuPerMessage(), clientPer, res.n, *rate, res.cpuPerMessage()*float64(res.n**rate)/1e6, clientPer*float64(res.n**rate)/1e6)
 	fmt.Printf("    delivered %d of %d within %s of the last write (missing %d, duplicates %d); %d of %d subscribers got every event; the fence after the last write reached %d of %d in %s\n",
-		res.delivered, res.expected, *drainWait, res.expected-res.delivered, res.dups, res.complete, res.n, res.fenceReached, res.n, res.drain.Round(time.Millisecond))
+		res.delivered, res.expected, *drainWait, res.expected-res.delivered, res.dups, res.complete, res.n, res.fenceReached, res.fenced, res.drain.Round(time.Millisecond))
 	fmt.Printf("    latency, write sent -> event read by the subscriber: p50 %s  p99 %s  p99.9 %s  max %s\n",
 		ms(res.p50), ms(res.p99), ms(res.p999), ms(res.max))
 	fmt.Printf("    latency, event occurredAt (server took the write) -> read:  p50 %s  p99 %s  max %s\n", ms(res.occ50), ms(res.occ99), ms(res.occMax))
+	for _, g := range res.groups {
+		fmt.Printf("    %s: delivered %d of %d, latency p50 %s  p99 %s  max %s\n", g.name, g.res.delivered, g.res.expected, ms(g.res.p50), ms(g.res.p99), ms(g.res.max))
+	}
 	if len(res.closed) > 0 {
 		keys := make([]string, 0, len(res.closed))
 		for k := range res.closed {
@@ -168,4 +188,69 @@ func ms(d time.Duration) string {
 	default:
 		return fmt.Sprintf("%.1f ms", float64(d)/1e6)
 	}
+}
+
+// Targets of TARGETS.md P4a (the prism shape).
+const (
+	targetPrismP99  = 100 * time.Millisecond
+	targetShareCPU  = 0.80 // P4b's share of the broadcaster's messages per CPU-second
+	targetPrismIdle = 30 * 1024
+)
+
+// printPrism prints each prism-shape run beside the broadcaster's, as the
+// ratios TARGETS.md P4a states its targets in.
+func printPrism(results, floors []result) {
+	fmt.Println()
+	fmt.Println("| pages + broad | KB per idle subscriber (RSS) | pages p99 | broad p99 | delivered / expected | server CPU per message | floor: KB per idle | floor: pages p99 | floor: broad p99 | floor: CPU per message |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
+	for i := range results {
+		r := &results[i]
+		rss, _, _, _ := r.perIdle()
+		fmt.Printf("| %d + %d | %.1f | %s | %s | %d / %d | %.1f µs |", r.pages, r.broad, rss/1024, ms(r.group("pages").p99), ms(r.group("broad").p99),
+			r.delivered, r.expected, r.cpuPerMessage())
+		if i < len(floors) {
+			f := &floors[i]
+			frss, _, _, _ := f.perIdle()
+			fmt.Printf(" %.1f | %s | %s | %.1f µs |", frss/1024, ms(f.group("pages").p99), ms(f.group("broad").p99), f.cpuPerMessage())
+		} else {
+			fmt.Printf(" – | – | – | – |")
+		}
+		fmt.Println()
+	}
+	fmt.Printf("\ntargets (TARGETS.md P4a), against the minimal gorilla/websocket broadcaster of the same run:\n")
+	for i := range results {
+		r := &results[i]
+		rss, _, _, _ := r.perIdle()
+		fmt.Printf("  %d pages + %d broad:\n", r.pages, r.broad)
+		for _, name := range []string{"pages", "broad"} {
+			g := r.group(name)
+			fmt.Printf("    %s p99 %s (target < %s): %s", name, ms(g.p99), ms(targetPrismP99), benchkit.Verdict(g.p99 < targetPrismP99 && g.delivered == g.expected))
+			if i < len(floors) {
+				fmt.Printf("; %.1f× the broadcaster's %s", float64(g.p99)/float64(max(floors[i].group(name).p99, 1)), ms(floors[i].group(name).p99))
+			}
+			fmt.Println()
+		}
+		fmt.Printf("    %.1f KB per idle subscriber (target < %d KB): %s", rss/1024, targetPrismIdle/1024, benchkit.Verdict(rss < targetPrismIdle))
+		if i < len(floors) {
+			frss, _, _, _ := floors[i].perIdle()
+			fmt.Printf("; %.2f× the broadcaster's %.1f KB", rss/max(frss, 1), frss/1024)
+		}
+		fmt.Println()
+		if i < len(floors) {
+			share := floors[i].cpuPerMessage() / max(r.cpuPerMessage(), 1e-9)
+			fmt.Printf("    server CPU per message %.1f µs, the broadcaster's %.1f µs: %.0f %% of its messages per CPU-second (P4b asks ≥ %.0f %% of a broadcast): %s\n",
+				r.cpuPerMessage(), floors[i].cpuPerMessage(), 100*share, 100*targetShareCPU, benchkit.Verdict(share >= targetShareCPU))
+		}
+		fmt.Printf("    delivered %d of %d: %s\n", r.delivered, r.expected, benchkit.Verdict(r.delivered == r.expected))
+	}
+}
+
+// group is the named group's result (the zero result outside the prism shape).
+func (res *result) group(name string) result {
+	for _, g := range res.groups {
+		if g.name == name {
+			return g.res
+		}
+	}
+	return result{}
 }

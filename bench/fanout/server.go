@@ -24,6 +24,7 @@ import (
 type server struct {
 	*benchkit.Server        // Addr is the host:port of /graphql
 	pprof            string // host:port of net/http/pprof
+	metrics          string // host:port of Prometheus /metrics, when on
 	floor            bool
 }
 
@@ -52,12 +53,19 @@ func raiseFileLimit(want uint64) uint64 {
 }
 
 // startServer runs the binary with production defaults (write rate limit
-// included) plus pprof on a free loopback port, and waits for /readyz.
-func startServer(bin, dataDir string) *server {
+// included) plus pprof on a free loopback port, and waits for /readyz. With
+// metrics, Prometheus metrics are on too: the hub's subscriber count tells when
+// subscribers that no probe reaches are live.
+func startServer(bin, dataDir string, metrics bool) *server {
 	pp := freePort()
-	s := launch(bin, []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir, "--pprof-addr", pp, "--log-level", "info"},
-		[]string{"DATABASE_URL=", "SCIDEX_JWT_SECRET=" + benchkit.Secret})
-	s.pprof = pp
+	args := []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir, "--pprof-addr", pp, "--log-level", "info"}
+	mp := ""
+	if metrics {
+		mp = freePort()
+		args = append(args, "--metrics-addr", mp)
+	}
+	s := launch(bin, args, []string{"DATABASE_URL=", "SCIDEX_JWT_SECRET=" + benchkit.Secret})
+	s.pprof, s.metrics = pp, mp
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		resp, err := http.Get("http://" + pp + "/debug/pprof/")
 		if err == nil {
@@ -220,3 +228,40 @@ func clientCPU() time.Duration {
 }
 
 func cpus() int { return runtime.NumCPU() }
+
+var subscribersRE = regexp.MustCompile(`(?m)^scidex_event_subscribers (\d+)`)
+
+// subscribers is how many live subscriptions the server has registered: the
+// hub's count from /metrics, the floor's from /subscribers.
+func (s *server) subscribers() int64 {
+	url := "http://" + s.metrics + "/metrics"
+	if s.floor {
+		url = "http://" + s.Addr + "/subscribers"
+	}
+	resp, err := http.Get(url)
+	benchkit.Check(err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	benchkit.Check(err)
+	if s.floor {
+		n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		benchkit.Check(err)
+		return n
+	}
+	return atoiMatch(subscribersRE, b)
+}
+
+// awaitSubscribers waits until the server has n live subscriptions.
+func awaitSubscribers(s *server, n int) {
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		got := s.subscribers()
+		if got >= int64(n) {
+			return
+		}
+		if time.Now().After(deadline) {
+			benchkit.Fail(fmt.Errorf("only %d of %d subscriptions registered within 2 minutes", got, n))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

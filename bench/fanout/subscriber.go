@@ -13,7 +13,15 @@ import (
 	"github.com/gorilla/websocket"
 )
 
-const subscription = `subscription { events(types: ["hypothesis.created"]) { id occurredAt ref } }`
+// feedQuery is the subscription of the feed shape, and of the broad group of
+// the prism shape: every hypothesis created.
+const feedQuery = `subscription { events(types: ["hypothesis.created"]) { id occurredAt ref } }`
+
+// pageQuery is a Prism page's subscription: the events of one artifact, the
+// one measured event seq creates.
+func pageQuery(r *run, seq int) string {
+	return fmt.Sprintf(`subscription { artifactEvents(ref: "hypothesis:%se%d") { id occurredAt ref } }`, r.id, seq)
+}
 
 // subscriber is one websocket client with one subscription. Its reader
 // goroutine records, for every measured event, the latency from the moment the
@@ -30,6 +38,10 @@ type subscriber struct {
 	// when it took the write request (same machine, same clock).
 	occ  []int32
 	dups int32
+	// expect is how many measured events this subscriber is due: all of them
+	// on a feed, one or none on a page.
+	expect int
+	got    atomic.Int32 // measured events received, for awaitPages
 
 	lastProbe atomic.Int64 // highest probe number received
 	closed    atomic.Bool
@@ -54,8 +66,9 @@ var dialer = &websocket.Dialer{
 }
 
 // connect opens n subscribers, at most conc handshakes at a time, and returns
-// once each has its connection_ack and has sent its subscribe.
-func connect(addr, token string, r *run, n, conc, events int) ([]*subscriber, time.Duration, error) {
+// once each has its connection_ack and has sent its subscribe; subscriber i
+// sends query(i).
+func connect(addr, token string, r *run, n, conc, events int, query func(i int) string) ([]*subscriber, time.Duration, error) {
 	start := time.Now()
 	subs := make([]*subscriber, n)
 	sem := make(chan struct{}, conc)
@@ -69,7 +82,7 @@ func connect(addr, token string, r *run, n, conc, events int) ([]*subscriber, ti
 		go func(i int) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			s, err := dial(addr, token, r, events)
+			s, err := dial(addr, token, r, events, query(i))
 			if err != nil {
 				mu.Lock()
 				failed++
@@ -91,7 +104,7 @@ func connect(addr, token string, r *run, n, conc, events int) ([]*subscriber, ti
 	return subs, time.Since(start), nil
 }
 
-func dial(addr, token string, r *run, events int) (*subscriber, error) {
+func dial(addr, token string, r *run, events int, query string) (*subscriber, error) {
 	ws, _, err := dialer.Dial("ws://"+addr+"/graphql", http.Header{})
 	if err != nil {
 		return nil, fmt.Errorf("dial: %w", err)
@@ -115,11 +128,11 @@ func dial(addr, token string, r *run, events int) (*subscriber, error) {
 		}
 	}
 	_ = ws.SetReadDeadline(time.Time{})
-	sub := map[string]any{"id": "1", "type": "subscribe", "payload": map[string]string{"query": subscription}}
+	sub := map[string]any{"id": "1", "type": "subscribe", "payload": map[string]string{"query": query}}
 	if err := ws.WriteJSON(sub); err != nil {
 		return fail(fmt.Errorf("subscribe: %w", err))
 	}
-	return &subscriber{ws: ws, run: r, lat: make([]int32, events), occ: make([]int32, events)}, nil
+	return &subscriber{ws: ws, run: r, lat: make([]int32, events), occ: make([]int32, events), expect: events}, nil
 }
 
 var (
@@ -189,6 +202,7 @@ func (s *subscriber) record(msg []byte, now time.Time) {
 		}
 		us := (now.Sub(s.run.start).Nanoseconds() - s.run.sentAt[n].Load()) / 1000
 		s.lat[n] = int32(min(us, 1<<31-2)) + 1
+		defer s.got.Add(1) // after occ too: awaitPages then reads both
 		if i := bytes.Index(msg, occurredKey); i >= 0 {
 			v := msg[i+len(occurredKey):]
 			if j := bytes.IndexByte(v, '"'); j > 0 {
