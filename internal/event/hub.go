@@ -65,7 +65,7 @@ type Hub struct {
 
 	mu      sync.Mutex
 	pos     Cursor // every event up to pos has been dispatched
-	subs    map[*Sub]struct{}
+	subs    index  // the live subscribers
 	stopped string
 }
 
@@ -85,7 +85,7 @@ func NewHub(opts HubOpts) *Hub {
 		opts.Listen.Tracer = nil
 	}
 	return &Hub{opts: opts, q: dbsqlc.New(opts.Pool), log: opts.Logger, wake: make(chan struct{}, 1),
-		ready: make(chan struct{}), quit: make(chan struct{}), subs: map[*Sub]struct{}{}}
+		ready: make(chan struct{}), quit: make(chan struct{}), subs: newIndex()}
 }
 
 // Ready is closed once the hub knows where the log ends and listens.
@@ -116,7 +116,7 @@ func (h *Hub) Lag(ctx context.Context) (newest, dispatched int64, err error) {
 func (h *Hub) Subscribers() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return len(h.subs)
+	return h.subs.len()
 }
 
 // Run listens and dispatches until ctx ends. When it returns, every
@@ -278,20 +278,22 @@ func (h *Hub) dispatch(e *Event) {
 	if h.opts.Metrics != nil {
 		h.opts.Metrics.EventDispatched(e.OccurredAt)
 	}
-	for s := range h.subs {
+	// Only the subscribers e may be for (index); each is handed e without
+	// waiting, so a slow one never holds up the others.
+	h.subs.visit(e, func(s *Sub) {
 		if !s.wants(e) {
-			continue
+			return
 		}
 		select {
 		case s.ch <- e:
 		default:
-			delete(h.subs, s)
+			h.subs.remove(s)
 			if h.opts.Metrics != nil {
 				h.opts.Metrics.SubscriberDropped()
 			}
 			s.drop(fmt.Sprintf("subscriber fell %d events behind and was dropped; resume with since: %q", cap(s.ch), s.lastSent().String()))
 		}
-	}
+	})
 }
 
 // shutdown ends every subscription with reason, and every later one: a
@@ -304,8 +306,8 @@ func (h *Hub) shutdown(reason string) {
 		h.stopped = reason
 		close(h.quit)
 	}
-	for s := range h.subs {
-		delete(h.subs, s)
+	for s := range h.subs.all {
+		h.subs.remove(s)
 		s.drop(reason)
 	}
 }
@@ -319,6 +321,6 @@ func (h *Hub) stopReason() string {
 
 func (h *Hub) remove(s *Sub) {
 	h.mu.Lock()
-	delete(h.subs, s)
+	h.subs.remove(s)
 	h.mu.Unlock()
 }

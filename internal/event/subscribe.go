@@ -24,6 +24,9 @@ type Sub struct {
 	reason string
 	last   Cursor
 	once   sync.Once
+
+	// seen is the index stamp of the last dispatch that visited s (the hub's mu).
+	seen uint64
 }
 
 // Done is closed when the hub dropped the subscriber (see Reason) or it unsubscribed.
@@ -101,7 +104,7 @@ func (h *Hub) Subscribe(ctx context.Context, o SubscribeOpts) *Sub {
 		return s
 	}
 	s.last = h.pos
-	h.subs[s] = struct{}{}
+	h.subs.add(s)
 	return s
 }
 
@@ -185,6 +188,6 @@ func (h *Hub) join(ctx context.Context, s *Sub, from Cursor) bool {
 		return false
 	}
 	s.floor = from
-	h.subs[s] = struct{}{}
+	h.subs.add(s)
 	return true
 }
