@@ -39,13 +39,15 @@ func (s *Server) websocket() transport.Websocket {
 		TooManyFunc:      tooManySubscriptions,
 		ReadLimit:        s.opts.MaxBodyBytes,
 		WriteTimeout:     wsWriteTimeout,
+		// graphql-transport-ws pings from a timer, not gqlgen's
+		// PingPongInterval goroutine per connection (bench/fanout).
+		PingInterval: wsPingPong,
 	})
 	return transport.Websocket{
 		Implementation:        s.ws,
 		InitFunc:              s.wsInit,
 		InitTimeout:           wsInitTimeout,
 		KeepAlivePingInterval: wsKeepAlive,
-		PingPongInterval:      wsPingPong,
 	}
 }
 

@@ -136,23 +136,32 @@ func TestClientCloses(t *testing.T) {
 }
 
 func TestMissingPong(t *testing.T) {
-	e := newEnv(t, transport.Websocket{PingPongInterval: 20 * time.Millisecond}, wsconn.Options{})
-	c := e.connectAcked(t)
-	// Pings go unanswered; gqlgen gives up after twice the interval.
-	_ = c.SetReadDeadline(time.Now().Add(waitFor))
-	for {
-		_, data, err := c.ReadMessage()
-		if err == nil {
-			if string(data) != `{"type":"ping"}` {
-				t.Fatalf("got %s, want ping", data)
+	for _, p := range pingers {
+		t.Run(p.name, func(t *testing.T) {
+			e := newEnv(t, p.ws, p.opts)
+			c := e.connectAcked(t)
+			// Pings go unanswered; the server gives up after twice the interval.
+			_ = c.SetReadDeadline(time.Now().Add(waitFor))
+			pings := 0
+			for {
+				_, data, err := c.ReadMessage()
+				if err == nil {
+					if string(data) != `{"type":"ping"}` {
+						t.Fatalf("got %s, want ping", data)
+					}
+					pings++
+					continue
+				}
+				var ce *websocket.CloseError
+				if !errors.As(err, &ce) || ce.Code != websocket.CloseNormalClosure {
+					t.Fatalf("got %v after %d pings, want close 1000", err, pings)
+				}
+				if pings == 0 {
+					t.Fatal("closed before any ping was sent")
+				}
+				return
 			}
-			continue
-		}
-		var ce *websocket.CloseError
-		if !errors.As(err, &ce) || ce.Code != websocket.CloseNormalClosure {
-			t.Fatalf("got %v, want close 1000", err)
-		}
-		return
+		})
 	}
 }
 

@@ -48,6 +48,9 @@ type conn struct {
 	closeRequested bool // Close was called
 	netClosed      bool // the TCP connection is closed
 	expiry         *time.Timer
+	pingEvery      time.Duration // Options.PingInterval, on graphql-transport-ws
+	pings          *time.Timer   // the next ping (ping.go)
+	ponged         bool          // a pong came since the last ping
 	// untrack tells the Implementation the TCP connection is closed.
 	untrack func()
 }
@@ -70,6 +73,7 @@ func newConn(ctx context.Context, ws *websocket.Conn, opts Options) *conn {
 	}
 	if ws.Subprotocol() == subprotocolTransportWS {
 		c.guard = newGuard(c, opts.MaxSubscriptions)
+		c.pingEvery = opts.PingInterval
 	} else if opts.MaxSubscriptions > 0 {
 		c.legacy = newLegacyCap(c, opts.MaxSubscriptions)
 	}

@@ -58,6 +58,9 @@ func (g *guard) inbound(data []byte) []byte {
 		early := !g.initSeen
 		g.mu.Unlock()
 		if !early {
+			if m.Type == msgPong {
+				g.c.pong()
+			}
 			return m.encode() // gqlgen answers ping and tracks pong
 		}
 		// gqlgen's init accepts nothing but connection_init, so the guard
@@ -139,6 +142,7 @@ func (g *guard) outboundMessage(m message) (message, bool) {
 		g.mu.Lock()
 		g.acked = true // before the client can see it
 		g.mu.Unlock()
+		g.c.startPings()
 	case msgNext, msgError, msgComplete:
 		g.mu.Lock()
 		cid, ok := g.byServer[m.ID]

@@ -27,9 +27,7 @@ func (c *conn) closeWith(code int, reason string) bool {
 		return false
 	}
 	c.closing = true
-	if c.expiry != nil {
-		c.expiry.Stop()
-	}
+	c.stopTimers()
 	if !c.readFailed {
 		_ = c.ws.SetReadDeadline(time.Now().Add(closeTimeout))
 	}
@@ -74,9 +72,7 @@ func (c *conn) Close() error {
 		return nil
 	}
 	c.closeRequested = true
-	if c.expiry != nil {
-		c.expiry.Stop()
-	}
+	c.stopTimers()
 	handshake := c.closing && !c.peerClosed
 	switch {
 	case handshake && c.reading:

@@ -18,6 +18,9 @@ type holder struct {
 	mu       sync.Mutex
 	c        *conn
 	answered bool // Accept failed and the HTTP response has been written
+	// hijacked is closed when gorilla has taken the TCP connection over.
+	hijacked chan struct{}
+	once     sync.Once
 }
 
 func (h *holder) set(c *conn) {
@@ -71,15 +74,37 @@ func connFrom(ctx context.Context) *conn {
 //	mux.Handle("/graphql", wsconn.Middleware(srv))
 //
 // Requests without an Upgrade header pass through untouched.
+//
+// An upgrade request is served on a goroutine of its own, and Middleware
+// returns to net/http as soon as the connection is hijacked: net/http then
+// lets go of what it holds for the request (its connection state, its 4 KB
+// write buffer, the goroutine that served it with every handler's frame on
+// its stack), which an idle websocket would otherwise keep for its whole life
+// (bench/fanout). The request's context therefore does not end when
+// Middleware returns: it ends when the upgrade fails, when the client goes
+// before the upgrade, or when gqlgen is done with the connection. Handlers
+// before Middleware see their ServeHTTP return while the websocket lives on.
 func Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Upgrade") == "" { // gqlgen's test for its websocket transport
 			next.ServeHTTP(w, r)
 			return
 		}
-		h := &holder{}
-		r = r.WithContext(context.WithValue(r.Context(), holderKey{}, h))
-		next.ServeHTTP(&upgradeWriter{ResponseWriter: w, h: h}, r)
+		h := &holder{hijacked: make(chan struct{})}
+		ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+		stop := context.AfterFunc(r.Context(), cancel) // until the hijack, the request's end is the connection's
+		r = r.WithContext(context.WithValue(ctx, holderKey{}, h))
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			defer cancel()
+			next.ServeHTTP(&upgradeWriter{ResponseWriter: w, h: h}, r)
+		}()
+		select {
+		case <-done:
+		case <-h.hijacked:
+			stop()
+		}
 	})
 }
 
@@ -103,9 +128,13 @@ func (w *upgradeWriter) Write(p []byte) (int, error) {
 	return w.ResponseWriter.Write(p)
 }
 
-// Hijack lets gorilla take over the connection.
+// Hijack lets gorilla take over the connection, and Middleware return.
 func (w *upgradeWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	return http.NewResponseController(w.ResponseWriter).Hijack()
+	nc, brw, err := http.NewResponseController(w.ResponseWriter).Hijack()
+	if err == nil {
+		w.h.once.Do(func() { close(w.h.hijacked) })
+	}
+	return nc, brw, err
 }
 
 // Unwrap exposes the wrapped writer to http.ResponseController.

@@ -101,12 +101,41 @@ func TestPingPong(t *testing.T) {
 	jsonEq(t, expect(t, c, "pong", "").Payload, `{"n":2}`)
 }
 
+// pingers are the two ways the server pings: gqlgen's goroutine
+// (PingPongInterval) and wsconn's timer (Options.PingInterval).
+var pingers = []struct {
+	name string
+	ws   transport.Websocket
+	opts wsconn.Options
+}{
+	{"gqlgen", transport.Websocket{PingPongInterval: 20 * time.Millisecond}, wsconn.Options{}},
+	{"timer", transport.Websocket{}, wsconn.Options{PingInterval: 20 * time.Millisecond}},
+}
+
 func TestServerPings(t *testing.T) {
-	e := newEnv(t, transport.Websocket{PingPongInterval: 20 * time.Millisecond}, wsconn.Options{})
-	c := e.connectAcked(t)
-	expect(t, c, "ping", "")
-	sendRaw(t, c, `{"type":"pong"}`)
-	expect(t, c, "ping", "")
+	for _, p := range pingers {
+		t.Run(p.name, func(t *testing.T) {
+			e := newEnv(t, p.ws, p.opts)
+			c := e.connectAcked(t)
+			expect(t, c, "ping", "")
+			sendRaw(t, c, `{"type":"pong"}`)
+			expect(t, c, "ping", "")
+			sendRaw(t, c, `{"type":"pong"}`)
+			// Still open, and still answering: the pongs kept it alive.
+			subscribe(t, c, "s1", `{"query":"{ name }"}`)
+			for {
+				m := read(t, c)
+				if m.Type == "ping" {
+					sendRaw(t, c, `{"type":"pong"}`)
+					continue
+				}
+				if m.Type != "next" || m.ID != "s1" {
+					t.Fatalf("got %s %q, want next s1", m.Type, m.ID)
+				}
+				break
+			}
+		})
+	}
 }
 
 func TestCloseCodes(t *testing.T) {

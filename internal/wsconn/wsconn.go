@@ -1,6 +1,7 @@
 package wsconn
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"sync"
@@ -46,7 +47,24 @@ type Options struct {
 	// fails and ends the connection. Zero means messages never time out;
 	// writing a close frame always gives up after 5 seconds at most.
 	WriteTimeout time.Duration
+
+	// PingInterval, when positive, has the server ping graphql-transport-ws
+	// clients this often from a timer, and close a connection whose client
+	// has not answered within two intervals (1000), as gqlgen's
+	// transport.Websocket.PingPongInterval does with a goroutine per
+	// connection. Set one or the other, not both.
+	PingInterval time.Duration
+
+	// ReadBufferSize is each connection's read buffer, in bytes; a message
+	// larger than it is read in several steps. Zero gives 1 KB: clients send
+	// small messages (connection_init, subscribe, pong) and an idle
+	// subscriber holds its buffer all the time. (gorilla's own default is to
+	// keep net/http's 4 KB buffer of the upgrade request.)
+	ReadBufferSize int
 }
+
+// defaultReadBuffer is Options.ReadBufferSize's default.
+const defaultReadBuffer = 1024
 
 // Implementation is the transport.WebsocketImplementation returned by New.
 type Implementation struct {
@@ -77,6 +95,7 @@ func (im *Implementation) Accept(w http.ResponseWriter, r *http.Request, options
 	up := websocket.Upgrader{
 		Subprotocols:    preferTransportWS(options.Subprotocols),
 		CheckOrigin:     im.origins.Allowed,
+		ReadBufferSize:  cmp.Or(im.opts.ReadBufferSize, defaultReadBuffer),
 		WriteBufferPool: &im.writeBuffers,
 	}
 	header := http.Header{}
