@@ -95,17 +95,22 @@ func Middleware(next http.Handler) http.Handler {
 		stop := context.AfterFunc(r.Context(), cancel) // until the hijack, the request's end is the connection's
 		r = r.WithContext(context.WithValue(ctx, holderKey{}, h))
 		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			defer cancel()
-			next.ServeHTTP(&upgradeWriter{ResponseWriter: w, h: h}, r)
-		}()
+		// The goroutine is handed the upgradeWriter alone, never w: once the
+		// upgradeWriter has let go of w at the hijack, nothing there holds
+		// net/http's response (and through it the connection's buffers).
+		go serveUpgrade(next, &upgradeWriter{ResponseWriter: w, h: h}, r, done, cancel)
 		select {
 		case <-done:
 		case <-h.hijacked:
 			stop()
 		}
 	})
+}
+
+func serveUpgrade(next http.Handler, w *upgradeWriter, r *http.Request, done chan<- struct{}, cancel context.CancelFunc) {
+	defer close(done)
+	defer cancel()
+	next.ServeHTTP(w, r)
 }
 
 // upgradeWriter passes the response through, hijacking included, until Accept
@@ -128,14 +133,25 @@ func (w *upgradeWriter) Write(p []byte) (int, error) {
 	return w.ResponseWriter.Write(p)
 }
 
-// Hijack lets gorilla take over the connection, and Middleware return.
+// Hijack lets gorilla take over the connection, and Middleware return. The
+// response is of no more use after it (net/http refuses writes to a hijacked
+// one): the upgradeWriter forgets it, since gqlgen holds the upgradeWriter as
+// long as the websocket lives.
 func (w *upgradeWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	nc, brw, err := http.NewResponseController(w.ResponseWriter).Hijack()
 	if err == nil {
+		w.ResponseWriter = hijacked{}
 		w.h.once.Do(func() { close(w.h.hijacked) })
 	}
 	return nc, brw, err
 }
+
+// hijacked stands for a response after its connection was hijacked.
+type hijacked struct{}
+
+func (hijacked) Header() http.Header       { return http.Header{} }
+func (hijacked) Write([]byte) (int, error) { return 0, http.ErrHijacked }
+func (hijacked) WriteHeader(int)           {}
 
 // Unwrap exposes the wrapped writer to http.ResponseController.
 func (w *upgradeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
