@@ -61,6 +61,7 @@
 //			MaxSubscriptions: 100,
 //			ReadLimit:        1 << 20,
 //			WriteTimeout:     10 * time.Second,
+//			PingInterval:     25 * time.Second, // graphql-transport-ws, from a timer
 //		}),
 //		InitFunc: func(ctx context.Context, p transport.InitPayload) (context.Context, *transport.InitPayload, error) {
 //			claims, err := verify(p.Authorization())
@@ -71,14 +72,16 @@
 //			return withClaims(ctx, claims), nil, nil
 //		},
 //		InitTimeout:           10 * time.Second,
-//		PingPongInterval:      25 * time.Second, // graphql-transport-ws
 //		KeepAlivePingInterval: 25 * time.Second, // legacy graphql-ws "ka"
 //	})
 //	srv.AddTransport(transport.POST{})
 //	mux.Handle("/graphql", wsconn.Middleware(srv))
 //
 // Every handler between Middleware and gqlgen must pass http.Hijacker through
-// (http.TimeoutHandler, for one, does not).
+// (http.TimeoutHandler, for one, does not). Middleware serves an upgrade on a
+// goroutine of its own and returns once the connection is hijacked, so that
+// net/http lets go of the request's state: handlers around it see the
+// request end at the upgrade, not when the websocket closes.
 //
 // # Origins
 //
@@ -91,6 +94,6 @@
 // gqlgen's CloseFunc and ErrorFunc see gqlgen's own view: CloseFunc receives
 // the code gqlgen meant to send (often 1000), not the one this package put on
 // the wire, and protocol violations are not reported to ErrorFunc. A missing
-// pong (PingPongInterval) ends the connection with 1000, as the protocol
-// defines no code for it.
+// pong (Options.PingInterval, or gqlgen's PingPongInterval) ends the
+// connection with 1000, as the protocol defines no code for it.
 package wsconn
