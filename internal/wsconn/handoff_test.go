@@ -67,3 +67,32 @@ func TestRefusedUpgradeIsAnswered(t *testing.T) {
 		t.Fatalf("non-websocket upgrade: %s, want 400", res.Status)
 	}
 }
+
+// A panic while serving an upgrade is recovered, as net/http recovers one in
+// a handler: the process lives, the client's connection is closed, after the
+// upgrade with 1011.
+func TestPanicServingUpgradeIsRecovered(t *testing.T) {
+	im := wsconn.New(wsconn.Options{})
+	srv := httptest.NewServer(wsconn.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/after" {
+			if _, err := im.Accept(w, r, transport.WebsocketAcceptOptions{Subprotocols: []string{transportWS}}); err != nil {
+				t.Errorf("accept: %v", err)
+				return
+			}
+		}
+		panic("boom")
+	})))
+	defer srv.Close()
+	url := "ws" + srv.URL[len("http"):]
+	d := websocket.Dialer{Subprotocols: []string{transportWS}, HandshakeTimeout: waitFor}
+	if c, _, err := d.Dial(url+"/before", nil); err == nil {
+		c.Close()
+		t.Fatal("dial succeeded though the handler panicked before the upgrade")
+	}
+	c, _, err := d.Dial(url+"/after", nil)
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	defer c.Close()
+	expectClose(t, c, websocket.CloseInternalServerErr, "internal server error")
+}

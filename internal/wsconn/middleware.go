@@ -3,9 +3,13 @@ package wsconn
 import (
 	"bufio"
 	"context"
+	"log"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"sync"
+
+	"github.com/gorilla/websocket"
 )
 
 // holderKey is the context key of the *holder that Middleware puts in an
@@ -107,9 +111,27 @@ func Middleware(next http.Handler) http.Handler {
 	})
 }
 
+// serveUpgrade serves an upgrade request on its own goroutine. A panic is
+// recovered as net/http would have (logged, the connection closed, the
+// process spared): the handler no longer runs on net/http's goroutine.
 func serveUpgrade(next http.Handler, w *upgradeWriter, r *http.Request, done chan<- struct{}, cancel context.CancelFunc) {
 	defer close(done)
 	defer cancel()
+	defer func() {
+		v := recover()
+		if v == nil {
+			return
+		}
+		if v != http.ErrAbortHandler {
+			log.Printf("wsconn: panic serving %s: %v\n%s", r.RemoteAddr, v, debug.Stack())
+		}
+		if c := w.h.conn(); c != nil {
+			c.closeWith(websocket.CloseInternalServerErr, "internal server error")
+			_ = c.Close()
+		} else if nc, _, err := http.NewResponseController(w.ResponseWriter).Hijack(); err == nil {
+			_ = nc.Close() // hijacked, but the panic came before gorilla had the connection
+		}
+	}()
 	next.ServeHTTP(w, r)
 }
 
