@@ -303,7 +303,7 @@ func (r *Result) extrapolate(tm Terminal) {
 	cpred := math.Exp(tm.Intercept - lz*r.Tlast)
 	r.ClastPred = ptr(cpred)
 	for _, v := range []struct {
-		clast                                            float64
+		clast                                           float64
 		auc, aucD, pct, aumc, aumcPct, mrt, cl, vz, vss **float64
 	}{
 		{r.Clast, &r.AUCinfObs, &r.AUCinfObsD, &r.AUCPctExtrapObs, &r.AUMCinfObs, &r.AUMCPctExtrapObs, &r.MRTinfObs, &r.CLObs, &r.VzObs, &r.VssObs},
