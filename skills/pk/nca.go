@@ -196,6 +196,10 @@ func (r *Result) terminal(p Profile, o Options, pts []point, imax, ilast int, pr
 	}
 	var el []point
 	for i := first + 1; i <= ilast; i++ {
+		// Phoenix: no point before the end of an infusion (see Conventions).
+		if p.Duration != nil && pts[i].t < *p.Duration {
+			continue
+		}
 		if keep(pts[i]) {
 			el = append(el, pts[i])
 		}
