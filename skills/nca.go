@@ -394,7 +394,7 @@ func nca(deps Deps) Skill {
 		Run: run, Check: check,
 		Tool: mustManifest(map[string]any{
 			"name": name, "version": "1.2.0", "runtime": "in_process", "runtime_config": map[string]any{"function": name},
-			"summary":       "Non-compartmental analysis of a concentration-time profile after an extravascular dose, IV bolus or IV infusion: Cmax, Tmax, Tlag, AUClast, AUCinf, partial AUCs, lambda_z (best fit, points, or your range, exclusions and weighting), half-life, AUMC, MRT, CL(/F), Vz(/F), Vss, dose-normalised values; dosing intervals (AUCtau, Cmin, Ctau, Cavg, fluctuation, swing, accumulation); urine Ae, fe, CLr; molar units; with a figure on linear and log scales.",
+			"summary":       "Non-compartmental analysis after an extravascular dose, IV bolus or infusion: Cmax, Tmax, Tlag, AUC (last, inf, partial), lambda_z (best fit, or your range, exclusions, weighting), half-life, AUMC, MRT, CL, Vz, Vss; dosing intervals; urine Ae, fe, CLr; molar units; with a figure.",
 			"input_schema":  ncaInputSchema(example),
 			"output_schema": ncaOutputSchema(),
 			"resource_caps": map[string]any{"wall_time_min": 0.2}, "deterministic": false, "idempotent": true,

@@ -48,23 +48,23 @@ func ncaInputSchema(example any) js {
 		"concentrations": series("Measured concentrations, one per time, ≥ 0; molar units need molecular_weight.", conc, 3, "minimum", 0),
 		"dose":           quantity("The single dose, > 0.", unitField(units.Mass), "exclusiveMinimum", 0),
 		"route":          oneOfStrings("iv_bolus, iv_infusion (with duration), or a route with an absorption phase (analysed as extravascular).", ncaRoutes()),
-		"duration":       quantity("An IV infusion's duration, > 0; only with iv_infusion.", unitField(units.Time), "exclusiveMinimum", 0),
-		"tau":            quantity("The dosing interval, > 0: each dose's interval [d, d + tau] gets AUCtau, Cmin, Ctau, Cavg, fluctuation, swing, CLss and the accumulation index.", unitField(units.Time), "exclusiveMinimum", 0),
-		"dose_times":     series("The doses' times (each of dose), the first 0, strictly increasing; needs tau.", unitField(units.Time), 1, "minimum", 0),
-		"lambda_z": closed("The terminal fit under your control (otherwise the best-fit rule, unweighted).", js{
-			"start": quantity("A manual range's first time; with end.", unitField(units.Time), "minimum", 0),
-			"end":   quantity("A manual range's last time; with start.", unitField(units.Time), "minimum", 0),
-			"exclude": array("Samples kept out of the fit, each by its time, with a reason (recorded).", closed("An excluded sample.", js{
+		"duration":       quantity("Infusion duration; iv_infusion only.", unitField(units.Time), "exclusiveMinimum", 0),
+		"tau":            quantity("Dosing interval: each dose's [d, d + tau] gets the steady-state parameters.", unitField(units.Time), "exclusiveMinimum", 0),
+		"dose_times":     series("Dose times (each of dose), from 0, increasing; needs tau.", unitField(units.Time), 1, "minimum", 0),
+		"lambda_z": closed("Your terminal fit (default: best fit, uniform).", js{
+			"start": quantity("Manual range start; with end.", unitField(units.Time), "minimum", 0),
+			"end":   quantity("Manual range end; with start.", unitField(units.Time), "minimum", 0),
+			"exclude": array("Samples kept out of the fit, with reasons.", closed("An excluded sample.", js{
 				"time":   quantity("The sample's time.", unitField(units.Time), "minimum", 0),
 				"reason": with(str("Why it is excluded."), "minLength", 1),
 			}, "time", "reason")),
-			"weighting": oneOfStrings("The regression's weights: uniform, 1/y or 1/y2 (y the observed concentration).", pk.Weightings),
+			"weighting": oneOfStrings("Weights: uniform, 1/y, 1/y2.", pk.Weightings),
 		}),
-		"urine": closed("Urine collections, one per element of each series: Ae = volume·concentration, fe = Ae/dose, CLr = Ae/AUC over the collections.", js{
-			"starts":         series("Each collection's start.", unitField(units.Time), 1, "minimum", 0),
-			"ends":           series("Each collection's end.", unitField(units.Time), 1, "minimum", 0),
-			"volumes":        series("Each collection's urine volume.", unitField(units.Volume), 1, "minimum", 0),
-			"concentrations": series("Each collection's drug concentration.", conc, 1, "minimum", 0),
+		"urine": closed("Urine collections (one per element): Ae, fe, CLr.", js{
+			"starts":         series("Starts.", unitField(units.Time), 1, "minimum", 0),
+			"ends":           series("Ends.", unitField(units.Time), 1, "minimum", 0),
+			"volumes":        series("Volumes.", unitField(units.Volume), 1, "minimum", 0),
+			"concentrations": series("Concentrations.", conc, 1, "minimum", 0),
 		}, "starts", "ends", "volumes", "concentrations"),
 		"lloq":     quantity("Lower limit of quantification, > 0; needs blq_rule.", conc, "exclusiveMinimum", 0),
 		"blq_rule": oneOfStrings("What happens to values below lloq; only with lloq.", pk.BLQRules),
@@ -72,13 +72,13 @@ func ncaInputSchema(example any) js {
 			def("profile")), "minItems", 1),
 		"auc_method":      oneOfStrings("AUC by linear trapezoids, or linear rising and log falling.", pk.AUCMethods),
 		"lambda_z_points": with(integer("Fit lambda_z to the last n points (n ≥ 3) instead of the best adjusted R²."), "minimum", 3),
-		"partial_aucs": array("Partial AUCs every profile reports, with the rules you choose.", closed("AUC from start to end.", js{
-			"start":         quantity("The first time.", unitField(units.Time), "minimum", 0),
-			"end":           quantity("The last time, after start.", unitField(units.Time), "minimum", 0),
-			"interpolation": oneOfStrings("Between samples: linear, or linear_up_log_down (log where falling); default auc_method.", pk.AUCMethods),
-			"extrapolation": oneOfStrings("After Tlast: lambda_z (default; Clast·e^(−λz(t−Tlast))) or none (not computed).", pk.Extrapolations),
+		"partial_aucs": array("Partial AUCs for every profile.", closed("AUC from start to end.", js{
+			"start":         quantity("From.", unitField(units.Time), "minimum", 0),
+			"end":           quantity("To, after start.", unitField(units.Time), "minimum", 0),
+			"interpolation": oneOfStrings("Between samples; default auc_method.", pk.AUCMethods),
+			"extrapolation": oneOfStrings("After Tlast: lambda_z (default) or none.", pk.Extrapolations),
 		}, "start", "end")),
-		"molecular_weight": quantity("The molecular weight, > 0: concentrations may then be molar, and each result adds its molar exposure.", unitField(units.MolarMass), "exclusiveMinimum", 0),
+		"molecular_weight": quantity("Molecular weight: allows molar concentrations; adds molar exposure.", unitField(units.MolarMass), "exclusiveMinimum", 0),
 		"figure":           boolean("Draw each profile's figure artifact (default true)."),
 	}
 	// The branches name their fields (true) and what they require; the
