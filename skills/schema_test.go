@@ -420,7 +420,7 @@ func TestSkillInputSchemasRefuseWrongShapes(t *testing.T) {
 	cases := []shape{
 		{"pk.nca", "a time unit for a concentration", setting("concentrations.unit", "h"), "args.concentrations.unit", "enum", false},
 		{"pk.nca", "a unit written in capitals", setting("dose.unit", "MG"), "args.dose.unit", "enum", false},
-		{"pk.nca", "a molar concentration", setting("concentrations.unit", "umol/L"), "args.concentrations.unit", "enum", false},
+		{"pk.nca", "a mass for a concentration", setting("concentrations.unit", "mg"), "args.concentrations.unit", "enum", false},
 		{"pk.nca", "no auc_method", setting("auc_method", nil), "args.auc_method", "required", false},
 		{"pk.nca", "no dose", setting("dose", nil), "args.dose", "required", false},
 		{"pk.nca", "an unknown field", setting("weight", 70), "args.weight", "additionalProperties", false},
@@ -443,7 +443,7 @@ func TestSkillInputSchemasRefuseWrongShapes(t *testing.T) {
 			m["profiles"] = []any{p, q}
 		}, "args.profiles[1].dose", "type", true},
 		{"pk.nca", "no dose and no profiles", setting("dose", nil), "args.profiles", "required", false},
-		{"pk.nca", "an infusion", setting("route", "iv_infusion"), "args.route", "enum", false},
+		{"pk.nca", "an infusion without its duration", setting("route", "iv_infusion"), "args.duration", "required", false},
 		{"pk.nca", "an unknown auc method", setting("auc_method", "log"), "args.auc_method", "enum", false},
 		{"pk.nca", "lambda_z_points below 3", setting("lambda_z_points", 2), "args.lambda_z_points", "minimum", false},
 		{"pk.nca", "a negative dose", setting("dose.value", -1), "args.dose.value", "exclusiveMinimum", false},

@@ -25,8 +25,22 @@ func TestChecksRefuseInTheCallersTerms(t *testing.T) {
 		value      string
 		suggestion string
 	}{
-		{"pk.nca", "an option it does not have", setting("tau", 12), "tau", "unknown_field",
-			[]string{`unknown field "tau": expected one of auc_method, blq_rule, concentrations, dose, figure, lambda_z_points, lloq, profiles, route, subject, times`}, `12`, ""},
+		{"pk.nca", "an option it does not have", setting("bioavailability", 12), "bioavailability", "unknown_field",
+			[]string{`unknown field "bioavailability": expected one of auc_method, blq_rule, concentrations, dose, dose_times, duration, figure, lambda_z, lambda_z_points, lloq, molecular_weight, partial_aucs, profiles, route, subject, tau, times, urine`}, `12`, ""},
+		{"pk.nca", "tau given as a bare number", setting("tau", 12), "tau", "unit_required",
+			[]string{`12 is a bare number; a quantity needs its unit`}, `12`, ""},
+		{"pk.nca", "a weighting it does not know", setting("lambda_z", map[string]any{"weighting": "1/x"}), "lambda_z.weighting", "unknown_weighting",
+			[]string{`is "1/x": expected one of [uniform 1/y 1/y2]`}, `"1/x"`, ""},
+		{"pk.nca", "an exclusion without a reason", setting("lambda_z", map[string]any{"exclude": []any{map[string]any{"time": map[string]any{"value": 5.1, "unit": "h"}, "reason": ""}}}),
+			"lambda_z.exclude[0].reason", "exclusion_reason_required", []string{`say why the sample at 5.1 h`}, `""`, ""},
+		{"pk.nca", "a partial AUC ending before it starts", setting("partial_aucs", []any{map[string]any{"start": map[string]any{"value": 12, "unit": "h"}, "end": map[string]any{"value": 2, "unit": "h"}}}),
+			"partial_aucs[0].end", "bad_interval", []string{`is 2: expected a finite time after start (12 h)`}, `{"unit":"h","value":2}`, ""},
+		{"pk.nca", "a partial AUC bound as a string", setting("partial_aucs", []any{map[string]any{"start": "0", "end": map[string]any{"value": 2, "unit": "h"}}}),
+			"partial_aucs[0].start", "not_a_quantity", []string{`a string is not a quantity`}, `"0"`, ""},
+		{"pk.nca", "a molar concentration without the molecular weight", setting("concentrations.unit", "umol/L"), "concentrations.unit", "molecular_weight_required",
+			[]string{`is "umol/L", a molar concentration: give molecular_weight`}, `"umol/L"`, ""},
+		{"pk.nca", "an infusion without its duration", setting("route", "iv_infusion"), "duration", "duration_required",
+			[]string{`an IV infusion needs its duration`}, ``, ""},
 		{"pk.nca", "an option misspelt", setting("lamda_z_points", 4), "lamda_z_points", "unknown_field",
 			[]string{`did you mean "lambda_z_points"?`}, `4`, "lambda_z_points"},
 		{"pk.nca", "an option in capitals", setting("AUC_METHOD", "linear"), "AUC_METHOD", "unknown_field",
@@ -43,12 +57,12 @@ func TestChecksRefuseInTheCallersTerms(t *testing.T) {
 					delete(m, k)
 				}
 			}
-			q := map[string]any{"subject": "2", "tau": 24}
+			q := map[string]any{"subject": "2", "bioavailability": 24}
 			for k, v := range p {
 				q[k] = v
 			}
 			m["profiles"] = []any{p, q}
-		}, "profiles[1].tau", "unknown_field", []string{`unknown field "tau"`}, `24`, ""},
+		}, "profiles[1].bioavailability", "unknown_field", []string{`unknown field "bioavailability"`}, `24`, ""},
 		{"pk.nca", "a subject given as a number in profile 0", func(m map[string]any) {
 			p := map[string]any{}
 			for _, k := range ncaProfileFields {

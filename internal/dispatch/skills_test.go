@@ -214,7 +214,7 @@ func TestNCASkill(t *testing.T) {
 		t.Fatal(err)
 	}
 	close := func(got, want float64) bool { return got-want < 1e-6*want && want-got < 1e-6*want }
-	if tc := r.RunSkill.ToolCall; tc.CheckLogicVersion != "pk.nca/1" || !strings.HasPrefix(tc.InputsHash, "sha256:") ||
+	if tc := r.RunSkill.ToolCall; tc.CheckLogicVersion != "pk.nca/1.1" || !strings.HasPrefix(tc.InputsHash, "sha256:") ||
 		tc.ResultArtifactID == nil || *tc.ResultArtifactID != r.RunSkill.SkillResult.Ref {
 		t.Fatalf("the call's record of the skill run: %+v", tc)
 	}

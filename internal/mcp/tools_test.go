@@ -179,8 +179,10 @@ func TestToolListIsCompact(t *testing.T) {
 	if substrate == 0 {
 		t.Fatal("no substrate tool listed: the size says nothing of them")
 	}
-	if len(raw) > 86<<10 || outputs > 32<<10 {
-		t.Fatalf("tools/list is %d bytes (%d of output schemas): over the 86 KiB (32 KiB) guard", len(raw), outputs)
+	// 93 KiB: tool.pk.nca's pk.nca/1.1 options (partial AUCs, dosing
+	// intervals, infusion, λz control, urine, molar units) added 9.9 KB.
+	if len(raw) > 93<<10 || outputs > 32<<10 {
+		t.Fatalf("tools/list is %d bytes (%d of output schemas): over the 93 KiB (32 KiB) guard", len(raw), outputs)
 	}
 	// A listed substrate tool's output schema validates what its manifest's
 	// does, without the annotations.

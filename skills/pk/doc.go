@@ -1,6 +1,7 @@
 // Package pk is the computation behind the pk.nca skill: non-compartmental
-// analysis (NCA) of a concentration-time profile after a single extravascular
-// or IV bolus dose, and its figure.
+// analysis (NCA) of a concentration-time profile after an extravascular dose,
+// an IV bolus or an IV infusion, single or repeated at dosing intervals, and
+// its figure.
 //
 // # Why it exists
 //
@@ -51,6 +52,23 @@
 //     AUMClast + Clast·Tlast/λz + Clast/λz², MRTinf = AUMCinf/AUCinf,
 //     CL(/F) = Dose/AUCinf, Vz(/F) = Dose/(λz·AUCinf), t½ = ln 2/λz, span =
 //     fit interval/t½. More than 20% of AUCinf extrapolated is flagged.
+//   - Infusion (Profile.Duration): C(0) = 0 unless observed; no λz point
+//     before the infusion ends; MRT = AUMC/AUC − Tinf/2; Vss = MRTinf·CL for
+//     both IV routes. [Conventions] lists where Phoenix and PKNCA differ and
+//     the rule followed (Cmax is never in a best-fit λz, PKNCA's rule).
+//   - λz under the caller's control ([LambdaZControl]): a manual range,
+//     samples excluded with a reason, weighting uniform, 1/y or 1/y²
+//     (weighted least squares); the choice is in [Terminal] and on the figure.
+//     Corr_XY = the fit's correlation, −√R² when falling.
+//   - Partial AUCs ([PartialAUCRequest]): between samples by the caller's
+//     interpolation (linear, or log where falling), after Tlast by λz from the
+//     observed Clast or not at all; each result names both rules.
+//   - Dosing intervals (Profile.Tau, DoseTimes): per dose [d, d + τ] AUCτ,
+//     Cmax, Cmin, Cτ, Cavg = AUCτ/τ, fluctuation 100·(Cmax − Cmin)/Cavg, swing
+//     (Cmax − Cmin)/Cmin, CLss = Dose/AUCτ and the accumulation index
+//     1/(1 − e^(−λz·τ)); after several doses λz follows the last dose's peak.
+//   - Urine ([UrineCollection]): Ae = V·C per collection, fe = ΣAe/Dose, CLr =
+//     ΣAe/AUC over the collections. Also Tlag, Cmax/D, AUC/D, AUMC %extrapolated.
 //
 // # Verification
 //
@@ -59,5 +77,11 @@
 // mono-exponential exactly; theophylline subject 1 against a calculation
 // written out in testdata/theoph_subject1_by_hand.txt; and all 12
 // theophylline subjects, both methods, every parameter, against a second,
-// naive implementation in naive_test.go.
+// naive implementation in naive_test.go. The pk.nca/1.1 parameters: against
+// NonCompart's published Theoph table (testdata/noncompart_theoph_linear.txt:
+// Cmax/D, Tlag, Corr_XY, AUCinf/D, AUMC %extrapolated, AUC 0–12), the naive
+// implementation (all subjects, both methods, partial AUCs by cumulative
+// difference), a naive weighted regression, an exponential's exact partial
+// AUC, a superposed Bateman steady state, the analytic infusion, and an
+// exponential urine profile with a known CLr.
 package pk

@@ -37,7 +37,10 @@ const (
 // with units. On the log panel the λz points are circled (class
 // "lambda-z-point", each with a <title> giving its time and concentration) and
 // the fitted terminal line ln C = intercept − λz·t is drawn over the fit
-// interval (class "lambda-z-fit"). Samples below LLOQ are drawn hollow on the
+// interval (class "lambda-z-fit"), the fitted range is shaded (class
+// "lambda-z-range", the caller's range or the fit's first to last point) and
+// each sample the caller excluded from the fit is crossed out (class
+// "lambda-z-excluded", its <title> giving the reason). Samples below LLOQ are drawn hollow on the
 // linear panel and left off the log panel, as are zeros. The output depends
 // only on the arguments: the same input gives the same bytes.
 func FigureSVG(p Profile, r *Result, units AxisUnits) ([]byte, error) {
@@ -99,6 +102,15 @@ func FigureSVG(p Profile, r *Result, units AxisUnits) ([]byte, error) {
 	if tm != nil {
 		sub = fmt.Sprintf("λz = %s /%s from %d points (%s), adj. R² = %.4f, t½ = %s %s",
 			num(tm.LambdaZ), units.Time, tm.N, tm.Selection, tm.AdjR2, num(tm.HalfLife), units.Time)
+		if tm.RangeStart != nil {
+			sub += fmt.Sprintf(", range %s–%s %s", num(*tm.RangeStart), num(*tm.RangeEnd), units.Time)
+		}
+		if tm.Weighting != "" && tm.Weighting != WeightUniform {
+			sub += ", weighted " + tm.Weighting
+		}
+		if len(tm.Excluded) > 0 {
+			sub += fmt.Sprintf(", %d excluded", len(tm.Excluded))
+		}
 	}
 	w(`<text class="subtitle" x="%s" y="46" text-anchor="middle">%s</text>`+"\n", coord(figW/2), esc(sub))
 
@@ -177,6 +189,23 @@ func FigureSVG(p Profile, r *Result, units AxisUnits) ([]byte, error) {
 				coord(lx), coord(ly), coord(lx+12), coord(ly+4),
 				coord(lx), coord(ly+18), coord(lx+12), coord(ly+22),
 				coord(lx-8), coord(ly+36), coord(lx+8), coord(ly+36), coord(lx+12), coord(ly+40))
+			// The fitted range: the caller's, or the fit's first to last point.
+			r0, r1 := tm.Times[0], tm.Times[len(tm.Times)-1]
+			if tm.RangeStart != nil {
+				r0, r1 = math.Max(0, *tm.RangeStart), math.Min(ttop, *tm.RangeEnd)
+			}
+			w(`<rect class="lambda-z-range" x="%s" y="%s" width="%s" height="%s" fill="#c0392b" fill-opacity="0.08"><title>%s</title></rect>`+"\n",
+				coord(px(r0)), coord(plotTop), coord(math.Max(1, px(r1)-px(r0))), coord(plotBot-plotTop),
+				esc(fmt.Sprintf("λz range: %s–%s %s (%s, weighting %s)", num(r0), num(r1), units.Time, tm.Selection, tm.Weighting)))
+			for _, x := range tm.Excluded {
+				if x.Conc <= 0 {
+					continue
+				}
+				cx, cy := px(x.Time), py(x.Conc)
+				w(`<path class="lambda-z-excluded" d="M%s %sL%s %sM%s %sL%s %s" stroke="#7f8c8d" stroke-width="2"><title>%s</title></path>`+"\n",
+					coord(cx-6), coord(cy-6), coord(cx+6), coord(cy+6), coord(cx-6), coord(cy+6), coord(cx+6), coord(cy-6),
+					esc(fmt.Sprintf("excluded from λz: t = %s %s, C = %s %s: %s", num(x.Time), units.Time, num(x.Conc), units.Concentration, x.Reason)))
+			}
 			w(`<line class="lambda-z-fit" x1="%s" y1="%s" x2="%s" y2="%s" stroke="#c0392b" stroke-width="2" stroke-dasharray="6 3"/>`+"\n",
 				coord(px(fitT0)), coord(py(fitC0)), coord(px(fitT1)), coord(py(fitC1)))
 			for i, t := range tm.Times {

@@ -13,7 +13,7 @@ import (
 const AdjR2Tolerance = 1e-4
 
 // Terminal is the terminal-phase fit: ln C = Intercept − LambdaZ·t, by
-// unweighted least squares over the points listed.
+// least squares over the points listed, weighted as Weighting says.
 type Terminal struct {
 	// LambdaZ is the terminal rate constant (1/h), minus the fitted slope.
 	LambdaZ float64 `json:"lambdaZ"`
@@ -26,13 +26,41 @@ type Terminal struct {
 	// R2 is the coefficient of determination; AdjR2 = 1 − (1 − R²)(n − 1)/(n − 2).
 	R2    float64 `json:"r2"`
 	AdjR2 float64 `json:"adjR2"`
+	// CorrXY is the (weighted) correlation of t and ln C over the fit,
+	// negative for a falling phase: −√R², Phoenix's Corr_XY.
+	CorrXY float64 `json:"corrXY"`
 	// HalfLife is t½ = ln 2 / λz (h).
 	HalfLife float64 `json:"halfLife"`
 	// Span is (last fit time − first fit time) / t½: how many half-lives the fit covers.
 	Span float64 `json:"span"`
-	// Selection is "best_fit" (the adjusted-R² search) or "fixed_points"
-	// (Options.LambdaZPoints).
+	// Selection is "best_fit" (the adjusted-R² search), "fixed_points"
+	// (Options.LambdaZPoints) or "manual_range" (the caller's Start–End).
 	Selection string `json:"selection"`
+	// RangeStart and RangeEnd echo a manual range; nil otherwise.
+	RangeStart *float64 `json:"rangeStart"`
+	RangeEnd   *float64 `json:"rangeEnd"`
+	// Weighting is the regression's weighting (uniform, 1/y, 1/y2).
+	Weighting string `json:"weighting"`
+	// Excluded are the samples the caller kept out of the fit, with reasons.
+	Excluded []ExcludedPoint `json:"excluded"`
+}
+
+// ExcludedPoint is a sample kept out of the λz fit by the caller.
+type ExcludedPoint struct {
+	Time   float64 `json:"time"`
+	Conc   float64 `json:"conc"`
+	Reason string  `json:"reason"`
+}
+
+// weight is a point's weight in the λz regression.
+func weight(w string, c float64) float64 {
+	switch w {
+	case WeightInvY:
+		return 1 / c
+	case WeightInvY2:
+		return 1 / (c * c)
+	}
+	return 1
 }
 
 // slope is the least-squares slope of ln c on t over pts (all c > 0), in 1/h.
@@ -84,23 +112,29 @@ func notEstimable(el []point, r *Result, fixed *int) string {
 	return msg + "; choose other points with lambda_z_points (or leave it out for the best-fit rule), or add samples later in the terminal phase"
 }
 
-// fit regresses ln c on t over pts (all c > 0). ok is false when the slope is
-// not negative (no terminal decline).
-func fit(pts []point) (tm Terminal, ok bool) {
+// fit regresses ln c on t over pts (all c > 0), weighting each point by
+// weight(w, c): weighted means x̄ = Σwx/Σw, ȳ = Σwy/Σw, Sxx = Σw(x − x̄)²,
+// Sxy = Σw(x − x̄)(y − ȳ), Syy = Σw(y − ȳ)²; slope = Sxy/Sxx, R² =
+// Sxy²/(Sxx·Syy). Uniform weighting is ordinary least squares. ok is false
+// when the slope is not negative (no terminal decline).
+func fit(pts []point, w string) (tm Terminal, ok bool) {
 	n := float64(len(pts))
-	var mx, my float64
+	var sw, mx, my float64
 	for _, p := range pts {
-		mx += p.t
-		my += math.Log(p.c)
+		wt := weight(w, p.c)
+		sw += wt
+		mx += wt * p.t
+		my += wt * math.Log(p.c)
 	}
-	mx /= n
-	my /= n
+	mx /= sw
+	my /= sw
 	var sxx, sxy, syy float64
 	for _, p := range pts {
+		wt := weight(w, p.c)
 		dx, dy := p.t-mx, math.Log(p.c)-my
-		sxx += dx * dx
-		sxy += dx * dy
-		syy += dy * dy
+		sxx += wt * dx * dx
+		sxy += wt * dx * dy
+		syy += wt * dy * dy
 	}
 	slope := sxy / sxx
 	if !(slope < 0) {
@@ -113,7 +147,13 @@ func fit(pts []point) (tm Terminal, ok bool) {
 		N:         len(pts),
 		R2:        r2,
 		AdjR2:     1 - (1-r2)*(n-1)/(n-2),
+		CorrXY:    sxy / math.Sqrt(sxx*syy),
 		HalfLife:  math.Ln2 / -slope,
+		Weighting: w,
+		Excluded:  []ExcludedPoint{},
+	}
+	if tm.Weighting == "" {
+		tm.Weighting = WeightUniform
 	}
 	for _, p := range pts {
 		tm.Times = append(tm.Times, p.t)
@@ -141,10 +181,10 @@ func eligible(pts []point, imax, ilast int) []point {
 // n = 3, 4, … all; keep the fits with a negative slope; take the highest
 // adjusted R², and among the fits within AdjR2Tolerance of it the one with the
 // most points. ok is false when no fit qualifies.
-func bestFit(el []point) (best Terminal, ok bool) {
+func bestFit(el []point, w string) (best Terminal, ok bool) {
 	var fits []Terminal
 	for n := 3; n <= len(el); n++ {
-		if tm, good := fit(el[len(el)-n:]); good {
+		if tm, good := fit(el[len(el)-n:], w); good {
 			fits = append(fits, tm)
 		}
 	}

@@ -22,6 +22,17 @@ func naiveNCA(ts, cs []float64, dose float64, logDown bool) map[string]float64 {
 		ilast--
 	}
 	out["cmax"], out["tmax"], out["clast"], out["tlast"], out["c0"] = cs[imax], ts[imax], cs[ilast], ts[ilast], cs[0]
+	out["cmaxd"] = cs[imax] / dose
+	// Tlag: the time before the first positive sample (0 if it is the first).
+	out["tlag"] = 0
+	for i := range cs {
+		if cs[i] > 0 {
+			if i > 0 {
+				out["tlag"] = ts[i-1]
+			}
+			break
+		}
+	}
 
 	auc := make([]float64, n)  // cumulative AUC from t0
 	aumc := make([]float64, n) // cumulative AUMC from t0
@@ -40,11 +51,12 @@ func naiveNCA(ts, cs []float64, dose float64, logDown bool) map[string]float64 {
 	}
 	out["auclast"], out["aucall"], out["aumclast"] = auc[ilast], auc[n-1], aumc[ilast]
 	out["mrtlast"] = aumc[ilast] / auc[ilast]
+	out["auclastd"] = auc[ilast] / dose
 
 	// λz: every window ending at Tlast, starting after Tmax, with ≥ 3 points.
 	type cand struct {
-		slope, icpt, r2, adj float64
-		k                    int
+		slope, icpt, r2, adj, r float64
+		k                       int
 	}
 	var cands []cand
 	for start := imax + 1; start <= ilast-2; start++ {
@@ -68,8 +80,14 @@ func naiveNCA(ts, cs []float64, dose float64, logDown bool) map[string]float64 {
 			sstot += (y - sy/fk) * (y - sy/fk)
 		}
 		r2 := 1 - ssres/sstot
+		// Pearson's r from the raw sums, Σy² as well.
+		var syy float64
+		for i := start; i <= ilast; i++ {
+			syy += math.Log(cs[i]) * math.Log(cs[i])
+		}
+		r := (fk*sxy - sx*sy) / math.Sqrt((fk*sxx-sx*sx)*(fk*syy-sy*sy))
 		if slope < 0 {
-			cands = append(cands, cand{slope, icpt, r2, 1 - (1-r2)*(fk-1)/(fk-2), k})
+			cands = append(cands, cand{slope, icpt, r2, 1 - (1-r2)*(fk-1)/(fk-2), r, k})
 		}
 	}
 	if len(cands) == 0 {
@@ -88,6 +106,7 @@ func naiveNCA(ts, cs []float64, dose float64, logDown bool) map[string]float64 {
 		}
 	}
 	lz := -pick.slope
+	out["corrxy"] = pick.r
 	out["lambdaz"], out["lambdazn"], out["r2"], out["adjr2"], out["intercept"] = lz, float64(pick.k), pick.r2, pick.adj, pick.icpt
 	out["halflife"] = math.Log(2) / lz
 	out["lambdaztfirst"] = ts[ilast-pick.k+1]
@@ -100,9 +119,50 @@ func naiveNCA(ts, cs []float64, dose float64, logDown bool) map[string]float64 {
 		out["aucinf"+suffix] = ai
 		out["aucpctextrap"+suffix] = (ai - auc[ilast]) / ai * 100
 		out["aumcinf"+suffix] = mi
+		out["aucinf"+suffix+"d"] = ai / dose
+		out["aumcpctextrap"+suffix] = (mi - aumc[ilast]) / mi * 100
 		out["mrtinf"+suffix] = mi / ai
 		out["cl"+suffix] = dose / ai
 		out["vz"+suffix] = dose / lz / ai
 	}
 	return out
+}
+
+// naivePartialAUC is AUC(a, b) as the difference of two cumulative areas
+// from t = 0 (the package integrates the interval directly): cum(x) is the
+// cumulative AUC at the last sample ≤ x plus the piece from there to x, the
+// concentration at x read off the chord (linear) or the exponential through
+// the two samples (log down, falling). After tlast, C = clast·e^(−lz(t−tlast)).
+func naivePartialAUC(ts, cs []float64, a, b float64, logDown bool, lz float64) float64 {
+	ilast := len(cs) - 1
+	for cs[ilast] <= 0 {
+		ilast--
+	}
+	piece := func(t1, c1, t2, c2 float64) float64 {
+		if logDown && c2 < c1 && c2 > 0 {
+			return (t2 - t1) * (c1 - c2) / math.Log(c1/c2)
+		}
+		return (t2 - t1) * (c1 + c2) / 2
+	}
+	cum := func(x float64) float64 {
+		total := 0.0
+		for i := 1; i <= ilast; i++ {
+			if ts[i] <= x {
+				total += piece(ts[i-1], cs[i-1], ts[i], cs[i])
+				continue
+			}
+			if x > ts[i-1] {
+				f := (x - ts[i-1]) / (ts[i] - ts[i-1])
+				cx := cs[i-1] + f*(cs[i]-cs[i-1])
+				if logDown && cs[i] < cs[i-1] && cs[i] > 0 {
+					cx = math.Exp(math.Log(cs[i-1]) + f*(math.Log(cs[i])-math.Log(cs[i-1])))
+				}
+				total += piece(ts[i-1], cs[i-1], x, cx)
+			}
+			return total
+		}
+		// Past tlast: the whole observed area plus the exponential tail.
+		return total + cs[ilast]/lz*(1-math.Exp(-lz*(x-ts[ilast])))
+	}
+	return cum(b) - cum(a)
 }

@@ -76,8 +76,8 @@ func compute(p Profile, o Options, prefix string) (*Result, error) {
 	// The notes are lists, empty rather than null when there is none.
 	r := &Result{Subject: p.Subject, Route: p.Route, Method: o.AUCMethod, BLQRule: p.BLQRule, Dose: p.Dose,
 		Imputations: []Note{}, Warnings: []Note{}}
-	r.CLName, r.VzName = "CL/F", "Vz/F"
-	if p.Route == RouteIVBolus {
+	r.CLName, r.VzName, r.Duration = "CL/F", "Vz/F", p.Duration
+	if p.Route != RouteExtravascular {
 		r.CLName, r.VzName = "CL", "Vz"
 	}
 	pts, zeroed, excluded := applyBLQ(p)
@@ -109,17 +109,124 @@ func compute(p Profile, o Options, prefix string) (*Result, error) {
 	}
 	r.Cmax, r.Tmax = pts[imax].c, pts[imax].t
 	r.Clast, r.Tlast = pts[ilast].c, pts[ilast].t
+	r.CmaxD = r.Cmax / r.Dose
+	if p.Route == RouteExtravascular {
+		// Tlag: the time of the sample before the first positive one (0
+		// when the first is positive), as PKNCA's tlag and Phoenix's Tlag.
+		tlag := 0.0
+		for i, q := range pts {
+			if q.c > 0 {
+				if i > 0 {
+					tlag = pts[i-1].t
+				}
+				break
+			}
+		}
+		r.Tlag = ptr(tlag)
+	}
 
 	r.AUClast, r.AUMClast = areas(o.AUCMethod, pts, ilast)
 	r.AUCall, _ = areas(o.AUCMethod, pts, len(pts)-1)
+	r.AUClastD = r.AUClast / r.Dose
 	if r.AUClast > 0 {
-		r.MRTlast = ptr(r.AUMClast / r.AUClast)
+		r.MRTlast = ptr(r.AUMClast/r.AUClast - r.infusionHalf())
 	}
 
-	el := eligible(pts, imax, ilast)
+	tm, ok, err := r.terminal(p, o, pts, imax, ilast, prefix)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		r.Terminal = &tm
+		r.extrapolate(tm)
+	}
+	cv := r.curve(pts, ilast)
+	r.partials(cv, o.AUCMethod, o.PartialAUCs)
+	r.intervals(cv, p, pts, o.AUCMethod)
+	r.urine(cv, p.Urine, o.AUCMethod)
+	return r, nil
+}
+
+// infusionHalf is the infusion's half duration, subtracted from the MRTs
+// (MRT = AUMC/AUC − Tinf/2; 0 for the other routes).
+func (r *Result) infusionHalf() float64 {
+	if r.Duration == nil {
+		return 0
+	}
+	return *r.Duration / 2
+}
+
+// terminal chooses and fits the λz points: the caller's range, the last
+// o.LambdaZPoints eligible points, or the best-fit rule; excluded samples
+// are never used and are recorded. ok is false (with a warning) when no fit
+// qualifies; err refuses a range or point count the data cannot meet.
+func (r *Result) terminal(p Profile, o Options, pts []point, imax, ilast int, prefix string) (Terminal, bool, error) {
+	var lz LambdaZControl
+	if p.LambdaZ != nil {
+		lz = *p.LambdaZ
+	}
+	w := lz.Weighting
+	if w == "" {
+		w = WeightUniform
+	}
+	reason := map[float64]string{}
+	for _, x := range lz.Exclude {
+		reason[x.Time] = x.Reason
+	}
+	var excl []ExcludedPoint
+	for _, q := range pts {
+		if why, ok := reason[q.t]; ok && q.observed {
+			excl = append(excl, ExcludedPoint{Time: q.t, Conc: q.c, Reason: why})
+		}
+	}
+	keep := func(q point) bool { _, out := reason[q.t]; return q.observed && q.c > 0 && !out }
+	// After several doses the terminal phase follows the last dose's peak.
+	first := imax
+	if n := len(p.DoseTimes); n > 1 {
+		last := p.DoseTimes[n-1]
+		first = -1
+		for i, q := range pts {
+			if q.observed && q.t >= last && (first < 0 || q.c > pts[first].c) {
+				first = i
+			}
+		}
+		if first < 0 {
+			first = ilast
+		}
+	}
+	var el []point
+	for i := first + 1; i <= ilast; i++ {
+		// Phoenix: no point before the end of an infusion (see Conventions).
+		if p.Duration != nil && pts[i].t < *p.Duration {
+			continue
+		}
+		if keep(pts[i]) {
+			el = append(el, pts[i])
+		}
+	}
 	var tm Terminal
 	ok := false
-	if o.LambdaZPoints != nil {
+	switch {
+	case lz.Start != nil:
+		var in []point
+		for i := 0; i <= ilast; i++ {
+			if q := pts[i]; keep(q) && q.t >= *lz.Start && q.t <= *lz.End {
+				in = append(in, q)
+			}
+		}
+		if len(in) < 3 {
+			var ps problem.List
+			ps.Add(prefix+"lambdaZ.start", CodeTooFewInRange, *lz.Start,
+				"is %v h and end %v h: the range holds %d usable sample(s) (observed, positive, up to Tlast %v h, not excluded), fewer than the 3 a terminal fit needs; widen the range", *lz.Start, *lz.End, len(in), r.Tlast)
+			return Terminal{}, false, ps.Err(procedure)
+		}
+		tm, ok = fit(in, w)
+		tm.Selection, tm.RangeStart, tm.RangeEnd = SelectionManualRange, ptr(*lz.Start), ptr(*lz.End)
+		if !ok {
+			r.warn(WarnLambdaZNotEstimable, "λz not estimable: the log-linear fit of the %d samples in %v–%v h has slope %.4g 1/h, not falling; choose another range; AUCinf, t½, CL and Vz not computed",
+				len(in), *lz.Start, *lz.End, slope(in))
+		}
+	case o.LambdaZPoints != nil:
 		n := *o.LambdaZPoints
 		if n > len(el) {
 			var ps problem.List
@@ -130,31 +237,35 @@ func compute(p Profile, o Options, prefix string) (*Result, error) {
 				ps.Add(prefix+"lambdaZPoints", CodeLambdaZPointsRange, n,
 					"is %d but only %d positive samples follow Tmax (%v h): expected 3..%d", n, len(el), r.Tmax, len(el))
 			}
-			return nil, ps.Err(procedure)
+			return Terminal{}, false, ps.Err(procedure)
 		}
-		tm, ok = fit(el[len(el)-n:])
+		tm, ok = fit(el[len(el)-n:], w)
 		tm.Selection = SelectionFixedPoints
-	} else {
-		tm, ok = bestFit(el)
+	default:
+		tm, ok = bestFit(el, w)
 	}
 	if !ok {
-		r.warn(WarnLambdaZNotEstimable, "%s; AUCinf, t½, CL and Vz not computed", notEstimable(el, r, o.LambdaZPoints))
-		return r, nil
+		if lz.Start == nil {
+			r.warn(WarnLambdaZNotEstimable, "%s; AUCinf, t½, CL and Vz not computed", notEstimable(el, r, o.LambdaZPoints))
+		}
+		return Terminal{}, false, nil
 	}
-	r.Terminal = &tm
-	r.extrapolate(tm)
-	return r, nil
+	tm.Excluded = excl
+	if tm.Excluded == nil {
+		tm.Excluded = []ExcludedPoint{}
+	}
+	return tm, true, nil
 }
 
 // startAtZero puts the concentration at t = 0 in front of the series when the
 // series does not start with a usable one (see NCA, step 2).
 func (r *Result) startAtZero(route string, pts []point) []point {
-	if pts[0].t == 0 && (route == RouteExtravascular || pts[0].c > 0) {
+	if pts[0].t == 0 && (route != RouteIVBolus || pts[0].c > 0) {
 		r.note(NoteC0Observed, "integration starts at t = 0 with the observed concentration %v mg/L", pts[0].c)
 		return pts
 	}
-	if route == RouteExtravascular {
-		r.note(NoteC0AssumedZero, "no sample at t = 0: C(0) = 0 assumed (extravascular dose)")
+	if route != RouteIVBolus {
+		r.note(NoteC0AssumedZero, "no sample at t = 0: C(0) = 0 assumed (%s dose)", map[string]string{RouteExtravascular: "extravascular", RouteIVInfusion: "infusion"}[route])
 		return append([]point{{t: 0, c: 0}}, pts...)
 	}
 	if pts[0].t == 0 { // an IV bolus's zero at t = 0 is a pre-dose sample
@@ -196,20 +307,27 @@ func (r *Result) extrapolate(tm Terminal) {
 	cpred := math.Exp(tm.Intercept - lz*r.Tlast)
 	r.ClastPred = ptr(cpred)
 	for _, v := range []struct {
-		clast                       float64
-		auc, pct, aumc, mrt, cl, vz **float64
+		clast                                           float64
+		auc, aucD, pct, aumc, aumcPct, mrt, cl, vz, vss **float64
 	}{
-		{r.Clast, &r.AUCinfObs, &r.AUCPctExtrapObs, &r.AUMCinfObs, &r.MRTinfObs, &r.CLObs, &r.VzObs},
-		{cpred, &r.AUCinfPred, &r.AUCPctExtrapPred, &r.AUMCinfPred, &r.MRTinfPred, &r.CLPred, &r.VzPred},
+		{r.Clast, &r.AUCinfObs, &r.AUCinfObsD, &r.AUCPctExtrapObs, &r.AUMCinfObs, &r.AUMCPctExtrapObs, &r.MRTinfObs, &r.CLObs, &r.VzObs, &r.VssObs},
+		{cpred, &r.AUCinfPred, &r.AUCinfPredD, &r.AUCPctExtrapPred, &r.AUMCinfPred, &r.AUMCPctExtrapPred, &r.MRTinfPred, &r.CLPred, &r.VzPred, &r.VssPred},
 	} {
 		auc := r.AUClast + v.clast/lz
 		aumc := r.AUMClast + v.clast*r.Tlast/lz + v.clast/(lz*lz)
+		mrt := aumc/auc - r.infusionHalf()
 		*v.auc = ptr(auc)
+		*v.aucD = ptr(auc / r.Dose)
 		*v.pct = ptr(100 * (auc - r.AUClast) / auc)
 		*v.aumc = ptr(aumc)
-		*v.mrt = ptr(aumc / auc)
+		*v.aumcPct = ptr(100 * (aumc - r.AUMClast) / aumc)
+		*v.mrt = ptr(mrt)
 		*v.cl = ptr(r.Dose / auc)
 		*v.vz = ptr(r.Dose / (lz * auc))
+		if r.Route != RouteExtravascular {
+			// Vss = MRT·CL (Gabrielsson & Weiner; PKNCA vss; Phoenix Vss).
+			*v.vss = ptr(mrt * r.Dose / auc)
+		}
 	}
 	if *r.AUCPctExtrapObs > ExtrapolationLimitPct {
 		r.warn(WarnExtrapolatedOver20, "%.1f%% of AUCinf (observed) is extrapolated beyond Tlast, more than %.0f%%", *r.AUCPctExtrapObs, ExtrapolationLimitPct)

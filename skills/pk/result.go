@@ -13,9 +13,17 @@ type Result struct {
 	BLQRule string  `json:"blqRule,omitempty"`
 	Dose    float64 `json:"dose"`
 
-	// Cmax is the highest observed concentration and Tmax its first time.
-	Cmax float64 `json:"cmax"`
-	Tmax float64 `json:"tmax"`
+	// Duration echoes an infusion's duration (h); nil for the other routes.
+	Duration *float64 `json:"duration"`
+
+	// Cmax is the highest observed concentration and Tmax its first time;
+	// CmaxD = Cmax/Dose.
+	Cmax  float64 `json:"cmax"`
+	CmaxD float64 `json:"cmaxD"`
+	Tmax  float64 `json:"tmax"`
+	// Tlag (extravascular only; nil otherwise) is the time of the sample
+	// before the first positive concentration, 0 when that is the first.
+	Tlag *float64 `json:"tlag"`
 	// Tlast and Clast are the last time with a positive concentration and that concentration.
 	Tlast float64 `json:"tlast"`
 	Clast float64 `json:"clast"`
@@ -27,9 +35,11 @@ type Result struct {
 	// kept (a trailing zero adds the linear triangle after Tlast).
 	AUClast float64 `json:"auclast"`
 	AUCall  float64 `json:"aucall"`
+	// AUClastD = AUClast/Dose.
+	AUClastD float64 `json:"auclastD"`
 	// AUMClast is ∫ t·C dt from 0 to Tlast.
 	AUMClast float64 `json:"aumclast"`
-	// MRTlast = AUMClast / AUClast.
+	// MRTlast = AUMClast / AUClast (− duration/2 for an infusion).
 	MRTlast *float64 `json:"mrtlast"`
 
 	// Terminal is the λz fit; nil when λz is not estimable.
@@ -40,14 +50,20 @@ type Result struct {
 	// AUCinfObs = AUClast + Clast/λz; AUCinfPred = AUClast + ClastPred/λz.
 	AUCinfObs  *float64 `json:"aucinfObs"`
 	AUCinfPred *float64 `json:"aucinfPred"`
+	// AUCinfObsD = AUCinfObs/Dose; Pred likewise.
+	AUCinfObsD  *float64 `json:"aucinfObsD"`
+	AUCinfPredD *float64 `json:"aucinfPredD"`
 	// AUCPctExtrapObs = 100·(AUCinfObs − AUClast)/AUCinfObs; Pred likewise.
 	AUCPctExtrapObs  *float64 `json:"aucPctExtrapObs"`
 	AUCPctExtrapPred *float64 `json:"aucPctExtrapPred"`
 	// AUMCinfObs = AUMClast + Clast·Tlast/λz + Clast/λz²; Pred uses ClastPred.
 	AUMCinfObs  *float64 `json:"aumcinfObs"`
 	AUMCinfPred *float64 `json:"aumcinfPred"`
-	// MRTinfObs = AUMCinfObs/AUCinfObs (both routes: a bolus has no infusion
-	// time to subtract); Pred likewise.
+	// AUMCPctExtrapObs = 100·(AUMCinfObs − AUMClast)/AUMCinfObs; Pred likewise.
+	AUMCPctExtrapObs  *float64 `json:"aumcPctExtrapObs"`
+	AUMCPctExtrapPred *float64 `json:"aumcPctExtrapPred"`
+	// MRTinfObs = AUMCinfObs/AUCinfObs, minus duration/2 for an infusion
+	// (PKNCA mrt.iv.obs, Phoenix MRTINF_obs); Pred likewise.
 	MRTinfObs  *float64 `json:"mrtinfObs"`
 	MRTinfPred *float64 `json:"mrtinfPred"`
 	// CLObs = Dose/AUCinfObs: CL for an IV bolus, CL/F for extravascular
@@ -58,9 +74,19 @@ type Result struct {
 	// (VzName says which); Pred likewise.
 	VzObs  *float64 `json:"vzObs"`
 	VzPred *float64 `json:"vzPred"`
+	// VssObs = MRTinfObs·CLObs, for IV routes only (nil extravascular); Pred likewise.
+	VssObs  *float64 `json:"vssObs"`
+	VssPred *float64 `json:"vssPred"`
 	// CLName is "CL" or "CL/F"; VzName is "Vz" or "Vz/F".
 	CLName string `json:"clName"`
 	VzName string `json:"vzName"`
+
+	// PartialAUCs are the requested partial AUCs (empty when none).
+	PartialAUCs []PartialAUC `json:"partialAUCs"`
+	// Intervals are the dosing intervals' parameters (with tau; else absent).
+	Intervals []Interval `json:"intervals,omitempty"`
+	// Urine is the urinary excretion (with urine collections; else absent).
+	Urine *UrineResult `json:"urine,omitempty"`
 
 	// Imputations states each rule applied to the data (C0 assumed or
 	// back-extrapolated, BLQ values set to zero or excluded).
@@ -97,7 +123,13 @@ const ExtrapolationLimitPct = 20.0
 // Units gives the canonical unit (UCUM) of each numeric Result field, keyed by
 // its JSON name, and of the Terminal fields under "terminal.".
 var Units = map[string]string{
-	"dose": "mg", "cmax": "mg/L", "tmax": "h", "tlast": "h", "clast": "mg/L", "c0": "mg/L",
+	"dose": "mg", "duration": "h", "cmaxD": "1/L", "tlag": "h", "auclastD": "h/L", "aucinfObsD": "h/L", "aucinfPredD": "h/L",
+	"aumcPctExtrapObs": "%", "aumcPctExtrapPred": "%", "vssObs": "L", "vssPred": "L",
+	"partialAUCs.auc": "mg.h/L", "intervals.auctau": "mg.h/L", "intervals.cmax": "mg/L", "intervals.cmin": "mg/L",
+	"intervals.ctau": "mg/L", "intervals.cavg": "mg/L", "intervals.fluctuationPct": "%", "intervals.swing": "1",
+	"intervals.clss": "L/h", "intervals.accumulationIndex": "1", "urine.ae": "mg", "urine.fe": "1", "urine.clr": "L/h",
+	"urine.collections.rate": "mg/h", "terminal.corrXY": "1",
+	"cmax": "mg/L", "tmax": "h", "tlast": "h", "clast": "mg/L", "c0": "mg/L",
 	"auclast": "mg.h/L", "aucall": "mg.h/L", "aumclast": "mg.h2/L", "mrtlast": "h",
 	"clastPred": "mg/L", "aucinfObs": "mg.h/L", "aucinfPred": "mg.h/L",
 	"aucPctExtrapObs": "%", "aucPctExtrapPred": "%",

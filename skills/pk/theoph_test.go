@@ -64,6 +64,7 @@ func params(r *Result) map[string]float64 {
 	m := map[string]float64{
 		"cmax": r.Cmax, "tmax": r.Tmax, "clast": r.Clast, "tlast": r.Tlast, "c0": r.C0,
 		"auclast": r.AUClast, "aucall": r.AUCall, "aumclast": r.AUMClast,
+		"cmaxd": r.CmaxD, "auclastd": r.AUClastD,
 	}
 	set := func(k string, v *float64) {
 		if v != nil {
@@ -71,6 +72,13 @@ func params(r *Result) map[string]float64 {
 		}
 	}
 	set("mrtlast", r.MRTlast)
+	set("tlag", r.Tlag)
+	set("aucinfobsd", r.AUCinfObsD)
+	set("aucinfpredd", r.AUCinfPredD)
+	set("aumcpctextrapobs", r.AUMCPctExtrapObs)
+	set("aumcpctextrappred", r.AUMCPctExtrapPred)
+	set("vssobs", r.VssObs)
+	set("vsspred", r.VssPred)
 	set("clastpred", r.ClastPred)
 	set("aucinfobs", r.AUCinfObs)
 	set("aucinfpred", r.AUCinfPred)
@@ -88,6 +96,7 @@ func params(r *Result) map[string]float64 {
 		m["lambdaz"], m["lambdazn"], m["r2"], m["adjr2"] = tm.LambdaZ, float64(tm.N), tm.R2, tm.AdjR2
 		m["halflife"], m["span"], m["intercept"] = tm.HalfLife, tm.Span, tm.Intercept
 		m["lambdaztfirst"] = tm.Times[0]
+		m["corrxy"] = tm.CorrXY
 	}
 	return m
 }

@@ -47,6 +47,21 @@ func TestRefusals(t *testing.T) {
 		{"unknown method", func(_ *Profile, o *Options) { o.AUCMethod = "log" }, "aucMethod", CodeUnknownAUCMethod},
 		{"λz points < 3", func(_ *Profile, o *Options) { o.LambdaZPoints = iptr(2) }, "lambdaZPoints", CodeLambdaZPointsRange},
 		{"λz points > eligible", func(_ *Profile, o *Options) { o.LambdaZPoints = iptr(5) }, "lambdaZPoints", CodeLambdaZPointsRange},
+		{"infusion without duration", func(p *Profile, _ *Options) { p.Route = RouteIVInfusion }, "duration", CodeDurationRequired},
+		{"duration not infusion", func(p *Profile, _ *Options) { p.Duration = fptr(1) }, "duration", CodeDurationNotInfusion},
+		{"zero duration", func(p *Profile, _ *Options) { p.Route, p.Duration = RouteIVInfusion, fptr(0) }, "duration", CodeNonPositive},
+		{"zero tau", func(p *Profile, _ *Options) { p.Tau = fptr(0) }, "tau", CodeNonPositive},
+		{"dose times without tau", func(p *Profile, _ *Options) { p.DoseTimes = []float64{0, 12} }, "tau", CodeTauRequired},
+		{"first dose not at 0", func(p *Profile, _ *Options) { p.Tau, p.DoseTimes = fptr(12), []float64{1, 12} }, "doseTimes[0]", CodeBadDoseTimes},
+		{"dose times unsorted", func(p *Profile, _ *Options) { p.Tau, p.DoseTimes = fptr(12), []float64{0, 12, 6} }, "doseTimes[2]", CodeBadDoseTimes},
+		{"partial end before start", func(_ *Profile, o *Options) { o.PartialAUCs = []PartialAUCRequest{{Start: 4, End: 2}} }, "partialAUCs[0].end", CodeBadInterval},
+		{"partial negative start", func(_ *Profile, o *Options) { o.PartialAUCs = []PartialAUCRequest{{Start: -1, End: 2}} }, "partialAUCs[0].start", CodeBadInterval},
+		{"partial interpolation", func(_ *Profile, o *Options) { o.PartialAUCs = []PartialAUCRequest{{End: 2, Interpolation: "log"}} }, "partialAUCs[0].interpolation", CodeUnknownInterpolation},
+		{"partial extrapolation", func(_ *Profile, o *Options) { o.PartialAUCs = []PartialAUCRequest{{End: 2, Extrapolation: "zero"}} }, "partialAUCs[0].extrapolation", CodeUnknownExtrapolation},
+		{"urine overlapping", func(p *Profile, _ *Options) {
+			p.Urine = []UrineCollection{{Start: 0, End: 4, Volume: 0.2, Conc: 10}, {Start: 3, End: 8, Volume: 0.2, Conc: 5}}
+		}, "urine[1].start", CodeBadInterval},
+		{"urine negative volume", func(p *Profile, _ *Options) { p.Urine = []UrineCollection{{Start: 0, End: 4, Volume: -1, Conc: 10}} }, "urine[0].volume", CodeNegativeConcentration},
 		{"all zero", func(p *Profile, _ *Options) { p.Conc = make([]float64, 6) }, "conc", CodeNoQuantifiable},
 		{"all BLQ", func(p *Profile, _ *Options) { p.LLOQ, p.BLQRule = fptr(10), BLQZero }, "conc", CodeNoQuantifiable},
 	}
