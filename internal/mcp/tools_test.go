@@ -153,7 +153,7 @@ func mustJSON(v any) []byte { b, _ := json.Marshal(v); return b }
 func TestToolListIsCompact(t *testing.T) {
 	e := env(t, mcp.Options{})
 	cs, changed := watchTools(t, e, apitest.Contributor(t, "alice"))
-	skills := []string{"tool.pk.nca", "tool.tox.fih_dose_projection", "tool.qa.check_readiness", "tool.data.check_conformance"}
+	skills := []string{"tool.pk.nca", "tool.tox.fih_dose_projection", "tool.qa.check_readiness", "tool.data.check_conformance", "tool.chem.sar_table"}
 	listed(t, cs, changed, func(m map[string]*sdk.Tool) bool { // the catalog synced: every skill's tool
 		for _, n := range skills {
 			if m[n] == nil {
@@ -179,8 +179,10 @@ func TestToolListIsCompact(t *testing.T) {
 	if substrate == 0 {
 		t.Fatal("no substrate tool listed: the size says nothing of them")
 	}
-	if len(raw) > 86<<10 || outputs > 32<<10 {
-		t.Fatalf("tools/list is %d bytes (%d of output schemas): over the 86 KiB (32 KiB) guard", len(raw), outputs)
+	// 89 KiB: chem.sar_table's tool added 6.0 KB (2.6 KB of output schema)
+	// to the 84.8 KB before it.
+	if len(raw) > 89<<10 || outputs > 32<<10 {
+		t.Fatalf("tools/list is %d bytes (%d of output schemas): over the 89 KiB (32 KiB) guard", len(raw), outputs)
 	}
 	// A listed substrate tool's output schema validates what its manifest's
 	// does, without the annotations.
