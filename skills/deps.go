@@ -1,6 +1,9 @@
 package skills
 
-import "github.com/scidex/substrate/internal/store"
+import (
+	"github.com/scidex/substrate/internal/store"
+	"github.com/scidex/substrate/skills/chem"
+)
 
 // Deps is what the skills' functions use beyond their arguments.
 type Deps struct {
@@ -12,4 +15,7 @@ type Deps struct {
 	// (symlinks included). Empty: files are not read, only tables kept
 	// inline.
 	DatasetDir string
+	// Sandbox runs the library skills' workers (chem.sar_table's RDKit
+	// script): the server's bwrap runtime. Nil: those skills refuse to run.
+	Sandbox chem.Sandbox
 }

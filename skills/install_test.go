@@ -12,7 +12,12 @@ import (
 	"github.com/scidex/substrate/internal/dbtest"
 	"github.com/scidex/substrate/internal/ref"
 	"github.com/scidex/substrate/internal/request"
+	"github.com/scidex/substrate/internal/store"
+	"github.com/scidex/substrate/internal/workpacket"
+	"github.com/scidex/substrate/runtimes"
+	"github.com/scidex/substrate/runtimes/skillcall"
 	"github.com/scidex/substrate/skills"
+	"github.com/scidex/substrate/tools"
 )
 
 func TestMain(m *testing.M) { os.Exit(dbtest.Main(m)) }
@@ -43,9 +48,17 @@ func tool(t *testing.T, e *apitest.Env, name string) (version, state, hash strin
 // result that keeps to its output schema (no output violation), the queued
 // conformance check included.
 func TestInstallUpgradesTheSkillToolsAndTheirResultsKeepToTheirSchemas(t *testing.T) {
-	e := apitest.New(t, apitest.Opts{App: func(c *app.Config) { c.OnStart = nil }})
+	// chem.sar_table's worker runs in a real sandbox where the machine has
+	// one (bwrap and Debian's RDKit).
+	box := skills.TestSandbox(t)
+	e := apitest.New(t, apitest.Opts{App: func(c *app.Config) {
+		c.OnStart = nil
+		c.Runtimes = func(st *store.Store) (*runtimes.Registry, error) {
+			return runtimes.NewRegistry(tools.Runtime(skills.Deps{Store: st, Sandbox: box}), skillcall.New(workpacket.Writer(st)))
+		}
+	}})
 	ctx := context.Background()
-	cat := skills.Catalog(skills.Deps{Store: e.Store})
+	cat := skills.Catalog(skills.Deps{Store: e.Store, Sandbox: box})
 	old := make([]skills.Skill, len(cat))
 	for i, s := range cat {
 		var m map[string]any

@@ -4,5 +4,5 @@ package skills
 // package, turns a tool call's JSON arguments into its procedure's typed
 // inputs through the units layer, and its result back.)
 func catalog(deps Deps) []Skill {
-	return []Skill{nca(deps), fih(), readiness(), conformance(deps)}
+	return []Skill{nca(deps), fih(), readiness(), conformance(deps), sarTable(deps)}
 }

@@ -302,7 +302,7 @@ func undescribed(root, node map[string]any, inst any, path string) []string {
 // Every skill's result on its example validates against its output schema,
 // and the schema describes every field the result has.
 func TestSkillResultsMatchTheirOutputSchemas(t *testing.T) {
-	for _, s := range Catalog(Deps{}) {
+	for _, s := range Catalog(Deps{Sandbox: testSandbox(t)}) {
 		t.Run(s.Name, func(t *testing.T) {
 			var root map[string]any
 			_ = json.Unmarshal(manifest(t, s).OutputSchema, &root)

@@ -198,7 +198,16 @@ func (t toolFlags) runtimes(log *slog.Logger, dataDir string, killed func(reason
 		if datasets == "" {
 			datasets = filepath.Join(dataDir, "datasets")
 		}
-		rs := []runtimes.Runtime{tools.Runtime(skills.Deps{Store: st, DatasetDir: datasets}).WithLogger(log), skillcall.New(workpacket.Writer(st))}
+		box, err := t.bwrapRuntime(log, dataDir, killed)
+		if err != nil {
+			return nil, err
+		}
+		deps := skills.Deps{Store: st, DatasetDir: datasets}
+		if box != nil {
+			// The library skills (chem.sar_table) run their workers in it.
+			deps.Sandbox = box
+		}
+		rs := []runtimes.Runtime{tools.Runtime(deps).WithLogger(log), skillcall.New(workpacket.Writer(st))}
 		secretStore, err := secrets.Load(secrets.Options{File: *t.secretsFile})
 		if err != nil {
 			return nil, err
@@ -224,41 +233,48 @@ func (t toolFlags) runtimes(log *slog.Logger, dataDir string, killed func(reason
 			return nil, err
 		}
 		rs = append(rs, mcp)
-		// The sandbox user must traverse the cache: the data dir (often under
-		// a private home) first, then a system cache directory.
-		caches := []string{*t.bwrapCache}
-		if *t.bwrapCache == "" {
-			caches = []string{filepath.Join(dataDir, "bwrap-cache"), filepath.Join("/var/cache/scidex", "bwrap"), filepath.Join(os.TempDir(), "scidex-bwrap-cache")}
-		}
-		if *t.bwrapShim != "" {
-			if fi, err := os.Stat(*t.bwrapShim); err != nil || !fi.Mode().IsRegular() {
-				return nil, fmt.Errorf("--bwrap-egress-shim %q: not a program file", *t.bwrapShim)
-			}
-		}
-		shim := egressShim(*t.bwrapShim)
-		if shim == "" {
-			log.Warn("no scidex-egress-shim found (--bwrap-egress-shim): bwrap tools asking for the network will be refused")
-		}
-		var boxErr error
-		for _, cache := range caches {
-			box, err := bwrap.New(bwrap.Options{CacheDir: cache, UID: *t.bwrapUID, GID: *t.bwrapGID, GPUs: *t.gpus, Logger: log,
-				EgressShim: shim, EgressAllow: splitList(*t.httpAllow), CacheBytes: int64(*t.bwrapCacheM) << 20,
-				MemoryBytes: int64(*t.caps.defMem * (1 << 30)), WallTime: *t.caps.defWall, KilledFunc: killed})
-			if err != nil {
-				boxErr = errors.Join(boxErr, err)
-				continue
-			}
-			log.Info("bwrap runtime", "cache", cache, "enforcement", fmt.Sprintf("%+v", box.Enforcement()))
-			rs, boxErr = append(rs, box), nil
-			break
-		}
-		if boxErr != nil {
-			// A server without bubblewrap still serves everything else; a bwrap
-			// tool is then refused at registration, naming the runtimes it has.
-			log.Warn("the bwrap runtime is off: sandboxed tools will not run", "err", boxErr)
+		if box != nil {
+			rs = append(rs, box)
 		}
 		return runtimes.NewRegistry(rs...)
 	}
+}
+
+// bwrapRuntime is the bwrap runtime, or nil when this server cannot run
+// one (no bubblewrap): a warning is logged and everything else is served.
+func (t toolFlags) bwrapRuntime(log *slog.Logger, dataDir string, killed func(reason string)) (*bwrap.Runtime, error) {
+	// The sandbox user must traverse the cache: the data dir (often under
+	// a private home) first, then a system cache directory.
+	caches := []string{*t.bwrapCache}
+	if *t.bwrapCache == "" {
+		caches = []string{filepath.Join(dataDir, "bwrap-cache"), filepath.Join("/var/cache/scidex", "bwrap"), filepath.Join(os.TempDir(), "scidex-bwrap-cache")}
+	}
+	if *t.bwrapShim != "" {
+		if fi, err := os.Stat(*t.bwrapShim); err != nil || !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("--bwrap-egress-shim %q: not a program file", *t.bwrapShim)
+		}
+	}
+	shim := egressShim(*t.bwrapShim)
+	if shim == "" {
+		log.Warn("no scidex-egress-shim found (--bwrap-egress-shim): bwrap tools asking for the network will be refused")
+	}
+	var boxErr error
+	for _, cache := range caches {
+		box, err := bwrap.New(bwrap.Options{CacheDir: cache, UID: *t.bwrapUID, GID: *t.bwrapGID, GPUs: *t.gpus, Logger: log,
+			EgressShim: shim, EgressAllow: splitList(*t.httpAllow), CacheBytes: int64(*t.bwrapCacheM) << 20,
+			MemoryBytes: int64(*t.caps.defMem * (1 << 30)), WallTime: *t.caps.defWall, KilledFunc: killed})
+		if err != nil {
+			boxErr = errors.Join(boxErr, err)
+			continue
+		}
+		log.Info("bwrap runtime", "cache", cache, "enforcement", fmt.Sprintf("%+v", box.Enforcement()))
+		return box, nil
+	}
+	// A server without bubblewrap still serves everything else; a bwrap
+	// tool is then refused at registration, naming the runtimes it has, and
+	// chem.sar_table refuses to run.
+	log.Warn("the bwrap runtime is off: sandboxed tools will not run", "err", boxErr)
+	return nil, nil
 }
 
 // egressShim is the egress shim to use: the flag's, else scidex-egress-shim

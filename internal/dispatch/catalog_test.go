@@ -39,7 +39,7 @@ func TestCatalog(t *testing.T) {
 		t.Fatalf("search gate: %v", got)
 	}
 	// The two activated here, and the skills' tools the server installed.
-	if got := names(q, map[string]any{"s": "active"}); len(got) != 2+4 || !contains(got, "checksum.sha256") || !contains(got, "pk.nca") {
+	if got := names(q, map[string]any{"s": "active"}); len(got) != 2+5 || !contains(got, "checksum.sha256") || !contains(got, "pk.nca") {
 		t.Fatalf("active tools: %v", got)
 	}
 	if got := names(q, map[string]any{"s": "draft"}); len(got) != 1 || got[0] != "compare" {

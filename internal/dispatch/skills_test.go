@@ -3,9 +3,19 @@ package dispatch_test
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/scidex/substrate/internal/app"
+	"github.com/scidex/substrate/internal/store"
+	"github.com/scidex/substrate/internal/workpacket"
+	"github.com/scidex/substrate/runtimes"
+	"github.com/scidex/substrate/runtimes/bwrap"
+	"github.com/scidex/substrate/runtimes/skillcall"
+	"github.com/scidex/substrate/skills"
+	"github.com/scidex/substrate/tools"
 )
 
 const runSkillQ = `mutation($n: String!, $in: JSON!, $store: Boolean) { runSkill(input: {name: $n, inputs: $in, storeResult: $store}) {
@@ -322,7 +332,25 @@ func TestNCASkillManyProfiles(t *testing.T) {
 // Every skill's example runs as written (point 9): what a person or an agent
 // copies from the skill artifact succeeds.
 func TestEverySkillExampleRuns(t *testing.T) {
-	e := env(t, nil)
+	// chem.sar_table's worker runs in the bwrap sandbox, with Debian's RDKit
+	// (scripts/deps run).
+	dir, err := os.MkdirTemp("", "scidex-skills-sandbox-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e := env(t, nil, func(c *app.Config) {
+		c.Runtimes = func(st *store.Store) (*runtimes.Registry, error) {
+			box, err := bwrap.New(bwrap.Options{CacheDir: filepath.Join(dir, "cache")})
+			if err != nil {
+				return nil, err
+			}
+			return runtimes.NewRegistry(tools.Runtime(skills.Deps{Store: st, Sandbox: box}), skillcall.New(workpacket.Writer(st)))
+		}
+	})
 	var list struct {
 		Skills struct {
 			Edges []struct {
@@ -334,7 +362,7 @@ func TestEverySkillExampleRuns(t *testing.T) {
 		}
 	}
 	e.OK(t, alice(t), `{ skills(first: 50) { edges { node { ... on Skill { name example } } } } }`, nil, &list)
-	if len(list.Skills.Edges) != 4 {
+	if len(list.Skills.Edges) != 5 {
 		t.Fatalf("%d skills installed", len(list.Skills.Edges))
 	}
 	for _, ed := range list.Skills.Edges {
