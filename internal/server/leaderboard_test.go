@@ -588,3 +588,44 @@ func TestLeaderboardHostileDuels(t *testing.T) {
 		t.Errorf("after bob's verdict: %+v", e.EloRating)
 	}
 }
+
+// A view is checked when its schema is registered: one naming a kind that is
+// not a duel, without its K-factor, or with a parameter its kind does not take
+// is refused, naming the view and the field, and nothing is registered.
+func TestViewDeclarationsAreChecked(t *testing.T) {
+	env := apitest.New(t)
+	reviewer := apitest.Token(t, "rosalind", auth.PermReviewer)
+	for _, c := range []struct {
+		name string
+		view map[string]any
+		want []string
+	}{
+		{"elo over votes without K", map[string]any{"kind": "elo", "signal": "vote", "description": "x"},
+			[]string{"views.x.signal", `"opponent": true`, "views.x.k_factor"}},
+		{"decay with a K-factor", map[string]any{"kind": "decay_weighted", "signal": "vote", "half_life_hours": 1, "k_factor": 3, "description": "x"},
+			[]string{"views.x.k_factor", "takes no k_factor"}},
+		{"an undeclared signal", map[string]any{"kind": "brier", "signal": "forecast", "description": "x"},
+			[]string{"views.x.signal", `"forecast"`, "calibration, duel, judged, vote"}},
+		{"an unknown kind", map[string]any{"kind": "glicko", "signal": "duel", "description": "x"}, []string{"content.views.x.kind", "glicko"}},
+	} {
+		r := mutate(t, env, reviewer, "createArtifact", "CreateArtifactInput", botSchema(1, map[string]any{"x": c.view}))
+		all := r.Message
+		for _, p := range r.Problems {
+			all += " | " + p.Path + " " + p.Message + " " + string(p.ValueReceived)
+		}
+		if r.Typename != "ValidationFailed" {
+			t.Errorf("%s: %s %s", c.name, r.Typename, all)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(all, w) {
+				t.Errorf("%s: the refusal does not say %q: %s", c.name, w, all)
+			}
+		}
+	}
+	var s struct{ Artifact *struct{ ID string } }
+	env.OK(t, reviewer, `{ artifact(ref: "schema:bot") { id } }`, nil, &s)
+	if s.Artifact != nil {
+		t.Errorf("a refused schema was registered")
+	}
+}
