@@ -2200,6 +2200,13 @@ func (ec *executionContext) marshalNSignalSummary2ᚖgithubᚗcomᚋscidexᚋsub
 	return ec._SignalSummary(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOActor2ᚖgithubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐActor(ctx context.Context, sel ast.SelectionSet, v *model.Actor) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Actor(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOArtifact2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐArtifact(ctx context.Context, sel ast.SelectionSet, v model.Artifact) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null

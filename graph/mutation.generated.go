@@ -1395,7 +1395,7 @@ func (ec *executionContext) unmarshalInputAddSignalInput(ctx context.Context, ob
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"ref", "kind", "dimension", "value", "weight", "reason", "metadata", "idempotencyKey"}
+	fieldsInOrder := [...]string{"ref", "kind", "dimension", "value", "weight", "reason", "metadata", "idempotencyKey", "opponent"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1458,6 +1458,13 @@ func (ec *executionContext) unmarshalInputAddSignalInput(ctx context.Context, ob
 				return it, err
 			}
 			it.IdempotencyKey = data
+		case "opponent":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("opponent"))
+			data, err := ec.unmarshalORef2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Opponent = data
 		}
 	}
 	return it, nil

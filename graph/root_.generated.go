@@ -8,6 +8,7 @@ import (
 	"embed"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/scidex/substrate/graph/model"
@@ -27,6 +28,7 @@ type ResolverRoot interface {
 	AgentWorkPacket() AgentWorkPacketResolver
 	Analysis() AnalysisResolver
 	ArtifactConnection() ArtifactConnectionResolver
+	BrierPoint() BrierPointResolver
 	CalibrationPoint() CalibrationPointResolver
 	Comment() CommentResolver
 	Dataset() DatasetResolver
@@ -42,6 +44,7 @@ type ResolverRoot interface {
 	Hypothesis() HypothesisResolver
 	KgEdge() KgEdgeResolver
 	KnowledgeGap() KnowledgeGapResolver
+	LeaderboardEntry() LeaderboardEntryResolver
 	Link() LinkResolver
 	Message() MessageResolver
 	MessageDelivery() MessageDeliveryResolver
@@ -177,6 +180,23 @@ type ComplexityRoot struct {
 		IdempotentReplay func(childComplexity int) int
 		RequestID        func(childComplexity int) int
 		Results          func(childComplexity int) int
+	}
+
+	BrierPoint struct {
+		At                func(childComplexity int) int
+		BrierScore        func(childComplexity int) int
+		Forecaster        func(childComplexity int) int
+		Probability       func(childComplexity int) int
+		RunningBrierScore func(childComplexity int) int
+	}
+
+	BrierTrace struct {
+		BrierScore func(childComplexity int) int
+		Outcome    func(childComplexity int) int
+		Points     func(childComplexity int) int
+		Ref        func(childComplexity int) int
+		State      func(childComplexity int) int
+		View       func(childComplexity int) int
 	}
 
 	Budget struct {
@@ -340,6 +360,18 @@ type ComplexityRoot struct {
 	DiffOp struct {
 		Op   func(childComplexity int) int
 		Text func(childComplexity int) int
+	}
+
+	EloRating struct {
+		Draws   func(childComplexity int) int
+		Games   func(childComplexity int) int
+		KFactor func(childComplexity int) int
+		Losses  func(childComplexity int) int
+		Rank    func(childComplexity int) int
+		Rating  func(childComplexity int) int
+		Ref     func(childComplexity int) int
+		View    func(childComplexity int) int
+		Wins    func(childComplexity int) int
 	}
 
 	Event struct {
@@ -620,6 +652,33 @@ type ComplexityRoot struct {
 		UpdatedBy          func(childComplexity int) int
 	}
 
+	Leaderboard struct {
+		AsOf        func(childComplexity int) int
+		Description func(childComplexity int) int
+		Edges       func(childComplexity int) int
+		Kind        func(childComplexity int) int
+		PageInfo    func(childComplexity int) int
+		Parameters  func(childComplexity int) int
+		Type        func(childComplexity int) int
+		View        func(childComplexity int) int
+	}
+
+	LeaderboardEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	LeaderboardEntry struct {
+		Actor    func(childComplexity int) int
+		Artifact func(childComplexity int) int
+		Count    func(childComplexity int) int
+		Draws    func(childComplexity int) int
+		Losses   func(childComplexity int) int
+		Rank     func(childComplexity int) int
+		Score    func(childComplexity int) int
+		Wins     func(childComplexity int) int
+	}
+
 	LifecycleViolation struct {
 		AllowedTransitions func(childComplexity int) int
 		Code               func(childComplexity int) int
@@ -845,24 +904,27 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		Artifact    func(childComplexity int, ref string) int
-		Artifacts   func(childComplexity int, typeArg string, filter model.JSON, orderBy *model.ArtifactOrder, first *int, after *string) int
-		Budget      func(childComplexity int, actor *string) int
-		Consumer    func(childComplexity int, id string) int
-		Diff        func(childComplexity int, from string, to string) int
-		Mailbox     func(childComplexity int, status *model.AckStatus, first *int, after *string) int
-		Me          func(childComplexity int) int
-		Node        func(childComplexity int, id string) int
-		Poll        func(childComplexity int, consumerID *string, types []string, filter model.JSON, since *string, from *model.LogStart, limit *int, autoAdvance *bool) int
-		Schema      func(childComplexity int, typeArg string, version *int) int
-		Schemas     func(childComplexity int) int
-		Search      func(childComplexity int, query string, types []string, mode *model.SearchMode, filter model.JSON, first *int, after *string) int
-		Skill       func(childComplexity int, name string) int
-		Skills      func(childComplexity int, servedStatus *string, first *int, after *string) int
-		Tool        func(childComplexity int, name string, version *string) int
-		ToolCall    func(childComplexity int, id string) int
-		Tools       func(childComplexity int, query *string, runtime *string, lifecycleState *string, first *int, after *string) int
-		WorkPackets func(childComplexity int, status *model.AgentWorkPacketStatus, first *int, after *string) int
+		Artifact          func(childComplexity int, ref string) int
+		Artifacts         func(childComplexity int, typeArg string, filter model.JSON, orderBy *model.ArtifactOrder, first *int, after *string) int
+		BrierScoreHistory func(childComplexity int, ref string, view *string) int
+		Budget            func(childComplexity int, actor *string) int
+		Consumer          func(childComplexity int, id string) int
+		Diff              func(childComplexity int, from string, to string) int
+		EloRating         func(childComplexity int, ref string, view string) int
+		Leaderboard       func(childComplexity int, typeArg string, view string, first *int, after *string, asOf *time.Time) int
+		Mailbox           func(childComplexity int, status *model.AckStatus, first *int, after *string) int
+		Me                func(childComplexity int) int
+		Node              func(childComplexity int, id string) int
+		Poll              func(childComplexity int, consumerID *string, types []string, filter model.JSON, since *string, from *model.LogStart, limit *int, autoAdvance *bool) int
+		Schema            func(childComplexity int, typeArg string, version *int) int
+		Schemas           func(childComplexity int) int
+		Search            func(childComplexity int, query string, types []string, mode *model.SearchMode, filter model.JSON, first *int, after *string) int
+		Skill             func(childComplexity int, name string) int
+		Skills            func(childComplexity int, servedStatus *string, first *int, after *string) int
+		Tool              func(childComplexity int, name string, version *string) int
+		ToolCall          func(childComplexity int, id string) int
+		Tools             func(childComplexity int, query *string, runtime *string, lifecycleState *string, first *int, after *string) int
+		WorkPackets       func(childComplexity int, status *model.AgentWorkPacketStatus, first *int, after *string) int
 	}
 
 	RateLimited struct {
@@ -934,6 +996,7 @@ type ComplexityRoot struct {
 		UpdatedAt      func(childComplexity int) int
 		UpdatedBy      func(childComplexity int) int
 		Validators     func(childComplexity int) int
+		Views          func(childComplexity int) int
 	}
 
 	SchemaDoc struct {
@@ -1894,6 +1957,74 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.BatchResult.Results(childComplexity), true
 
+	case "BrierPoint.at":
+		if e.ComplexityRoot.BrierPoint.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BrierPoint.At(childComplexity), true
+	case "BrierPoint.brierScore":
+		if e.ComplexityRoot.BrierPoint.BrierScore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BrierPoint.BrierScore(childComplexity), true
+	case "BrierPoint.forecaster":
+		if e.ComplexityRoot.BrierPoint.Forecaster == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BrierPoint.Forecaster(childComplexity), true
+	case "BrierPoint.probability":
+		if e.ComplexityRoot.BrierPoint.Probability == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BrierPoint.Probability(childComplexity), true
+	case "BrierPoint.runningBrierScore":
+		if e.ComplexityRoot.BrierPoint.RunningBrierScore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BrierPoint.RunningBrierScore(childComplexity), true
+
+	case "BrierTrace.brierScore":
+		if e.ComplexityRoot.BrierTrace.BrierScore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BrierTrace.BrierScore(childComplexity), true
+	case "BrierTrace.outcome":
+		if e.ComplexityRoot.BrierTrace.Outcome == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BrierTrace.Outcome(childComplexity), true
+	case "BrierTrace.points":
+		if e.ComplexityRoot.BrierTrace.Points == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BrierTrace.Points(childComplexity), true
+	case "BrierTrace.ref":
+		if e.ComplexityRoot.BrierTrace.Ref == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BrierTrace.Ref(childComplexity), true
+	case "BrierTrace.state":
+		if e.ComplexityRoot.BrierTrace.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BrierTrace.State(childComplexity), true
+	case "BrierTrace.view":
+		if e.ComplexityRoot.BrierTrace.View == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BrierTrace.View(childComplexity), true
+
 	case "Budget.actor":
 		if e.ComplexityRoot.Budget.Actor == nil {
 			break
@@ -2761,6 +2892,61 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DiffOp.Text(childComplexity), true
+
+	case "EloRating.draws":
+		if e.ComplexityRoot.EloRating.Draws == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EloRating.Draws(childComplexity), true
+	case "EloRating.games":
+		if e.ComplexityRoot.EloRating.Games == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EloRating.Games(childComplexity), true
+	case "EloRating.kFactor":
+		if e.ComplexityRoot.EloRating.KFactor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EloRating.KFactor(childComplexity), true
+	case "EloRating.losses":
+		if e.ComplexityRoot.EloRating.Losses == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EloRating.Losses(childComplexity), true
+	case "EloRating.rank":
+		if e.ComplexityRoot.EloRating.Rank == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EloRating.Rank(childComplexity), true
+	case "EloRating.rating":
+		if e.ComplexityRoot.EloRating.Rating == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EloRating.Rating(childComplexity), true
+	case "EloRating.ref":
+		if e.ComplexityRoot.EloRating.Ref == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EloRating.Ref(childComplexity), true
+	case "EloRating.view":
+		if e.ComplexityRoot.EloRating.View == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EloRating.View(childComplexity), true
+	case "EloRating.wins":
+		if e.ComplexityRoot.EloRating.Wins == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EloRating.Wins(childComplexity), true
 
 	case "Event.actor":
 		if e.ComplexityRoot.Event.Actor == nil {
@@ -4420,6 +4606,117 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.KnowledgeGap.UpdatedBy(childComplexity), true
 
+	case "Leaderboard.asOf":
+		if e.ComplexityRoot.Leaderboard.AsOf == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Leaderboard.AsOf(childComplexity), true
+	case "Leaderboard.description":
+		if e.ComplexityRoot.Leaderboard.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Leaderboard.Description(childComplexity), true
+	case "Leaderboard.edges":
+		if e.ComplexityRoot.Leaderboard.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Leaderboard.Edges(childComplexity), true
+	case "Leaderboard.kind":
+		if e.ComplexityRoot.Leaderboard.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Leaderboard.Kind(childComplexity), true
+	case "Leaderboard.pageInfo":
+		if e.ComplexityRoot.Leaderboard.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Leaderboard.PageInfo(childComplexity), true
+	case "Leaderboard.parameters":
+		if e.ComplexityRoot.Leaderboard.Parameters == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Leaderboard.Parameters(childComplexity), true
+	case "Leaderboard.type":
+		if e.ComplexityRoot.Leaderboard.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Leaderboard.Type(childComplexity), true
+	case "Leaderboard.view":
+		if e.ComplexityRoot.Leaderboard.View == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Leaderboard.View(childComplexity), true
+
+	case "LeaderboardEdge.cursor":
+		if e.ComplexityRoot.LeaderboardEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LeaderboardEdge.Cursor(childComplexity), true
+	case "LeaderboardEdge.node":
+		if e.ComplexityRoot.LeaderboardEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LeaderboardEdge.Node(childComplexity), true
+
+	case "LeaderboardEntry.actor":
+		if e.ComplexityRoot.LeaderboardEntry.Actor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LeaderboardEntry.Actor(childComplexity), true
+	case "LeaderboardEntry.artifact":
+		if e.ComplexityRoot.LeaderboardEntry.Artifact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LeaderboardEntry.Artifact(childComplexity), true
+	case "LeaderboardEntry.count":
+		if e.ComplexityRoot.LeaderboardEntry.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LeaderboardEntry.Count(childComplexity), true
+	case "LeaderboardEntry.draws":
+		if e.ComplexityRoot.LeaderboardEntry.Draws == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LeaderboardEntry.Draws(childComplexity), true
+	case "LeaderboardEntry.losses":
+		if e.ComplexityRoot.LeaderboardEntry.Losses == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LeaderboardEntry.Losses(childComplexity), true
+	case "LeaderboardEntry.rank":
+		if e.ComplexityRoot.LeaderboardEntry.Rank == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LeaderboardEntry.Rank(childComplexity), true
+	case "LeaderboardEntry.score":
+		if e.ComplexityRoot.LeaderboardEntry.Score == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LeaderboardEntry.Score(childComplexity), true
+	case "LeaderboardEntry.wins":
+		if e.ComplexityRoot.LeaderboardEntry.Wins == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LeaderboardEntry.Wins(childComplexity), true
+
 	case "LifecycleViolation.allowedTransitions":
 		if e.ComplexityRoot.LifecycleViolation.AllowedTransitions == nil {
 			break
@@ -5581,6 +5878,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Artifacts(childComplexity, args["type"].(string), args["filter"].(model.JSON), args["orderBy"].(*model.ArtifactOrder), args["first"].(*int), args["after"].(*string)), true
+	case "Query.brierScoreHistory":
+		if e.ComplexityRoot.Query.BrierScoreHistory == nil {
+			break
+		}
+
+		args, err := ec.field_Query_brierScoreHistory_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.BrierScoreHistory(childComplexity, args["ref"].(string), args["view"].(*string)), true
 	case "Query.budget":
 		if e.ComplexityRoot.Query.Budget == nil {
 			break
@@ -5614,7 +5922,29 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Diff(childComplexity, args["from"].(string), args["to"].(string)), true
+	case "Query.eloRating":
+		if e.ComplexityRoot.Query.EloRating == nil {
+			break
+		}
 
+		args, err := ec.field_Query_eloRating_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.EloRating(childComplexity, args["ref"].(string), args["view"].(string)), true
+
+	case "Query.leaderboard":
+		if e.ComplexityRoot.Query.Leaderboard == nil {
+			break
+		}
+
+		args, err := ec.field_Query_leaderboard_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Leaderboard(childComplexity, args["type"].(string), args["view"].(string), args["first"].(*int), args["after"].(*string), args["asOf"].(*time.Time)), true
 	case "Query.mailbox":
 		if e.ComplexityRoot.Query.Mailbox == nil {
 			break
@@ -6163,6 +6493,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Schema.Validators(childComplexity), true
+	case "Schema.views":
+		if e.ComplexityRoot.Schema.Views == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Schema.Views(childComplexity), true
 
 	case "SchemaDoc.contentHash":
 		if e.ComplexityRoot.SchemaDoc.ContentHash == nil {
@@ -8043,7 +8379,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "artifact.graphqls" "artifact_types.graphqls" "budget.graphqls" "event.graphqls" "mailbox.graphqls" "mutation.graphqls" "problem.graphqls" "provenance.graphqls" "query.graphqls" "scalars.graphqls" "skill.graphqls" "subscription.graphqls" "tool.graphqls" "workpacket.graphqls"
+//go:embed "artifact.graphqls" "artifact_types.graphqls" "budget.graphqls" "event.graphqls" "mailbox.graphqls" "mutation.graphqls" "problem.graphqls" "provenance.graphqls" "query.graphqls" "scalars.graphqls" "skill.graphqls" "subscription.graphqls" "tool.graphqls" "views.graphqls" "workpacket.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -8068,6 +8404,7 @@ var sources = []*ast.Source{
 	{Name: "skill.graphqls", Input: sourceData("skill.graphqls"), BuiltIn: false},
 	{Name: "subscription.graphqls", Input: sourceData("subscription.graphqls"), BuiltIn: false},
 	{Name: "tool.graphqls", Input: sourceData("tool.graphqls"), BuiltIn: false},
+	{Name: "views.graphqls", Input: sourceData("views.graphqls"), BuiltIn: false},
 	{Name: "workpacket.graphqls", Input: sourceData("workpacket.graphqls"), BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -8140,6 +8477,40 @@ func (ec *executionContext) childFields_BatchResult(ctx context.Context, field g
 		return ec.fieldContext_BatchResult_idempotentReplay(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type BatchResult", field.Name)
+}
+
+func (ec *executionContext) childFields_BrierPoint(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "forecaster":
+		return ec.fieldContext_BrierPoint_forecaster(ctx, field)
+	case "probability":
+		return ec.fieldContext_BrierPoint_probability(ctx, field)
+	case "at":
+		return ec.fieldContext_BrierPoint_at(ctx, field)
+	case "brierScore":
+		return ec.fieldContext_BrierPoint_brierScore(ctx, field)
+	case "runningBrierScore":
+		return ec.fieldContext_BrierPoint_runningBrierScore(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BrierPoint", field.Name)
+}
+
+func (ec *executionContext) childFields_BrierTrace(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "ref":
+		return ec.fieldContext_BrierTrace_ref(ctx, field)
+	case "view":
+		return ec.fieldContext_BrierTrace_view(ctx, field)
+	case "state":
+		return ec.fieldContext_BrierTrace_state(ctx, field)
+	case "outcome":
+		return ec.fieldContext_BrierTrace_outcome(ctx, field)
+	case "brierScore":
+		return ec.fieldContext_BrierTrace_brierScore(ctx, field)
+	case "points":
+		return ec.fieldContext_BrierTrace_points(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BrierTrace", field.Name)
 }
 
 func (ec *executionContext) childFields_Budget(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8254,6 +8625,30 @@ func (ec *executionContext) childFields_DiffOp(ctx context.Context, field graphq
 	return nil, fmt.Errorf("no field named %q was found under type DiffOp", field.Name)
 }
 
+func (ec *executionContext) childFields_EloRating(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "ref":
+		return ec.fieldContext_EloRating_ref(ctx, field)
+	case "view":
+		return ec.fieldContext_EloRating_view(ctx, field)
+	case "rating":
+		return ec.fieldContext_EloRating_rating(ctx, field)
+	case "rank":
+		return ec.fieldContext_EloRating_rank(ctx, field)
+	case "games":
+		return ec.fieldContext_EloRating_games(ctx, field)
+	case "wins":
+		return ec.fieldContext_EloRating_wins(ctx, field)
+	case "losses":
+		return ec.fieldContext_EloRating_losses(ctx, field)
+	case "draws":
+		return ec.fieldContext_EloRating_draws(ctx, field)
+	case "kFactor":
+		return ec.fieldContext_EloRating_kFactor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EloRating", field.Name)
+}
+
 func (ec *executionContext) childFields_Event(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -8278,6 +8673,60 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 		return ec.fieldContext_Event_artifact(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Event", field.Name)
+}
+
+func (ec *executionContext) childFields_Leaderboard(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "type":
+		return ec.fieldContext_Leaderboard_type(ctx, field)
+	case "view":
+		return ec.fieldContext_Leaderboard_view(ctx, field)
+	case "kind":
+		return ec.fieldContext_Leaderboard_kind(ctx, field)
+	case "description":
+		return ec.fieldContext_Leaderboard_description(ctx, field)
+	case "parameters":
+		return ec.fieldContext_Leaderboard_parameters(ctx, field)
+	case "asOf":
+		return ec.fieldContext_Leaderboard_asOf(ctx, field)
+	case "edges":
+		return ec.fieldContext_Leaderboard_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_Leaderboard_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Leaderboard", field.Name)
+}
+
+func (ec *executionContext) childFields_LeaderboardEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_LeaderboardEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_LeaderboardEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LeaderboardEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_LeaderboardEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "rank":
+		return ec.fieldContext_LeaderboardEntry_rank(ctx, field)
+	case "score":
+		return ec.fieldContext_LeaderboardEntry_score(ctx, field)
+	case "count":
+		return ec.fieldContext_LeaderboardEntry_count(ctx, field)
+	case "artifact":
+		return ec.fieldContext_LeaderboardEntry_artifact(ctx, field)
+	case "actor":
+		return ec.fieldContext_LeaderboardEntry_actor(ctx, field)
+	case "wins":
+		return ec.fieldContext_LeaderboardEntry_wins(ctx, field)
+	case "losses":
+		return ec.fieldContext_LeaderboardEntry_losses(ctx, field)
+	case "draws":
+		return ec.fieldContext_LeaderboardEntry_draws(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LeaderboardEntry", field.Name)
 }
 
 func (ec *executionContext) childFields_Link(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -1,6 +1,6 @@
 -- name: SignalInsert :one
-INSERT INTO signals (artifact_pk, kind, dimension, voter, voter_kind, value, weight, unit, reason, metadata, created_at)
-VALUES (@artifact_pk, @kind, @dimension, @voter, @voter_kind, @value, @weight, @unit, @reason, @metadata, @created_at)
+INSERT INTO signals (artifact_pk, kind, dimension, voter, voter_kind, value, weight, unit, reason, metadata, created_at, opponent_pk)
+VALUES (@artifact_pk, @kind, @dimension, @voter, @voter_kind, @value, @weight, @unit, @reason, @metadata, @created_at, sqlc.narg(opponent_pk))
 RETURNING pk;
 
 -- name: SignalAggregates :many

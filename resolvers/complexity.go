@@ -1,6 +1,8 @@
 package resolvers
 
 import (
+	"time"
+
 	"github.com/scidex/substrate/graph"
 	"github.com/scidex/substrate/graph/model"
 	"github.com/scidex/substrate/internal/event"
@@ -69,6 +71,9 @@ func Complexity() graph.ComplexityRoot {
 		return listCost(child, n)
 	}
 	// A schema document is loaded whole whatever the selection asks of it.
+	c.Query.Leaderboard = func(child int, _, _ string, first *int, after *string, _ *time.Time) int {
+		return pageCost(child, first, after)
+	}
 	c.Query.Schemas = func(child int) int { return listCost(max(child, JSONWeight), schemaItems) }
 	c.Query.Diff = func(child int, _, _ string) int { return diffWeight + child }
 	c.Message.Replies = pageCost
@@ -78,6 +83,7 @@ func Complexity() graph.ComplexityRoot {
 	// Lists without a page argument.
 	c.SignalSummary.Kinds = unpagedListCost
 	c.SignalSummary.Calibration = unpagedListCost
+	c.BrierTrace.Points = unpagedListCost
 	c.ArtifactDiff.TextDiffs = unpagedListCost
 	c.TextFieldDiff.Ops = unpagedListCost
 	c.ValidationFailed.Problems = unpagedListCost

@@ -126,6 +126,7 @@ func setArtifactComplexity(c *graph.ComplexityRoot) {
 	c.Schema.Merge = jsonCost
 	c.Schema.Policy = jsonCost
 	c.Schema.Validators = jsonCost
+	c.Schema.Views = jsonCost
 	c.Skill.Content = jsonCost
 	c.Skill.Provenance = unpagedListCost
 	c.Skill.Links = linksCost

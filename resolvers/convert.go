@@ -44,7 +44,7 @@ func linkParams(in model.AddLinkInput) store.LinkParams {
 
 func signalParams(in model.AddSignalInput) store.SignalParams {
 	return store.SignalParams{Ref: in.Ref, Kind: in.Kind, Dimension: in.Dimension, Value: in.Value, Weight: in.Weight,
-		Reason: in.Reason, Metadata: raw(in.Metadata), IdempotencyKey: deref(in.IdempotencyKey)}
+		Reason: in.Reason, Metadata: raw(in.Metadata), Opponent: in.Opponent, IdempotencyKey: deref(in.IdempotencyKey)}
 }
 
 func citeParams(in model.CiteInput) store.CiteParams {

@@ -834,6 +834,11 @@ func (a *Schema) Validators() (JSON, error) {
 	return a.json("validators")
 }
 
+// Views reads content.views.
+func (a *Schema) Views() (JSON, error) {
+	return a.json("views")
+}
+
 // Skill is the typed view of a skill artifact.
 type Skill struct{ *Base }
 

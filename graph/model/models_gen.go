@@ -175,6 +175,8 @@ type AddSignalInput struct {
 	Metadata JSON `json:"metadata,omitempty"`
 	// Sending the same key again returns the first answer without writing (24 h).
 	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
+	// For a duel (a kind declaring opponent): the other artifact, of the same type; value 1 means `ref` won, 0.5 a draw, 0 it lost. Other kinds take none.
+	Opponent *string `json:"opponent,omitempty"`
 }
 
 type ArtifactDiff struct {
@@ -216,6 +218,20 @@ type BatchResult struct {
 	Results          []WriteResult `json:"results"`
 	RequestID        string        `json:"requestId"`
 	IdempotentReplay bool          `json:"idempotentReplay"`
+}
+
+// An artifact's calibration trace.
+type BrierTrace struct {
+	Ref string `json:"ref"`
+	// The brier view it was scored by.
+	View string `json:"view"`
+	// The lifecycle state it is in.
+	State *string `json:"state,omitempty"`
+	// The outcome (0..1) that state resolves forecasts to; null while unresolved.
+	Outcome *float64 `json:"outcome,omitempty"`
+	// The mean Brier score of all its forecasts; null while unresolved.
+	BrierScore *float64      `json:"brierScore,omitempty"`
+	Points     []*BrierPoint `json:"points"`
 }
 
 // What an actor may spend on tool calls, and has spent.
@@ -373,6 +389,22 @@ type DiffOp struct {
 	Text string     `json:"text"`
 }
 
+// An artifact's Elo rating in one view.
+type EloRating struct {
+	Ref  string `json:"ref"`
+	View string `json:"view"`
+	// The rating: the view's initial rating before any game.
+	Rating float64 `json:"rating"`
+	// Its place among the rated artifacts (1 is the best); null before its first game.
+	Rank   *int `json:"rank,omitempty"`
+	Games  int  `json:"games"`
+	Wins   int  `json:"wins"`
+	Losses int  `json:"losses"`
+	Draws  int  `json:"draws"`
+	// The view's K-factor.
+	KFactor float64 `json:"kFactor"`
+}
+
 // This idempotency key was used for a different request. Nothing was written.
 type IdempotencyKeyReuse struct {
 	Code           ErrorCode `json:"code"`
@@ -431,6 +463,26 @@ type InvokeToolInput struct {
 	Async *bool `json:"async,omitempty"`
 	// Sending the same key again returns the first answer without writing (24 h).
 	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
+}
+
+// A page of a leaderboard.
+type Leaderboard struct {
+	Type string   `json:"type"`
+	View string   `json:"view"`
+	Kind ViewKind `json:"kind"`
+	// The view's description from the schema.
+	Description string `json:"description"`
+	// The parameters the view was computed with, as declared (k_factor, half_life_hours, …).
+	Parameters JSON `json:"parameters"`
+	// When it was computed as of (decay_weighted and brier); for elo, now.
+	AsOf     time.Time          `json:"asOf"`
+	Edges    []*LeaderboardEdge `json:"edges"`
+	PageInfo *PageInfo          `json:"pageInfo"`
+}
+
+type LeaderboardEdge struct {
+	Cursor string            `json:"cursor"`
+	Node   *LeaderboardEntry `json:"node"`
 }
 
 // The lifecycle transition is not allowed, or not for your roles. Nothing was written.
@@ -1734,6 +1786,67 @@ func (e *ToolCallStatus) UnmarshalJSON(b []byte) error {
 }
 
 func (e ToolCallStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// How a view aggregates signals.
+type ViewKind string
+
+const (
+	// Tournament Elo ratings from duel signals.
+	ViewKindElo ViewKind = "ELO"
+	// Signal values weighted by age with a declared half-life.
+	ViewKindDecayWeighted ViewKind = "DECAY_WEIGHTED"
+	// Forecasters' mean Brier score on resolved artifacts.
+	ViewKindBrier ViewKind = "BRIER"
+)
+
+var AllViewKind = []ViewKind{
+	ViewKindElo,
+	ViewKindDecayWeighted,
+	ViewKindBrier,
+}
+
+func (e ViewKind) IsValid() bool {
+	switch e {
+	case ViewKindElo, ViewKindDecayWeighted, ViewKindBrier:
+		return true
+	}
+	return false
+}
+
+func (e ViewKind) String() string {
+	return string(e)
+}
+
+func (e *ViewKind) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ViewKind(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ViewKind", str)
+	}
+	return nil
+}
+
+func (e ViewKind) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ViewKind) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ViewKind) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -16180,6 +16180,29 @@ func (ec *executionContext) fieldContext_Schema_validators(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Schema", field, true, false, "JSON")
 }
 
+func (ec *executionContext) _Schema_views(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Schema_views(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Views()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Schema_views(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Schema", field, true, false, "JSON")
+}
+
 func (ec *executionContext) _Skill_id(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -24192,6 +24215,11 @@ func (ec *executionContext) _Schema(ctx context.Context, sel ast.SelectionSet, o
 			}
 		case "validators":
 			out.Values[i] = ec._Schema_validators(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "views":
+			out.Values[i] = ec._Schema_views(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

@@ -33,6 +33,8 @@ func (r resolverRoot) ArtifactConnection() ArtifactConnectionResolver {
 	return r.root.ArtifactConnection()
 }
 
+func (r resolverRoot) BrierPoint() BrierPointResolver { return r.root.BrierPoint() }
+
 func (r resolverRoot) CalibrationPoint() CalibrationPointResolver { return r.root.CalibrationPoint() }
 
 func (r resolverRoot) Comment() CommentResolver { return r.root.Comment() }
@@ -62,6 +64,8 @@ func (r resolverRoot) Hypothesis() HypothesisResolver { return r.root.Hypothesis
 func (r resolverRoot) KgEdge() KgEdgeResolver { return r.root.KgEdge() }
 
 func (r resolverRoot) KnowledgeGap() KnowledgeGapResolver { return r.root.KnowledgeGap() }
+
+func (r resolverRoot) LeaderboardEntry() LeaderboardEntryResolver { return r.root.LeaderboardEntry() }
 
 func (r resolverRoot) Link() LinkResolver { return r.root.Link() }
 

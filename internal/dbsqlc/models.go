@@ -186,6 +186,7 @@ type Signal struct {
 	Reason     *string
 	Metadata   pgjson.JSON
 	CreatedAt  time.Time
+	OpponentPk *int64
 }
 
 type ToolFile struct {
@@ -215,6 +216,26 @@ type TrustedDocument struct {
 	Name         string
 	Source       string
 	RegisteredAt time.Time
+}
+
+type ViewCache struct {
+	Type         string
+	View         string
+	Fingerprint  string
+	SignalCount  int64
+	LastSignalPk int64
+	ComputedAt   time.Time
+}
+
+type ViewScore struct {
+	Type       string
+	View       string
+	ArtifactPk int64
+	Score      float64
+	Games      int32
+	Wins       int32
+	Losses     int32
+	Draws      int32
 }
 
 type WriteJournal struct {

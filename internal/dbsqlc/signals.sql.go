@@ -14,7 +14,7 @@ import (
 
 const signalAggregates = `-- name: SignalAggregates :many
 WITH s AS (
-    SELECT pk, artifact_pk, kind, dimension, voter, voter_kind, value, weight, unit, reason, metadata, created_at FROM signals WHERE artifact_pk = ANY ($1::bigint[])
+    SELECT pk, artifact_pk, kind, dimension, voter, voter_kind, value, weight, unit, reason, metadata, created_at, opponent_pk FROM signals WHERE artifact_pk = ANY ($1::bigint[])
 ), latest AS (
     SELECT DISTINCT ON (artifact_pk, kind, dimension, voter) artifact_pk, kind, dimension, voter, value
     FROM s ORDER BY artifact_pk, kind, dimension, voter, pk DESC
@@ -138,8 +138,8 @@ func (q *Queries) SignalHistory(ctx context.Context, pks []int64, kind string) (
 }
 
 const signalInsert = `-- name: SignalInsert :one
-INSERT INTO signals (artifact_pk, kind, dimension, voter, voter_kind, value, weight, unit, reason, metadata, created_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+INSERT INTO signals (artifact_pk, kind, dimension, voter, voter_kind, value, weight, unit, reason, metadata, created_at, opponent_pk)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 RETURNING pk
 `
 
@@ -155,6 +155,7 @@ type SignalInsertParams struct {
 	Reason     *string
 	Metadata   pgjson.JSON
 	CreatedAt  time.Time
+	OpponentPk *int64
 }
 
 func (q *Queries) SignalInsert(ctx context.Context, arg SignalInsertParams) (int64, error) {
@@ -170,6 +171,7 @@ func (q *Queries) SignalInsert(ctx context.Context, arg SignalInsertParams) (int
 		arg.Reason,
 		arg.Metadata,
 		arg.CreatedAt,
+		arg.OpponentPk,
 	)
 	var pk int64
 	err := row.Scan(&pk)

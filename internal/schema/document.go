@@ -55,6 +55,7 @@ type Document struct {
 	GraphQL       *GraphQLHints         `json:"graphql,omitempty"`
 	Links         map[string]LinkRule   `json:"links"`
 	Signals       map[string]SignalRule `json:"signals"`
+	Views         map[string]View       `json:"views,omitempty"`
 	Lifecycle     Lifecycle             `json:"lifecycle"`
 	Validators    []string              `json:"validators"`
 	Policy        Policy                `json:"policy"`
@@ -93,8 +94,15 @@ type SignalRule struct {
 	Unit        string     `json:"unit,omitempty"`
 	// Outcomes maps lifecycle states to the outcome (0..1) a forecast resolves to
 	// when the artifact reaches that state (Brier scores).
-	Outcomes    map[string]float64 `json:"outcomes,omitempty"`
-	Description string             `json:"description,omitempty"`
+	Outcomes map[string]float64 `json:"outcomes,omitempty"`
+	// Opponent makes the kind a duel: each signal names an opponent artifact
+	// of the same type, and its value is the signalled artifact's score (1
+	// win, 0.5 draw, 0 loss). Elo views are computed from such kinds.
+	Opponent bool `json:"opponent,omitempty"`
+	// Roles are the permissions any one of which may give a signal of this
+	// kind (judges of duels); empty means contributor.
+	Roles       []string `json:"roles,omitempty"`
+	Description string   `json:"description,omitempty"`
 }
 
 // Lifecycle lists the states of a type and the transitions between them.
@@ -167,6 +175,9 @@ func ParseDocument(raw []byte) (*Document, error) {
 				return nil, fmt.Errorf("schema document %s: signals.%s.outcomes names %q, which is not a lifecycle state", d.Type, kind, state)
 			}
 		}
+	}
+	if problems := d.checkViews(); len(problems) > 0 {
+		return nil, fmt.Errorf("schema document %s: %s", d.Type, strings.Join(problems, "; "))
 	}
 	return &d, nil
 }

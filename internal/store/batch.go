@@ -256,6 +256,11 @@ func resolveAliases(i int, bw *BatchWrite, aliases map[string]*WriteResult) erro
 	case bw.Signal != nil:
 		u := *bw.Signal
 		sub("addSignal.ref", &u.Ref, false)
+		if u.Opponent != nil {
+			o := *u.Opponent
+			sub("addSignal.opponent", &o, false)
+			u.Opponent = &o
+		}
 		bw.Signal = &u
 	}
 	if len(problems) > 0 {

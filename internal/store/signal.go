@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/dbsqlc"
 	"github.com/scidex/substrate/internal/pgjson"
 	"github.com/scidex/substrate/internal/problem"
@@ -19,14 +20,17 @@ import (
 
 // SignalParams is the input of addSignal.
 type SignalParams struct {
-	Ref            string          `json:"ref"`
-	Kind           string          `json:"kind"`
-	Dimension      *string         `json:"dimension,omitempty"`
-	Value          float64         `json:"value"`
-	Weight         *float64        `json:"weight,omitempty"`
-	Reason         *string         `json:"reason,omitempty"`
-	Metadata       json.RawMessage `json:"metadata,omitempty"`
-	IdempotencyKey string          `json:"-"`
+	Ref       string          `json:"ref"`
+	Kind      string          `json:"kind"`
+	Dimension *string         `json:"dimension,omitempty"`
+	Value     float64         `json:"value"`
+	Weight    *float64        `json:"weight,omitempty"`
+	Reason    *string         `json:"reason,omitempty"`
+	Metadata  json.RawMessage `json:"metadata,omitempty"`
+	// Opponent is the other artifact of a duel (a kind declaring "opponent":
+	// true): of the same type, readable, not the signalled artifact itself.
+	Opponent       *string `json:"opponent,omitempty"`
+	IdempotencyKey string  `json:"-"`
 }
 
 // AddSignal records a vote, rank, funding or forecast on an artifact. Values are
@@ -66,6 +70,13 @@ func (s *Store) signal(ctx context.Context, w *writer, p SignalParams) (*WriteRe
 		return nil, problem.Invalid(problems...)
 	}
 	rule := t.Doc.Signals[p.Kind]
+	if err := allowSignal(t, p.Kind, rule, w.rc.Actor); err != nil {
+		return nil, err
+	}
+	opponentPK, err := s.opponent(ctx, w, a, rule, p)
+	if err != nil {
+		return nil, err
+	}
 	var unit *string
 	if rule.Unit != "" {
 		unit = &rule.Unit
@@ -80,6 +91,7 @@ func (s *Store) signal(ctx context.Context, w *writer, p SignalParams) (*WriteRe
 	if _, err := w.q.SignalInsert(ctx, dbsqlc.SignalInsertParams{
 		ArtifactPk: a.PK, Kind: p.Kind, Dimension: dim, Voter: w.rc.Actor.ID, VoterKind: w.rc.Actor.Kind,
 		Value: p.Value, Weight: weight, Unit: unit, Reason: p.Reason, Metadata: pgjson.JSON(meta), CreatedAt: w.rc.Now,
+		OpponentPk: opponentPK,
 	}); err != nil {
 		return nil, fmt.Errorf("insert signal: %w", err)
 	}
@@ -87,6 +99,9 @@ func (s *Store) signal(ctx context.Context, w *writer, p SignalParams) (*WriteRe
 		return nil, err
 	}
 	payload := map[string]any{"ref": a.Unpinned().String(), "kind": p.Kind, "dimension": dim, "value": p.Value, "weight": weight, "voter": w.rc.Actor.ID}
+	if opponentPK != nil {
+		payload["opponent"] = *p.Opponent
+	}
 	audience, err := w.audience(ctx, a)
 	if err != nil {
 		return nil, err
@@ -95,6 +110,62 @@ func (s *Store) signal(ctx context.Context, w *writer, p SignalParams) (*WriteRe
 		return nil, err
 	}
 	return &WriteResult{Ref: a.Ref().String(), ContentHash: a.ContentHash, RequestID: w.rc.RequestID, Warnings: []string{}}, nil
+}
+
+// allowSignal applies a kind's signal policy (signals.<kind>.roles): only
+// holders of one of its permissions give it, whoever else may write the type.
+func allowSignal(t *schema.Type, kind string, rule schema.SignalRule, actor auth.Actor) error {
+	if len(rule.Roles) == 0 {
+		return nil
+	}
+	for _, role := range rule.Roles {
+		if actor.Has(auth.Permission(role)) {
+			return nil
+		}
+	}
+	return problem.New(problem.PermissionDenied, "%s signals on %s artifacts are given only by %s (signals.%s.roles in the %s schema)",
+		kind, t.Name(), strings.Join(rule.Roles, " or "), kind, t.Name())
+}
+
+// opponent checks a duel's opponent and returns its pk (nil for a kind that is
+// not a duel, which takes none): an artifact of a's type, other than a, that
+// the actor may read.
+func (s *Store) opponent(ctx context.Context, w *writer, a *Artifact, rule schema.SignalRule, p SignalParams) (*int64, error) {
+	if !rule.Opponent {
+		if p.Opponent != nil {
+			return nil, problem.Invalid(problem.Field("opponent", "absent",
+				fmt.Sprintf("%s signals on %s are not duels and take no opponent", p.Kind, a.Type), *p.Opponent))
+		}
+		return nil, nil
+	}
+	if p.Opponent == nil {
+		return nil, problem.Invalid(problem.Field("opponent", "required",
+			fmt.Sprintf("a %s signal is a duel: name the %s it was against (value 1: %s won, 0.5: a draw, 0: it lost)", p.Kind, a.Type, a.Unpinned()), nil))
+	}
+	r, err := ref.Parse(*p.Opponent)
+	if err != nil {
+		return nil, problem.Invalid(problem.Field("opponent", "ref", err.Error(), *p.Opponent))
+	}
+	if r.Type != a.Type {
+		return nil, problem.Invalid(problem.Field("opponent", "type",
+			fmt.Sprintf("a %s duel is between two %s artifacts", p.Kind, a.Type), *p.Opponent))
+	}
+	if r.ID == a.ID {
+		return nil, problem.Invalid(problem.Field("opponent", "distinct",
+			"an artifact does not duel itself: name another "+a.Type, *p.Opponent))
+	}
+	row, err := w.q.ArtifactGetByTypeID(ctx, r.Type, r.ID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, problem.NotFoundRef(r.Unpinned().String())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load opponent %s: %w", r, err)
+	}
+	o := fromRow(row)
+	if err := s.readable(ctx, w, o); err != nil {
+		return nil, err
+	}
+	return &o.PK, nil
 }
 
 // checkSignal checks a signal against its kind's declaration and returns the

@@ -29,6 +29,7 @@ type document struct {
 	GraphQL       *graphqlHints     `json:"graphql,omitempty"`
 	Links         map[string]link   `json:"links"`
 	Signals       map[string]signal `json:"signals"`
+	Views         map[string]view   `json:"views,omitempty"`
 	Lifecycle     lifecycle         `json:"lifecycle"`
 	Validators    []string          `json:"validators"`
 	Policy        *policy           `json:"policy"`
@@ -59,7 +60,20 @@ type signal struct {
 	Aggregation string             `json:"aggregation"`
 	Unit        string             `json:"unit,omitempty"`
 	Outcomes    map[string]float64 `json:"outcomes,omitempty"`
+	Opponent    bool               `json:"opponent,omitempty"`
+	Roles       []string           `json:"roles,omitempty"`
 	Description string             `json:"description"`
+}
+
+// view declares one aggregation view (docs/leaderboards.md).
+type view struct {
+	Kind          string  `json:"kind"`
+	Signal        string  `json:"signal"`
+	Dimension     string  `json:"dimension,omitempty"`
+	KFactor       float64 `json:"k_factor,omitempty"`
+	InitialRating float64 `json:"initial_rating,omitempty"`
+	HalfLifeHours float64 `json:"half_life_hours,omitempty"`
+	Description   string  `json:"description"`
 }
 
 // lifecycle declares states and who may move between them.
