@@ -94,6 +94,9 @@ func TestCreateAndReadEveryDefaultType(t *testing.T) {
 		if doc.Type == "schema" {
 			continue // schema artifacts are created by seeding; see TestRegisterTypeAtRunTime
 		}
+		if doc.Type == "alias" {
+			continue // the registry's entries are claimed, their content the server's; see alias_test.go
+		}
 		t.Run(doc.Type, func(t *testing.T) {
 			ex := doc.Examples[0]
 			id := ex.ID

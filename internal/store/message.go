@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/dbsqlc"
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/ref"
@@ -19,6 +20,10 @@ import (
 
 // MessageType is the type sendMessage writes and ackMessage acknowledges.
 const MessageType = "message"
+
+// BroadcastAll addresses a message to every actor the server knows (admins
+// only).
+const BroadcastAll = "actors:*"
 
 // Acknowledgement states of a message delivery.
 const (
@@ -135,39 +140,58 @@ func (s *Store) resolveRecipients(ctx context.Context, w *writer, to string) ([]
 		}
 		ids = []string{id}
 	case strings.HasPrefix(to, "@"):
-		id, err := w.q.ActorResolveHandle(ctx, strings.TrimPrefix(to, "@"))
-		if errors.Is(err, pgx.ErrNoRows) {
-			return nil, bad("no actor has the handle " + to)
+		var err error
+		if ids, err = s.handleRecipients(ctx, w, to); err != nil {
+			return nil, err
 		}
+	case to == BroadcastAll:
+		if !w.rc.Actor.Has(auth.PermAdmin) {
+			return nil, problem.New(problem.PermissionDenied, "recipient: %s delivers to every actor; only admins broadcast (address actor:<id>, @handle, actors:role:<role> or group:<id>)", to)
+		}
+		var err error
+		all, err := w.q.ActorIDs(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("resolve %s: %w", to, err)
 		}
-		ids = []string{id}
+		for _, id := range all {
+			if id != w.rc.Actor.ID { // the sender keeps no copy of their own broadcast
+				ids = append(ids, id)
+			}
+		}
 	case strings.HasPrefix(to, "actors:role:"), strings.HasPrefix(to, "group:"):
 		typ, id := "group", strings.TrimPrefix(to, "group:")
 		if strings.HasPrefix(to, "actors:role:") {
 			typ, id = "role", strings.TrimPrefix(to, "actors:role:")
 		}
-		row, err := w.q.ArtifactGetByTypeID(ctx, typ, id)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return nil, bad(fmt.Sprintf("no %s artifact %s:%s lists the members to deliver to", typ, typ, id))
+		var err error
+		if ids, err = roleMembers(ctx, w.q, typ, id, to); err != nil {
+			return nil, err
 		}
-		if err != nil {
-			return nil, fmt.Errorf("resolve %s: %w", to, err)
-		}
-		var c struct {
-			Members []string `json:"members"`
-		}
-		_ = json.Unmarshal(row.Content, &c)
-		ids = c.Members
 	default:
-		return nil, bad("address a message to actor:<id>, @handle, actors:role:<role> or group:<id>")
+		return nil, bad("address a message to actor:<id>, @handle, actors:role:<role>, group:<id> or (admins) actors:*")
 	}
 	ids = dedupeSorted(ids)
 	if len(ids) == 0 {
 		return nil, bad(to + " has no members")
 	}
 	return ids, nil
+}
+
+// roleMembers are the members a role or group artifact lists; to is the
+// address that named it, for the refusal.
+func roleMembers(ctx context.Context, q *dbsqlc.Queries, typ, id, to string) ([]string, error) {
+	row, err := q.ArtifactGetByTypeID(ctx, typ, id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, problem.Invalid(problem.Field("recipient", "recipient", fmt.Sprintf("no %s artifact %s:%s lists the members to deliver to", typ, typ, id), to))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("resolve %s: %w", to, err)
+	}
+	var c struct {
+		Members []string `json:"members"`
+	}
+	_ = json.Unmarshal(row.Content, &c)
+	return c.Members, nil
 }
 
 // AckMessage records a recipient's acknowledgement: pending -> read ->
