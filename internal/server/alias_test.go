@@ -143,3 +143,102 @@ func TestHandlesCannotBeUsedToImpersonate(t *testing.T) {
 		"content": map[string]any{"kind": "persona", "actor": "mallory", "state": "active", "skeleton": "bobby", "claimed_at": "2026-01-01T00:00:00Z"}}),
 		"PermissionDenied", "only through claimHandle")
 }
+
+// Renaming keeps the actor and leaves a tombstone: what was addressed to the
+// old handle still reaches its holder, and nobody else can take it.
+func TestRenamedHandleLeavesATombstoneThatStillDelivers(t *testing.T) {
+	env := apitest.New(t)
+	ada, bob, mallory := apitest.Contributor(t, "ada"), apitest.Contributor(t, "bob"), apitest.Contributor(t, "mallory")
+	admin := apitest.Token(t, "root", auth.PermAdmin, auth.PermContributor)
+	if r := claim(t, env, ada, "@trem2-helper"); r.Typename != "WriteSuccess" {
+		t.Fatalf("claim: %s %+v", r.Typename, r.Problems)
+	}
+	claim(t, env, mallory, "@mallory") // mallory is known, and holds a handle
+	before := send(t, env, bob, map[string]any{"recipient": "@trem2-helper", "body": "Sent before the rename"})
+	if before.Typename != "WriteSuccess" {
+		t.Fatalf("send to @trem2-helper: %s %s %+v", before.Typename, before.Message, before.Problems)
+	}
+
+	// Only the holder renames; an attacker's rename of it is refused and changes nothing.
+	wantRefused(t, "mallory renames ada's handle", rename(t, env, mallory, "@trem2-helper", "@mallory-owns-this"), "PermissionDenied", "another actor's handle")
+	wantRefused(t, "rename an unclaimed handle", rename(t, env, ada, "@ghost", "@trem2-bot"), "NotFound", "not a registered handle")
+	wantRefused(t, "rename into a taken handle", rename(t, env, ada, "@trem2-helper", "@mallory"), "ValidationFailed", "taken")
+	if r := rename(t, env, ada, "@trem2-helper", "@TREM2-Bot"); r.Typename != "WriteSuccess" || !strings.HasPrefix(r.Ref, "alias:trem2-bot@") {
+		t.Fatalf("rename: %s %s %+v", r.Typename, r.Message, r.Problems)
+	}
+
+	// The old handle resolves to the same actor and says what it became.
+	old := resolve(t, env, bob, "@trem2-helper")
+	if old == nil || old.State != "TOMBSTONE" || old.Actor == nil || old.Actor.ID != "ada" || old.RenamedTo == nil || *old.RenamedTo != "trem2-bot" || old.RenamedAt == nil {
+		t.Fatalf("handle(@trem2-helper) after the rename: %+v", old)
+	}
+	if cur := resolve(t, env, bob, "@trem2-bot"); cur == nil || cur.State != "ACTIVE" || cur.Actor == nil || cur.Actor.ID != "ada" || cur.Actor.Handle != "trem2-bot" {
+		t.Errorf("handle(@trem2-bot): %+v", cur)
+	}
+	// Messages to either reach ada, the one from before the rename too.
+	after := send(t, env, bob, map[string]any{"recipient": "@trem2-helper", "body": "Sent to the old handle after the rename"})
+	now := send(t, env, bob, map[string]any{"recipient": "@trem2-bot", "body": "Sent to the new handle"})
+	if after.Typename != "WriteSuccess" || now.Typename != "WriteSuccess" {
+		t.Fatalf("sends after the rename: %s %+v / %s %+v", after.Typename, after.Problems, now.Typename, now.Problems)
+	}
+	items, _ := mailbox(t, env, ada, "PENDING")
+	if got, want := ids(items), []string{unpinned(now.Ref), unpinned(after.Ref), unpinned(before.Ref)}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("ada's mailbox: %v, want %v", got, want)
+	}
+	if items, _ := mailbox(t, env, mallory, "PENDING"); len(items) != 0 {
+		t.Errorf("mallory received ada's mail: %+v", items)
+	}
+
+	// The tombstone is nobody else's: not by claim, not by rename, not even an admin's claim.
+	wantRefused(t, "mallory claims the tombstone", claim(t, env, mallory, "@trem2-helper"), "ValidationFailed", "tombstone")
+	wantRefused(t, "mallory renames into the tombstone", rename(t, env, mallory, "@mallory", "@trem2-helper"), "ValidationFailed", "tombstone")
+	wantRefused(t, "an admin claims the tombstone", claim(t, env, admin, "@trem2-helper"), "ValidationFailed", "tombstone")
+	wantRefused(t, "mallory claims a look-alike of the tombstone", claim(t, env, mallory, "@trem2-he1per"), "ValidationFailed", "looks like @trem2-helper")
+	wantRefused(t, "ada renames the tombstone", rename(t, env, ada, "@trem2-helper", "@trem2-x"), "ValidationFailed", "already renamed")
+
+	// Renamed twice, the first tombstone follows to the handle as it is now; ada takes her first back.
+	if r := rename(t, env, ada, "@trem2-bot", "@ada-lab"); r.Typename != "WriteSuccess" {
+		t.Fatalf("second rename: %s %+v", r.Typename, r.Problems)
+	}
+	if old := resolve(t, env, bob, "@trem2-helper"); old == nil || old.RenamedTo == nil || *old.RenamedTo != "ada-lab" || old.Actor.ID != "ada" {
+		t.Errorf("the first tombstone after two renames: %+v", old)
+	}
+	if r := rename(t, env, ada, "@ada-lab", "@trem2-helper"); r.Typename != "WriteSuccess" {
+		t.Fatalf("taking back her tombstone: %s %s %+v", r.Typename, r.Message, r.Problems)
+	}
+	if h := resolve(t, env, bob, "@trem2-helper"); h == nil || h.State != "ACTIVE" || h.Actor.Handle != "trem2-helper" {
+		t.Errorf("the handle taken back: %+v", h)
+	}
+	if h := resolve(t, env, bob, "@ada-lab"); h == nil || h.State != "TOMBSTONE" || h.RenamedTo == nil || *h.RenamedTo != "trem2-helper" {
+		t.Errorf("the handle left behind: %+v", h)
+	}
+	// The renames are in the entry's history, like any artifact's.
+	var hist struct {
+		Artifact struct{ History struct{ TotalCount int } }
+	}
+	env.OK(t, bob, `{ artifact(ref: "alias:trem2-helper") { history { totalCount } } }`, nil, &hist)
+	if hist.Artifact.History.TotalCount != 3 {
+		t.Errorf("alias:trem2-helper has %d versions, want 3 (claimed, tombstoned, taken back)", hist.Artifact.History.TotalCount)
+	}
+}
+
+// A role alias delivers to the role's members.
+func TestRoleAliasDeliversToTheRolesMembers(t *testing.T) {
+	env := apitest.New(t)
+	ada, bob := apitest.Contributor(t, "ada"), apitest.Contributor(t, "bob")
+	admin := apitest.Token(t, "root", auth.PermAdmin, auth.PermContributor)
+	mustWrite(t, env, admin, "createArtifact", "CreateArtifactInput", map[string]any{"type": "role", "id": "curator", "title": "Curators",
+		"content": map[string]any{"members": []string{"ada", "bob"}}})
+	if r := claim(t, env, admin, "@curators", "curator"); r.Typename != "WriteSuccess" {
+		t.Fatalf("role alias: %s %s %+v", r.Typename, r.Message, r.Problems)
+	}
+	m := send(t, env, admin, map[string]any{"recipient": "@curators", "body": "Please curate the TREM2 page"})
+	if m.Typename != "WriteSuccess" {
+		t.Fatalf("send: %s %+v", m.Typename, m.Problems)
+	}
+	for name, tok := range map[string]string{"ada": ada, "bob": bob} {
+		if items, _ := mailbox(t, env, tok, "PENDING"); len(items) != 1 || items[0].ID != unpinned(m.Ref) {
+			t.Errorf("%s's mailbox: %+v", name, items)
+		}
+	}
+}

@@ -60,8 +60,8 @@ func TestCreateAndReadEveryDefaultType(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(docs) != 21 {
-		t.Fatalf("want 21 default types (the design's 19, group and role), got %d", len(docs))
+	if len(docs) != 22 {
+		t.Fatalf("want 22 default types (the design's 19, group, role and alias), got %d", len(docs))
 	}
 	// Examples cite papers; the citation validators want those papers to exist.
 	// The paper example goes first, the other cited papers are created up front.
