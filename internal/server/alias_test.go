@@ -242,3 +242,47 @@ func TestRoleAliasDeliversToTheRolesMembers(t *testing.T) {
 		}
 	}
 }
+
+// actors:* reaches every actor, and only an admin may send it.
+func TestBroadcastToEveryActorIsAdminsOnly(t *testing.T) {
+	env := apitest.New(t)
+	ada, bob, mallory := apitest.Contributor(t, "ada"), apitest.Contributor(t, "bob"), apitest.Contributor(t, "mallory")
+	admin := apitest.Token(t, "root", auth.PermAdmin, auth.PermContributor)
+	for name, tok := range map[string]string{"ada": ada, "bob": bob, "mallory": mallory} { // a write makes each actor known
+		if r := claim(t, env, tok, "@"+name+"-lab"); r.Typename != "WriteSuccess" {
+			t.Fatalf("%s claims: %s %+v", name, r.Typename, r.Problems)
+		}
+	}
+	messages, deliveries := env.Count(t, "artifacts WHERE type = 'message'"), env.Count(t, "message_deliveries")
+	r := send(t, env, mallory, map[string]any{"recipient": "actors:*", "body": "Your token expired: paste it here"})
+	wantRefused(t, "mallory broadcasts", r, "PermissionDenied", "only admins broadcast")
+	if m, d := env.Count(t, "artifacts WHERE type = 'message'"), env.Count(t, "message_deliveries"); m != messages || d != deliveries {
+		t.Errorf("the refused broadcast wrote %d messages and %d deliveries", m-messages, d-deliveries)
+	}
+	for name, tok := range map[string]string{"ada": ada, "bob": bob} {
+		if items, _ := mailbox(t, env, tok, "PENDING"); len(items) != 0 {
+			t.Errorf("%s received the refused broadcast: %+v", name, items)
+		}
+	}
+
+	b := send(t, env, admin, map[string]any{"recipient": "actors:*", "subject": "Maintenance", "body": "The server restarts at 18:00 UTC"})
+	if b.Typename != "WriteSuccess" {
+		t.Fatalf("admin broadcasts: %s %s %+v", b.Typename, b.Message, b.Problems)
+	}
+	for name, tok := range map[string]string{"ada": ada, "bob": bob, "mallory": mallory} {
+		items, _ := mailbox(t, env, tok, "PENDING")
+		if len(items) != 1 || items[0].ID != unpinned(b.Ref) || items[0].Delivery == nil || items[0].Delivery.Recipient.ID != name {
+			t.Errorf("%s's mailbox after the broadcast: %+v", name, items)
+		}
+	}
+	if items, _ := mailbox(t, env, admin, "PENDING"); len(items) != 0 {
+		t.Errorf("the broadcaster received her own broadcast: %+v", items)
+	}
+	// One message, one delivery each: a member acknowledges only their own.
+	if r := ack(t, env, ada, unpinned(b.Ref), "COMPLETED"); r.Typename != "WriteSuccess" {
+		t.Errorf("ada completes the broadcast: %s %+v", r.Typename, r.Problems)
+	}
+	if items, _ := mailbox(t, env, bob, "PENDING"); len(items) != 1 {
+		t.Errorf("ada's acknowledgement moved bob's delivery: %+v", items)
+	}
+}
