@@ -749,10 +749,11 @@ type ComplexityRoot struct {
 	}
 
 	MessageDelivery struct {
-		AckedAt   func(childComplexity int) int
-		Recipient func(childComplexity int) int
-		Response  func(childComplexity int) int
-		Status    func(childComplexity int) int
+		AckedAt    func(childComplexity int) int
+		ArchivedAt func(childComplexity int) int
+		Recipient  func(childComplexity int) int
+		Response   func(childComplexity int) int
+		Status     func(childComplexity int) int
 	}
 
 	MutabilityViolation struct {
@@ -899,7 +900,7 @@ type ComplexityRoot struct {
 		Consumer    func(childComplexity int, id string) int
 		Diff        func(childComplexity int, from string, to string) int
 		Handle      func(childComplexity int, name string) int
-		Mailbox     func(childComplexity int, status *model.AckStatus, first *int, after *string) int
+		Mailbox     func(childComplexity int, status *model.AckStatus, first *int, after *string, includeArchived *bool) int
 		Me          func(childComplexity int) int
 		Node        func(childComplexity int, id string) int
 		Poll        func(childComplexity int, consumerID *string, types []string, filter model.JSON, since *string, from *model.LogStart, limit *int, autoAdvance *bool) int
@@ -5123,6 +5124,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MessageDelivery.AckedAt(childComplexity), true
+	case "MessageDelivery.archivedAt":
+		if e.ComplexityRoot.MessageDelivery.ArchivedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageDelivery.ArchivedAt(childComplexity), true
 	case "MessageDelivery.recipient":
 		if e.ComplexityRoot.MessageDelivery.Recipient == nil {
 			break
@@ -5957,7 +5964,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Mailbox(childComplexity, args["status"].(*model.AckStatus), args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Query.Mailbox(childComplexity, args["status"].(*model.AckStatus), args["first"].(*int), args["after"].(*string), args["includeArchived"].(*bool)), true
 	case "Query.me":
 		if e.ComplexityRoot.Query.Me == nil {
 			break
@@ -8765,6 +8772,8 @@ func (ec *executionContext) childFields_MessageDelivery(ctx context.Context, fie
 		return ec.fieldContext_MessageDelivery_ackedAt(ctx, field)
 	case "response":
 		return ec.fieldContext_MessageDelivery_response(ctx, field)
+	case "archivedAt":
+		return ec.fieldContext_MessageDelivery_archivedAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type MessageDelivery", field.Name)
 }

@@ -30,7 +30,7 @@ type QueryResolver interface {
 	Budget(ctx context.Context, actor *string) (*model.Budget, error)
 	Poll(ctx context.Context, consumerID *string, types []string, filter model.JSON, since *string, from *model.LogStart, limit *int, autoAdvance *bool) (*model.PollResult, error)
 	Consumer(ctx context.Context, id string) (*model.Consumer, error)
-	Mailbox(ctx context.Context, status *model.AckStatus, first *int, after *string) (*model.ArtifactConnection, error)
+	Mailbox(ctx context.Context, status *model.AckStatus, first *int, after *string, includeArchived *bool) (*model.ArtifactConnection, error)
 	Skill(ctx context.Context, name string) (*model.Skill, error)
 	Skills(ctx context.Context, servedStatus *string, first *int, after *string) (*model.ArtifactConnection, error)
 	Tool(ctx context.Context, name string, version *string) (*model.Tool, error)
@@ -208,6 +208,14 @@ func (ec *executionContext) field_Query_mailbox_args(ctx context.Context, rawArg
 		return nil, err
 	}
 	args["after"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "includeArchived",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["includeArchived"] = arg3
 	return args, nil
 }
 
@@ -1202,7 +1210,7 @@ func (ec *executionContext) _Query_mailbox(ctx context.Context, field graphql.Co
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Mailbox(ctx, fc.Args["status"].(*model.AckStatus), fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Query().Mailbox(ctx, fc.Args["status"].(*model.AckStatus), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["includeArchived"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ArtifactConnection) graphql.Marshaler {

@@ -58,6 +58,9 @@ type Delivery struct {
 	Status    string
 	AckedAt   *time.Time
 	Response  *string
+	// ArchivedAt is when the delivery was archived (retention.go); nil while
+	// it is not.
+	ArchivedAt *time.Time
 }
 
 // SendMessage writes one message artifact and a delivery per recipient; group
@@ -294,6 +297,8 @@ func (s *Store) ack(ctx context.Context, w *writer, p AckParams) (*WriteResult, 
 // MailboxParams selects a page of the caller's mail.
 type MailboxParams struct {
 	Status string
+	// IncludeArchived lists archived messages too.
+	IncludeArchived bool
 	First  *int
 	After  int64 // message pk of the last message of the previous page
 }
@@ -318,7 +323,8 @@ func (s *Store) Mailbox(ctx context.Context, p MailboxParams) ([]MailboxItem, bo
 	if before == 0 {
 		before = 1<<63 - 1
 	}
-	rows, err := s.q.MailboxList(ctx, dbsqlc.MailboxListParams{Recipient: rc.Actor.ID, Status: p.Status, BeforePk: before, Lim: int32(n + 1)})
+	rows, err := s.q.MailboxList(ctx, dbsqlc.MailboxListParams{Recipient: rc.Actor.ID, Status: p.Status, BeforePk: before, Lim: int32(n + 1),
+		IncludeArchived: p.IncludeArchived, ArchiveBefore: s.archiveBefore(rc.Now)})
 	if err != nil {
 		return nil, false, fmt.Errorf("mailbox: %w", err)
 	}
@@ -328,26 +334,32 @@ func (s *Store) Mailbox(ctx context.Context, p MailboxParams) ([]MailboxItem, bo
 	}
 	out := make([]MailboxItem, len(rows))
 	for i, r := range rows {
-		out[i] = MailboxItem{Message: fromRow(r.Artifact), Delivery: deliveryFromRow(r.MessageDelivery)}
+		out[i] = MailboxItem{Message: fromRow(r.Artifact), Delivery: s.deliveryFromRow(ctx, r.MessageDelivery)}
 	}
 	return out, more, nil
 }
 
-// MailboxCount counts the caller's messages in a status.
-func (s *Store) MailboxCount(ctx context.Context, status string) (int, error) {
+// MailboxCount counts the caller's messages in a status (the archived ones
+// only with includeArchived).
+func (s *Store) MailboxCount(ctx context.Context, status string, includeArchived bool) (int, error) {
 	rc := request.From(ctx)
 	if rc == nil || rc.Anonymous {
 		return 0, problem.New(problem.Unauthenticated, "the mailbox needs a token")
 	}
-	n, err := s.q.MailboxCount(ctx, rc.Actor.ID, status)
+	n, err := s.q.MailboxCount(ctx, dbsqlc.MailboxCountParams{Recipient: rc.Actor.ID, Status: status,
+		IncludeArchived: includeArchived, ArchiveBefore: s.archiveBefore(rc.Now)})
 	if err != nil {
 		return 0, fmt.Errorf("mailbox count: %w", err)
 	}
 	return int(n), nil
 }
 
-func deliveryFromRow(r dbsqlc.MessageDelivery) Delivery {
-	return Delivery{MessagePK: r.MessagePk, Recipient: r.Recipient, Status: r.Status, AckedAt: r.AckedAt, Response: r.Response}
+func (s *Store) deliveryFromRow(ctx context.Context, r dbsqlc.MessageDelivery) Delivery {
+	d := Delivery{MessagePK: r.MessagePk, Recipient: r.Recipient, Status: r.Status, AckedAt: r.AckedAt, Response: r.Response}
+	if rc := request.From(ctx); rc != nil {
+		d.ArchivedAt = s.archivedAt(d, rc.Now)
+	}
+	return d
 }
 
 // singleRecipient reports whether an address names one actor (rather than the
