@@ -81,6 +81,13 @@ func (ec *executionContext) fieldContext_MessageDelivery_response(_ context.Cont
 	return graphql.NewScalarFieldContext("MessageDelivery", field, false, false, "String")
 }
 
+func (ec *executionContext) _MessageDelivery_archivedAt(ctx context.Context, field graphql.CollectedField, obj *model.MessageDelivery) (ret graphql.Marshaler) {
+	return ec.marshalODateTime2ᚖtimeᚐTime(ctx, field.Selections, obj.ArchivedAt)
+}
+func (ec *executionContext) fieldContext_MessageDelivery_archivedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MessageDelivery", field, false, false, "DateTime")
+}
+
 // endregion **************************** field.gotpl *****************************
 
 // region    **************************** input.gotpl *****************************
@@ -379,6 +386,11 @@ func (ec *executionContext) _MessageDelivery(ctx context.Context, sel ast.Select
 			}
 		case "response":
 			out.Values[i] = ec._MessageDelivery_response(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "archivedAt":
+			out.Values[i] = ec._MessageDelivery_archivedAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

@@ -717,7 +717,7 @@ func (ec *executionContext) _Problem(ctx context.Context, sel ast.SelectionSet, 
 
 // region    **************************** object.gotpl ****************************
 
-var idempotencyKeyReuseImplementors = []string{"IdempotencyKeyReuse", "SendMessageResult", "AckMessageResult", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem", "RunSkillResult", "InvokeToolResult", "RegisterToolResult", "CancelToolCallResult", "ClaimWorkPacketResult", "ReportWorkPacketProgressResult", "CompleteWorkPacketResult"}
+var idempotencyKeyReuseImplementors = []string{"IdempotencyKeyReuse", "ClaimHandleResult", "RenameHandleResult", "SendMessageResult", "AckMessageResult", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem", "RunSkillResult", "InvokeToolResult", "RegisterToolResult", "CancelToolCallResult", "ClaimWorkPacketResult", "ReportWorkPacketProgressResult", "CompleteWorkPacketResult"}
 
 func (ec *executionContext) _IdempotencyKeyReuse(ctx context.Context, sel ast.SelectionSet, obj *model.IdempotencyKeyReuse) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, idempotencyKeyReuseImplementors)
@@ -1022,7 +1022,7 @@ func (ec *executionContext) _MutabilityViolation(ctx context.Context, sel ast.Se
 	return out
 }
 
-var notFoundImplementors = []string{"NotFound", "SendMessageResult", "AckMessageResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem", "RunSkillResult", "InvokeToolResult", "CancelToolCallResult", "ClaimWorkPacketResult", "ReportWorkPacketProgressResult", "CompleteWorkPacketResult"}
+var notFoundImplementors = []string{"NotFound", "RenameHandleResult", "SendMessageResult", "AckMessageResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem", "RunSkillResult", "InvokeToolResult", "CancelToolCallResult", "ClaimWorkPacketResult", "ReportWorkPacketProgressResult", "CompleteWorkPacketResult"}
 
 func (ec *executionContext) _NotFound(ctx context.Context, sel ast.SelectionSet, obj *model.NotFound) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, notFoundImplementors)
@@ -1080,7 +1080,7 @@ func (ec *executionContext) _NotFound(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
-var permissionDeniedImplementors = []string{"PermissionDenied", "SetBudgetResult", "SendMessageResult", "AckMessageResult", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem", "RunSkillResult", "InvokeToolResult", "RegisterToolResult", "CancelToolCallResult", "ClaimWorkPacketResult", "ReportWorkPacketProgressResult", "CompleteWorkPacketResult"}
+var permissionDeniedImplementors = []string{"PermissionDenied", "ClaimHandleResult", "RenameHandleResult", "SetBudgetResult", "SendMessageResult", "AckMessageResult", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem", "RunSkillResult", "InvokeToolResult", "RegisterToolResult", "CancelToolCallResult", "ClaimWorkPacketResult", "ReportWorkPacketProgressResult", "CompleteWorkPacketResult"}
 
 func (ec *executionContext) _PermissionDenied(ctx context.Context, sel ast.SelectionSet, obj *model.PermissionDenied) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, permissionDeniedImplementors)
@@ -1133,7 +1133,7 @@ func (ec *executionContext) _PermissionDenied(ctx context.Context, sel ast.Selec
 	return out
 }
 
-var rateLimitedImplementors = []string{"RateLimited", "SendMessageResult", "AckMessageResult", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem", "RunSkillResult", "InvokeToolResult", "RegisterToolResult"}
+var rateLimitedImplementors = []string{"RateLimited", "ClaimHandleResult", "RenameHandleResult", "SendMessageResult", "AckMessageResult", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem", "RunSkillResult", "InvokeToolResult", "RegisterToolResult"}
 
 func (ec *executionContext) _RateLimited(ctx context.Context, sel ast.SelectionSet, obj *model.RateLimited) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, rateLimitedImplementors)
@@ -1186,7 +1186,7 @@ func (ec *executionContext) _RateLimited(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
-var validationFailedImplementors = []string{"ValidationFailed", "SetBudgetResult", "SendMessageResult", "AckMessageResult", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem", "RunSkillResult", "InvokeToolResult", "RegisterToolResult", "ClaimWorkPacketResult", "ReportWorkPacketProgressResult", "CompleteWorkPacketResult"}
+var validationFailedImplementors = []string{"ValidationFailed", "ClaimHandleResult", "RenameHandleResult", "SetBudgetResult", "SendMessageResult", "AckMessageResult", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem", "RunSkillResult", "InvokeToolResult", "RegisterToolResult", "ClaimWorkPacketResult", "ReportWorkPacketProgressResult", "CompleteWorkPacketResult"}
 
 func (ec *executionContext) _ValidationFailed(ctx context.Context, sel ast.SelectionSet, obj *model.ValidationFailed) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, validationFailedImplementors)

@@ -18,11 +18,13 @@ SELECT recipient FROM message_deliveries WHERE message_pk = @message_pk ORDER BY
 SELECT * FROM message_deliveries WHERE message_pk = ANY (@message_pks::bigint[]) AND recipient = @recipient;
 
 -- name: MailboxList :many
--- One recipient's messages in a status, newest first.
+-- One recipient's messages in a status, newest first; the archived ones
+-- (completed at or before archive_before) only when asked for.
 SELECT sqlc.embed(a), sqlc.embed(d)
 FROM message_deliveries d
 JOIN artifacts a ON a.pk = d.message_pk
 WHERE d.recipient = @recipient AND d.status = @status AND d.message_pk < @before_pk::bigint
+  AND (@include_archived::boolean OR d.status <> 'completed' OR d.acked_at > @archive_before::timestamptz)
 ORDER BY d.message_pk DESC
 LIMIT @lim::integer;
 
@@ -35,4 +37,5 @@ WHERE a.pk = ANY (@pks::bigint[])
         SELECT 1 FROM message_deliveries d WHERE d.message_pk = a.pk AND d.recipient = @actor_id));
 
 -- name: MailboxCount :one
-SELECT count(*) FROM message_deliveries WHERE recipient = @recipient AND status = @status;
+SELECT count(*) FROM message_deliveries WHERE recipient = @recipient AND status = @status
+  AND (@include_archived::boolean OR status <> 'completed' OR acked_at > @archive_before::timestamptz);

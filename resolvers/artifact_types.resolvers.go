@@ -48,6 +48,41 @@ func (r *agentWorkPacketResolver) Comments(ctx context.Context, obj *model.Agent
 }
 
 // CreatedBy is the resolver for the createdBy field.
+func (r *aliasResolver) CreatedBy(ctx context.Context, obj *model.Alias) (*model.Actor, error) {
+	return r.artifactCreatedBy(ctx, obj.Base)
+}
+
+// UpdatedBy is the resolver for the updatedBy field.
+func (r *aliasResolver) UpdatedBy(ctx context.Context, obj *model.Alias) (*model.Actor, error) {
+	return r.artifactUpdatedBy(ctx, obj.Base)
+}
+
+// Provenance is the resolver for the provenance field.
+func (r *aliasResolver) Provenance(ctx context.Context, obj *model.Alias) ([]*model.ProvenanceStep, error) {
+	return r.artifactProvenance(ctx, obj.Base)
+}
+
+// Links is the resolver for the links field.
+func (r *aliasResolver) Links(ctx context.Context, obj *model.Alias, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error) {
+	return r.artifactLinks(ctx, obj.Base, direction, predicates, first, after)
+}
+
+// Signals is the resolver for the signals field.
+func (r *aliasResolver) Signals(ctx context.Context, obj *model.Alias, kinds []string) (*model.SignalSummary, error) {
+	return r.artifactSignals(ctx, obj.Base, kinds)
+}
+
+// History is the resolver for the history field.
+func (r *aliasResolver) History(ctx context.Context, obj *model.Alias, first *int, after *string) (*model.ArtifactConnection, error) {
+	return r.artifactHistory(ctx, obj.Base, first, after)
+}
+
+// Comments is the resolver for the comments field.
+func (r *aliasResolver) Comments(ctx context.Context, obj *model.Alias, first *int, after *string) (*model.ArtifactConnection, error) {
+	return r.artifactComments(ctx, obj.Base, first, after)
+}
+
+// CreatedBy is the resolver for the createdBy field.
 func (r *analysisResolver) CreatedBy(ctx context.Context, obj *model.Analysis) (*model.Actor, error) {
 	return r.artifactCreatedBy(ctx, obj.Base)
 }
@@ -786,6 +821,8 @@ func (r *Resolver) AgentWorkPacket() graph.AgentWorkPacketResolver {
 	return &agentWorkPacketResolver{r}
 }
 
+func (r *Resolver) Alias() graph.AliasResolver { return &aliasResolver{r} }
+
 func (r *Resolver) Analysis() graph.AnalysisResolver { return &analysisResolver{r} }
 
 func (r *Resolver) Comment() graph.CommentResolver { return &commentResolver{r} }
@@ -832,6 +869,7 @@ func (r *Resolver) WikiPage() graph.WikiPageResolver { return &wikiPageResolver{
 
 type (
 	agentWorkPacketResolver struct{ *Resolver }
+	aliasResolver           struct{ *Resolver }
 	analysisResolver        struct{ *Resolver }
 	commentResolver         struct{ *Resolver }
 	datasetResolver         struct{ *Resolver }

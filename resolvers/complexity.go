@@ -60,7 +60,7 @@ func Complexity() graph.ComplexityRoot {
 	c.Query.WorkPackets = func(child int, _ *model.AgentWorkPacketStatus, first *int, after *string) int {
 		return pageCost(child, first, after)
 	}
-	c.Query.Mailbox = func(child int, _ *model.AckStatus, first *int, after *string) int {
+	c.Query.Mailbox = func(child int, _ *model.AckStatus, first *int, after *string, _ *bool) int {
 		return pageCost(child, first, after)
 	}
 	c.Query.Poll = func(child int, _ *string, _ []string, _ model.JSON, _ *string, _ *model.LogStart, limit *int, _ *bool) int {

@@ -18,6 +18,11 @@ func setArtifactComplexity(c *graph.ComplexityRoot) {
 	c.AgentWorkPacket.Progress = jsonCost
 	c.AgentWorkPacket.ResultRefs = unpagedListCost
 	c.AgentWorkPacket.Spent = jsonCost
+	c.Alias.Content = jsonCost
+	c.Alias.Provenance = unpagedListCost
+	c.Alias.Links = linksCost
+	c.Alias.History = pageCost
+	c.Alias.Comments = pageCost
 	c.Analysis.Content = jsonCost
 	c.Analysis.Provenance = unpagedListCost
 	c.Analysis.Links = linksCost

@@ -10,10 +10,11 @@ import (
 )
 
 func deliveryModel(d *store.Delivery) *model.MessageDelivery {
-	return &model.MessageDelivery{RecipientID: d.Recipient, Status: model.AckStatus(strings.ToUpper(d.Status)), AckedAt: d.AckedAt, Response: d.Response}
+	return &model.MessageDelivery{RecipientID: d.Recipient, Status: model.AckStatus(strings.ToUpper(d.Status)), AckedAt: d.AckedAt, Response: d.Response, ArchivedAt: d.ArchivedAt}
 }
 
-func (r *Resolver) mailbox(ctx context.Context, status *model.AckStatus, first *int, after *string) (*model.ArtifactConnection, error) {
+func (r *Resolver) mailbox(ctx context.Context, status *model.AckStatus, first *int, after *string, includeArchived *bool) (*model.ArtifactConnection, error) {
+	archived := includeArchived != nil && *includeArchived
 	st := store.AckPending
 	if status != nil {
 		st = strings.ToLower(string(*status))
@@ -22,7 +23,7 @@ func (r *Resolver) mailbox(ctx context.Context, status *model.AckStatus, first *
 	if err != nil {
 		return nil, err
 	}
-	items, more, err := r.Store.Mailbox(ctx, store.MailboxParams{Status: st, First: first, After: afterPK})
+	items, more, err := r.Store.Mailbox(ctx, store.MailboxParams{Status: st, First: first, After: afterPK, IncludeArchived: archived})
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +40,7 @@ func (r *Resolver) mailbox(ctx context.Context, status *model.AckStatus, first *
 		return nil, err
 	}
 	setPageInfo(conn.PageInfo, len(conn.Edges), func(i int) string { return conn.Edges[i].Cursor }, after != nil)
-	conn.CountFunc = func(ctx context.Context) (int, error) { return r.Store.MailboxCount(ctx, st) }
+	conn.CountFunc = func(ctx context.Context) (int, error) { return r.Store.MailboxCount(ctx, st, archived) }
 	return conn, nil
 }
 

@@ -48,8 +48,8 @@ func (r *mutationResolver) AckMessage(ctx context.Context, input model.AckMessag
 	return writeSuccess(res), nil
 }
 
-func (r *queryResolver) Mailbox(ctx context.Context, status *model.AckStatus, first *int, after *string) (*model.ArtifactConnection, error) {
-	return r.mailbox(ctx, status, first, after)
+func (r *queryResolver) Mailbox(ctx context.Context, status *model.AckStatus, first *int, after *string, includeArchived *bool) (*model.ArtifactConnection, error) {
+	return r.mailbox(ctx, status, first, after, includeArchived)
 }
 
 func (r *Resolver) MessageDelivery() graph.MessageDeliveryResolver {

@@ -47,6 +47,7 @@ func serve(ctx context.Context, args []string) error {
 	tf := addToolFlags(f, 4)
 	mf := addMCPFlags(f)
 	serveMCP := f.boolean("mcp", "SCIDEX_MCP", true, "serve MCP streamable HTTP on /mcp")
+	retention := f.duration("message-retention", "SCIDEX_MESSAGE_RETENTION", store.DefaultMessageRetention, "how long a completed message stays in its recipient's mailbox lists before it is archived (still readable by ref)", above(time.Duration(0)))
 	shutdownWait := f.duration("shutdown-timeout", "SCIDEX_SHUTDOWN_TIMEOUT", 15*time.Second, "how long to drain requests on SIGTERM", atLeast(time.Duration(0)))
 	if err := f.Parse(args); err != nil {
 		return err
@@ -104,7 +105,7 @@ func serve(ctx context.Context, args []string) error {
 	m, killed := newMetrics(*metricsAddr)
 	a, err := app.New(app.Config{
 		Pool: db.pool, Listen: listen, Logger: log, PprofAddr: *pprofAddr, Metrics: m, MetricsAddr: *metricsAddr, Tracing: tr,
-		Store: store.Opts{Limiter: limiter, ShadowValidators: splitList(*shadow), NoProvenanceStamps: !*stampProvenance},
+		Store: store.Opts{Limiter: limiter, ShadowValidators: splitList(*shadow), NoProvenanceStamps: !*stampProvenance, MessageRetention: *retention},
 		Tools: toolOpts, Runtimes: tf.runtimes(log, *c.dataDir, killed), Queue: tf.queueOpts(),
 		OnStart: []func(context.Context, *app.App) error{app.InstallSkills},
 		Server: server.Opts{

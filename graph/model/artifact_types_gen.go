@@ -109,6 +109,49 @@ func (a *AgentWorkPacket) ToolCall() (*string, error) {
 	return a.str("tool_call")
 }
 
+// Alias is the typed view of a alias artifact.
+type Alias struct{ *Base }
+
+// Actor reads content.actor.
+func (a *Alias) Actor() (*string, error) {
+	return a.str("actor")
+}
+
+// ClaimedAt reads content.claimed_at.
+func (a *Alias) ClaimedAt() (*time.Time, error) {
+	return a.dateTime("claimed_at")
+}
+
+// Kind reads content.kind.
+func (a *Alias) Kind() (*string, error) {
+	return a.str("kind")
+}
+
+// RenamedAt reads content.renamed_at.
+func (a *Alias) RenamedAt() (*time.Time, error) {
+	return a.dateTime("renamed_at")
+}
+
+// RenamedTo reads content.renamed_to.
+func (a *Alias) RenamedTo() (*string, error) {
+	return a.str("renamed_to")
+}
+
+// Role reads content.role.
+func (a *Alias) Role() (*string, error) {
+	return a.str("role")
+}
+
+// Skeleton reads content.skeleton.
+func (a *Alias) Skeleton() (*string, error) {
+	return a.str("skeleton")
+}
+
+// State reads content.state.
+func (a *Alias) State() (*HandleState, error) {
+	return enumField[HandleState](a.Base, "state")
+}
+
 // Analysis is the typed view of a analysis artifact.
 type Analysis struct{ *Base }
 
@@ -1257,6 +1300,7 @@ func (a *WikiPage) Tags() ([]string, error) {
 // Typed lists the types with a typed GraphQL subtype and their GraphQL names.
 var Typed = map[string]string{
 	"agent_work_packet": "AgentWorkPacket",
+	"alias":             "Alias",
 	"analysis":          "Analysis",
 	"comment":           "Comment",
 	"dataset":           "Dataset",
@@ -1284,6 +1328,8 @@ func Wrap(base *Base) Artifact {
 	switch base.A.Type {
 	case "agent_work_packet":
 		return &AgentWorkPacket{base}
+	case "alias":
+		return &Alias{base}
 	case "analysis":
 		return &Analysis{base}
 	case "comment":

@@ -29,4 +29,5 @@ type MessageDelivery struct {
 	Status      AckStatus
 	AckedAt     *time.Time
 	Response    *string
+	ArchivedAt  *time.Time
 }

@@ -43,6 +43,10 @@ type CiteResult interface {
 	IsCiteResult()
 }
 
+type ClaimHandleResult interface {
+	IsClaimHandleResult()
+}
+
 type ClaimWorkPacketResult interface {
 	IsClaimWorkPacketResult()
 }
@@ -71,6 +75,10 @@ type Problem interface {
 
 type RegisterToolResult interface {
 	IsRegisterToolResult()
+}
+
+type RenameHandleResult interface {
+	IsRenameHandleResult()
 }
 
 type ReportWorkPacketProgressResult interface {
@@ -415,6 +423,10 @@ type IdempotencyKeyReuse struct {
 	IdempotencyKey string    `json:"idempotencyKey"`
 }
 
+func (IdempotencyKeyReuse) IsClaimHandleResult() {}
+
+func (IdempotencyKeyReuse) IsRenameHandleResult() {}
+
 func (IdempotencyKeyReuse) IsSendMessageResult() {}
 
 func (IdempotencyKeyReuse) IsAckMessageResult() {}
@@ -594,6 +606,8 @@ type NotFound struct {
 	Ref          *string   `json:"ref,omitempty"`
 }
 
+func (NotFound) IsRenameHandleResult() {}
+
 func (NotFound) IsSendMessageResult() {}
 
 func (NotFound) IsAckMessageResult() {}
@@ -641,6 +655,10 @@ type PermissionDenied struct {
 	Retryable    bool      `json:"retryable"`
 	RetryAfterMs *int      `json:"retryAfterMs,omitempty"`
 }
+
+func (PermissionDenied) IsClaimHandleResult() {}
+
+func (PermissionDenied) IsRenameHandleResult() {}
 
 func (PermissionDenied) IsSetBudgetResult() {}
 
@@ -728,6 +746,10 @@ type RateLimited struct {
 	Retryable    bool      `json:"retryable"`
 	RetryAfterMs *int      `json:"retryAfterMs,omitempty"`
 }
+
+func (RateLimited) IsClaimHandleResult() {}
+
+func (RateLimited) IsRenameHandleResult() {}
 
 func (RateLimited) IsSendMessageResult() {}
 
@@ -966,6 +988,10 @@ type ValidationFailed struct {
 	Problems []*ValidationProblem `json:"problems"`
 }
 
+func (ValidationFailed) IsClaimHandleResult() {}
+
+func (ValidationFailed) IsRenameHandleResult() {}
+
 func (ValidationFailed) IsSetBudgetResult() {}
 
 func (ValidationFailed) IsSendMessageResult() {}
@@ -1098,6 +1124,10 @@ type WriteSuccess struct {
 	// The link written by addLink or cite.
 	Link *Link `json:"link,omitempty"`
 }
+
+func (WriteSuccess) IsClaimHandleResult() {}
+
+func (WriteSuccess) IsRenameHandleResult() {}
 
 func (WriteSuccess) IsSendMessageResult() {}
 
@@ -1489,6 +1519,61 @@ func (e *ErrorCode) UnmarshalJSON(b []byte) error {
 }
 
 func (e ErrorCode) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type HandleState string
+
+const (
+	HandleStateActive    HandleState = "ACTIVE"
+	HandleStateTombstone HandleState = "TOMBSTONE"
+)
+
+var AllHandleState = []HandleState{
+	HandleStateActive,
+	HandleStateTombstone,
+}
+
+func (e HandleState) IsValid() bool {
+	switch e {
+	case HandleStateActive, HandleStateTombstone:
+		return true
+	}
+	return false
+}
+
+func (e HandleState) String() string {
+	return string(e)
+}
+
+func (e *HandleState) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = HandleState(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid HandleState", str)
+	}
+	return nil
+}
+
+func (e HandleState) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *HandleState) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e HandleState) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

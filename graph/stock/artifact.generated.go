@@ -1749,6 +1749,13 @@ func (ec *executionContext) _Artifact(ctx context.Context, sel ast.SelectionSet,
 			return graphql.Null
 		}
 		return ec._Analysis(ctx, sel, obj)
+	case model.Alias:
+		return ec._Alias(ctx, sel, &obj)
+	case *model.Alias:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Alias(ctx, sel, obj)
 	case model.AgentWorkPacket:
 		return ec._AgentWorkPacket(ctx, sel, &obj)
 	case *model.AgentWorkPacket:
@@ -1916,6 +1923,13 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Analysis(ctx, sel, obj)
+	case model.Alias:
+		return ec._Alias(ctx, sel, &obj)
+	case *model.Alias:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Alias(ctx, sel, obj)
 	case model.AgentWorkPacket:
 		return ec._AgentWorkPacket(ctx, sel, &obj)
 	case *model.AgentWorkPacket:

@@ -27,6 +27,8 @@ func (r resolverRoot) Actor() ActorResolver { return r.root.Actor() }
 
 func (r resolverRoot) AgentWorkPacket() AgentWorkPacketResolver { return r.root.AgentWorkPacket() }
 
+func (r resolverRoot) Alias() AliasResolver { return r.root.Alias() }
+
 func (r resolverRoot) Analysis() AnalysisResolver { return r.root.Analysis() }
 
 func (r resolverRoot) ArtifactConnection() ArtifactConnectionResolver {
@@ -58,6 +60,8 @@ func (r resolverRoot) GateResult() GateResultResolver { return r.root.GateResult
 func (r resolverRoot) GenericArtifact() GenericArtifactResolver { return r.root.GenericArtifact() }
 
 func (r resolverRoot) Group() GroupResolver { return r.root.Group() }
+
+func (r resolverRoot) Handle() HandleResolver { return r.root.Handle() }
 
 func (r resolverRoot) Hypothesis() HypothesisResolver { return r.root.Hypothesis() }
 

@@ -26,6 +26,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 type ResolverRoot interface {
 	Actor() ActorResolver
 	AgentWorkPacket() AgentWorkPacketResolver
+	Alias() AliasResolver
 	Analysis() AnalysisResolver
 	ArtifactConnection() ArtifactConnectionResolver
 	BrierPoint() BrierPointResolver
@@ -41,6 +42,7 @@ type ResolverRoot interface {
 	GateResult() GateResultResolver
 	GenericArtifact() GenericArtifactResolver
 	Group() GroupResolver
+	Handle() HandleResolver
 	Hypothesis() HypothesisResolver
 	KgEdge() KgEdgeResolver
 	KnowledgeGap() KnowledgeGapResolver
@@ -116,6 +118,38 @@ type ComplexityRoot struct {
 		SupersededBy   func(childComplexity int) int
 		Title          func(childComplexity int) int
 		ToolCall       func(childComplexity int) int
+		Type           func(childComplexity int) int
+		UpdatedAt      func(childComplexity int) int
+		UpdatedBy      func(childComplexity int) int
+	}
+
+	Alias struct {
+		Actor          func(childComplexity int) int
+		ArtifactID     func(childComplexity int) int
+		ClaimedAt      func(childComplexity int) int
+		Comments       func(childComplexity int, first *int, after *string) int
+		Content        func(childComplexity int) int
+		ContentHash    func(childComplexity int) int
+		CreatedAt      func(childComplexity int) int
+		CreatedBy      func(childComplexity int) int
+		History        func(childComplexity int, first *int, after *string) int
+		ID             func(childComplexity int) int
+		IsLatest       func(childComplexity int) int
+		Kind           func(childComplexity int) int
+		LifecycleState func(childComplexity int) int
+		Links          func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
+		Provenance     func(childComplexity int) int
+		QualityScore   func(childComplexity int) int
+		Ref            func(childComplexity int) int
+		RenamedAt      func(childComplexity int) int
+		RenamedTo      func(childComplexity int) int
+		Revision       func(childComplexity int) int
+		Role           func(childComplexity int) int
+		Signals        func(childComplexity int, kinds []string) int
+		Skeleton       func(childComplexity int) int
+		State          func(childComplexity int) int
+		SupersededBy   func(childComplexity int) int
+		Title          func(childComplexity int) int
 		Type           func(childComplexity int) int
 		UpdatedAt      func(childComplexity int) int
 		UpdatedBy      func(childComplexity int) int
@@ -541,6 +575,18 @@ type ComplexityRoot struct {
 		UpdatedBy      func(childComplexity int) int
 	}
 
+	Handle struct {
+		Actor      func(childComplexity int) int
+		ClaimedAt  func(childComplexity int) int
+		Entry      func(childComplexity int) int
+		Name       func(childComplexity int) int
+		Registered func(childComplexity int) int
+		RenamedAt  func(childComplexity int) int
+		RenamedTo  func(childComplexity int) int
+		Role       func(childComplexity int) int
+		State      func(childComplexity int) int
+	}
+
 	Hypothesis struct {
 		ArtifactID       func(childComplexity int) int
 		Comments         func(childComplexity int, first *int, after *string) int
@@ -762,10 +808,11 @@ type ComplexityRoot struct {
 	}
 
 	MessageDelivery struct {
-		AckedAt   func(childComplexity int) int
-		Recipient func(childComplexity int) int
-		Response  func(childComplexity int) int
-		Status    func(childComplexity int) int
+		AckedAt    func(childComplexity int) int
+		ArchivedAt func(childComplexity int) int
+		Recipient  func(childComplexity int) int
+		Response   func(childComplexity int) int
+		Status     func(childComplexity int) int
 	}
 
 	MutabilityViolation struct {
@@ -786,11 +833,13 @@ type ComplexityRoot struct {
 		Batch                    func(childComplexity int, input model.BatchInput) int
 		CancelToolCall           func(childComplexity int, input model.CancelToolCallInput) int
 		Cite                     func(childComplexity int, input model.CiteInput) int
+		ClaimHandle              func(childComplexity int, name string, role *string, idempotencyKey *string) int
 		ClaimWorkPacket          func(childComplexity int, input model.ClaimWorkPacketInput) int
 		CompleteWorkPacket       func(childComplexity int, input model.CompleteWorkPacketInput) int
 		CreateArtifact           func(childComplexity int, input model.CreateArtifactInput) int
 		InvokeTool               func(childComplexity int, input model.InvokeToolInput) int
 		RegisterTool             func(childComplexity int, input model.RegisterToolInput) int
+		RenameHandle             func(childComplexity int, from string, to string, idempotencyKey *string) int
 		ReportWorkPacketProgress func(childComplexity int, input model.ReportWorkPacketProgressInput) int
 		RunSkill                 func(childComplexity int, input model.RunSkillInput) int
 		SendMessage              func(childComplexity int, input model.SendMessageInput) int
@@ -911,8 +960,9 @@ type ComplexityRoot struct {
 		Consumer          func(childComplexity int, id string) int
 		Diff              func(childComplexity int, from string, to string) int
 		EloRating         func(childComplexity int, ref string, view string) int
+		Handle            func(childComplexity int, name string) int
 		Leaderboard       func(childComplexity int, typeArg string, view string, first *int, after *string, asOf *time.Time) int
-		Mailbox           func(childComplexity int, status *model.AckStatus, first *int, after *string) int
+		Mailbox           func(childComplexity int, status *model.AckStatus, first *int, after *string, includeArchived *bool) int
 		Me                func(childComplexity int) int
 		Node              func(childComplexity int, id string) int
 		Poll              func(childComplexity int, consumerID *string, types []string, filter model.JSON, since *string, from *model.LogStart, limit *int, autoAdvance *bool) int
@@ -1655,6 +1705,201 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AgentWorkPacket.UpdatedBy(childComplexity), true
+
+	case "Alias.actor":
+		if e.ComplexityRoot.Alias.Actor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Alias.Actor(childComplexity), true
+	case "Alias.artifactId":
+		if e.ComplexityRoot.Alias.ArtifactID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Alias.ArtifactID(childComplexity), true
+	case "Alias.claimedAt":
+		if e.ComplexityRoot.Alias.ClaimedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Alias.ClaimedAt(childComplexity), true
+	case "Alias.comments":
+		if e.ComplexityRoot.Alias.Comments == nil {
+			break
+		}
+
+		args, err := ec.field_Alias_comments_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Alias.Comments(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Alias.content":
+		if e.ComplexityRoot.Alias.Content == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Alias.Content(childComplexity), true
+	case "Alias.contentHash":
+		if e.ComplexityRoot.Alias.ContentHash == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Alias.ContentHash(childComplexity), true
+	case "Alias.createdAt":
+		if e.ComplexityRoot.Alias.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Alias.CreatedAt(childComplexity), true
+	case "Alias.createdBy":
+		if e.ComplexityRoot.Alias.CreatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Alias.CreatedBy(childComplexity), true
+	case "Alias.history":
+		if e.ComplexityRoot.Alias.History == nil {
+			break
+		}
+
+		args, err := ec.field_Alias_history_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Alias.History(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Alias.id":
+		if e.ComplexityRoot.Alias.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Alias.ID(childComplexity), true
+	case "Alias.isLatest":
+		if e.ComplexityRoot.Alias.IsLatest == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Alias.IsLatest(childComplexity), true
+	case "Alias.kind":
+		if e.ComplexityRoot.Alias.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Alias.Kind(childComplexity), true
+	case "Alias.lifecycleState":
+		if e.ComplexityRoot.Alias.LifecycleState == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Alias.LifecycleState(childComplexity), true
+	case "Alias.links":
+		if e.ComplexityRoot.Alias.Links == nil {
+			break
+		}
+
+		args, err := ec.field_Alias_links_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Alias.Links(childComplexity, args["direction"].(*model.LinkDirection), args["predicates"].([]string), args["first"].(*int), args["after"].(*string)), true
+	case "Alias.provenance":
+		if e.ComplexityRoot.Alias.Provenance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Alias.Provenance(childComplexity), true
+	case "Alias.qualityScore":
+		if e.ComplexityRoot.Alias.QualityScore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Alias.QualityScore(childComplexity), true
+	case "Alias.ref":
+		if e.ComplexityRoot.Alias.Ref == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Alias.Ref(childComplexity), true
+	case "Alias.renamedAt":
+		if e.ComplexityRoot.Alias.RenamedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Alias.RenamedAt(childComplexity), true
+	case "Alias.renamedTo":
+		if e.ComplexityRoot.Alias.RenamedTo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Alias.RenamedTo(childComplexity), true
+	case "Alias.revision":
+		if e.ComplexityRoot.Alias.Revision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Alias.Revision(childComplexity), true
+	case "Alias.role":
+		if e.ComplexityRoot.Alias.Role == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Alias.Role(childComplexity), true
+	case "Alias.signals":
+		if e.ComplexityRoot.Alias.Signals == nil {
+			break
+		}
+
+		args, err := ec.field_Alias_signals_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Alias.Signals(childComplexity, args["kinds"].([]string)), true
+	case "Alias.skeleton":
+		if e.ComplexityRoot.Alias.Skeleton == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Alias.Skeleton(childComplexity), true
+	case "Alias.state":
+		if e.ComplexityRoot.Alias.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Alias.State(childComplexity), true
+	case "Alias.supersededBy":
+		if e.ComplexityRoot.Alias.SupersededBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Alias.SupersededBy(childComplexity), true
+	case "Alias.title":
+		if e.ComplexityRoot.Alias.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Alias.Title(childComplexity), true
+	case "Alias.type":
+		if e.ComplexityRoot.Alias.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Alias.Type(childComplexity), true
+	case "Alias.updatedAt":
+		if e.ComplexityRoot.Alias.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Alias.UpdatedAt(childComplexity), true
+	case "Alias.updatedBy":
+		if e.ComplexityRoot.Alias.UpdatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Alias.UpdatedBy(childComplexity), true
 
 	case "Analysis.analysisType":
 		if e.ComplexityRoot.Analysis.AnalysisType == nil {
@@ -3948,6 +4193,61 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Group.UpdatedBy(childComplexity), true
 
+	case "Handle.actor":
+		if e.ComplexityRoot.Handle.Actor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Handle.Actor(childComplexity), true
+	case "Handle.claimedAt":
+		if e.ComplexityRoot.Handle.ClaimedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Handle.ClaimedAt(childComplexity), true
+	case "Handle.entry":
+		if e.ComplexityRoot.Handle.Entry == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Handle.Entry(childComplexity), true
+	case "Handle.name":
+		if e.ComplexityRoot.Handle.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Handle.Name(childComplexity), true
+	case "Handle.registered":
+		if e.ComplexityRoot.Handle.Registered == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Handle.Registered(childComplexity), true
+	case "Handle.renamedAt":
+		if e.ComplexityRoot.Handle.RenamedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Handle.RenamedAt(childComplexity), true
+	case "Handle.renamedTo":
+		if e.ComplexityRoot.Handle.RenamedTo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Handle.RenamedTo(childComplexity), true
+	case "Handle.role":
+		if e.ComplexityRoot.Handle.Role == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Handle.Role(childComplexity), true
+	case "Handle.state":
+		if e.ComplexityRoot.Handle.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Handle.State(childComplexity), true
+
 	case "Hypothesis.artifactId":
 		if e.ComplexityRoot.Hypothesis.ArtifactID == nil {
 			break
@@ -5121,6 +5421,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MessageDelivery.AckedAt(childComplexity), true
+	case "MessageDelivery.archivedAt":
+		if e.ComplexityRoot.MessageDelivery.ArchivedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageDelivery.ArchivedAt(childComplexity), true
 	case "MessageDelivery.recipient":
 		if e.ComplexityRoot.MessageDelivery.Recipient == nil {
 			break
@@ -5260,6 +5566,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.Cite(childComplexity, args["input"].(model.CiteInput)), true
+	case "Mutation.claimHandle":
+		if e.ComplexityRoot.Mutation.ClaimHandle == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_claimHandle_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ClaimHandle(childComplexity, args["name"].(string), args["role"].(*string), args["idempotencyKey"].(*string)), true
 	case "Mutation.claimWorkPacket":
 		if e.ComplexityRoot.Mutation.ClaimWorkPacket == nil {
 			break
@@ -5315,6 +5632,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RegisterTool(childComplexity, args["input"].(model.RegisterToolInput)), true
+	case "Mutation.renameHandle":
+		if e.ComplexityRoot.Mutation.RenameHandle == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_renameHandle_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RenameHandle(childComplexity, args["from"].(string), args["to"].(string), args["idempotencyKey"].(*string)), true
 	case "Mutation.reportWorkPacketProgress":
 		if e.ComplexityRoot.Mutation.ReportWorkPacketProgress == nil {
 			break
@@ -5933,6 +6261,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.EloRating(childComplexity, args["ref"].(string), args["view"].(string)), true
+	case "Query.handle":
+		if e.ComplexityRoot.Query.Handle == nil {
+			break
+		}
+
+		args, err := ec.field_Query_handle_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Handle(childComplexity, args["name"].(string)), true
 
 	case "Query.leaderboard":
 		if e.ComplexityRoot.Query.Leaderboard == nil {
@@ -5955,7 +6294,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Mailbox(childComplexity, args["status"].(*model.AckStatus), args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Query.Mailbox(childComplexity, args["status"].(*model.AckStatus), args["first"].(*int), args["after"].(*string), args["includeArchived"].(*bool)), true
 	case "Query.me":
 		if e.ComplexityRoot.Query.Me == nil {
 			break
@@ -8379,7 +8718,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "artifact.graphqls" "artifact_types.graphqls" "budget.graphqls" "event.graphqls" "mailbox.graphqls" "mutation.graphqls" "problem.graphqls" "provenance.graphqls" "query.graphqls" "scalars.graphqls" "skill.graphqls" "subscription.graphqls" "tool.graphqls" "views.graphqls" "workpacket.graphqls"
+//go:embed "aliases.graphqls" "artifact.graphqls" "artifact_types.graphqls" "budget.graphqls" "event.graphqls" "mailbox.graphqls" "mutation.graphqls" "problem.graphqls" "provenance.graphqls" "query.graphqls" "scalars.graphqls" "skill.graphqls" "subscription.graphqls" "tool.graphqls" "views.graphqls" "workpacket.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -8391,6 +8730,7 @@ func sourceData(filename string) string {
 }
 
 var sources = []*ast.Source{
+	{Name: "aliases.graphqls", Input: sourceData("aliases.graphqls"), BuiltIn: false},
 	{Name: "artifact.graphqls", Input: sourceData("artifact.graphqls"), BuiltIn: false},
 	{Name: "artifact_types.graphqls", Input: sourceData("artifact_types.graphqls"), BuiltIn: false},
 	{Name: "budget.graphqls", Input: sourceData("budget.graphqls"), BuiltIn: false},
@@ -8427,6 +8767,70 @@ func (ec *executionContext) childFields_Actor(ctx context.Context, field graphql
 		return ec.fieldContext_Actor_produced(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Actor", field.Name)
+}
+
+func (ec *executionContext) childFields_Alias(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Alias_id(ctx, field)
+	case "ref":
+		return ec.fieldContext_Alias_ref(ctx, field)
+	case "type":
+		return ec.fieldContext_Alias_type(ctx, field)
+	case "artifactId":
+		return ec.fieldContext_Alias_artifactId(ctx, field)
+	case "title":
+		return ec.fieldContext_Alias_title(ctx, field)
+	case "content":
+		return ec.fieldContext_Alias_content(ctx, field)
+	case "contentHash":
+		return ec.fieldContext_Alias_contentHash(ctx, field)
+	case "revision":
+		return ec.fieldContext_Alias_revision(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Alias_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Alias_updatedAt(ctx, field)
+	case "createdBy":
+		return ec.fieldContext_Alias_createdBy(ctx, field)
+	case "updatedBy":
+		return ec.fieldContext_Alias_updatedBy(ctx, field)
+	case "isLatest":
+		return ec.fieldContext_Alias_isLatest(ctx, field)
+	case "supersededBy":
+		return ec.fieldContext_Alias_supersededBy(ctx, field)
+	case "lifecycleState":
+		return ec.fieldContext_Alias_lifecycleState(ctx, field)
+	case "qualityScore":
+		return ec.fieldContext_Alias_qualityScore(ctx, field)
+	case "provenance":
+		return ec.fieldContext_Alias_provenance(ctx, field)
+	case "links":
+		return ec.fieldContext_Alias_links(ctx, field)
+	case "signals":
+		return ec.fieldContext_Alias_signals(ctx, field)
+	case "history":
+		return ec.fieldContext_Alias_history(ctx, field)
+	case "comments":
+		return ec.fieldContext_Alias_comments(ctx, field)
+	case "actor":
+		return ec.fieldContext_Alias_actor(ctx, field)
+	case "claimedAt":
+		return ec.fieldContext_Alias_claimedAt(ctx, field)
+	case "kind":
+		return ec.fieldContext_Alias_kind(ctx, field)
+	case "renamedAt":
+		return ec.fieldContext_Alias_renamedAt(ctx, field)
+	case "renamedTo":
+		return ec.fieldContext_Alias_renamedTo(ctx, field)
+	case "role":
+		return ec.fieldContext_Alias_role(ctx, field)
+	case "skeleton":
+		return ec.fieldContext_Alias_skeleton(ctx, field)
+	case "state":
+		return ec.fieldContext_Alias_state(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Alias", field.Name)
 }
 
 func (ec *executionContext) childFields_ArtifactConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8675,6 +9079,30 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 	return nil, fmt.Errorf("no field named %q was found under type Event", field.Name)
 }
 
+func (ec *executionContext) childFields_Handle(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_Handle_name(ctx, field)
+	case "registered":
+		return ec.fieldContext_Handle_registered(ctx, field)
+	case "state":
+		return ec.fieldContext_Handle_state(ctx, field)
+	case "actor":
+		return ec.fieldContext_Handle_actor(ctx, field)
+	case "role":
+		return ec.fieldContext_Handle_role(ctx, field)
+	case "renamedTo":
+		return ec.fieldContext_Handle_renamedTo(ctx, field)
+	case "renamedAt":
+		return ec.fieldContext_Handle_renamedAt(ctx, field)
+	case "claimedAt":
+		return ec.fieldContext_Handle_claimedAt(ctx, field)
+	case "entry":
+		return ec.fieldContext_Handle_entry(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Handle", field.Name)
+}
+
 func (ec *executionContext) childFields_Leaderboard(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "type":
@@ -8793,6 +9221,8 @@ func (ec *executionContext) childFields_MessageDelivery(ctx context.Context, fie
 		return ec.fieldContext_MessageDelivery_ackedAt(ctx, field)
 	case "response":
 		return ec.fieldContext_MessageDelivery_response(ctx, field)
+	case "archivedAt":
+		return ec.fieldContext_MessageDelivery_archivedAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type MessageDelivery", field.Name)
 }

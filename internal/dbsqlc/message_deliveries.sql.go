@@ -150,10 +150,23 @@ func (q *Queries) DeliveryUpdate(ctx context.Context, arg DeliveryUpdateParams) 
 
 const mailboxCount = `-- name: MailboxCount :one
 SELECT count(*) FROM message_deliveries WHERE recipient = $1 AND status = $2
+  AND ($3::boolean OR status <> 'completed' OR acked_at > $4::timestamptz)
 `
 
-func (q *Queries) MailboxCount(ctx context.Context, recipient string, status string) (int64, error) {
-	row := q.db.QueryRow(ctx, mailboxCount, recipient, status)
+type MailboxCountParams struct {
+	Recipient       string
+	Status          string
+	IncludeArchived bool
+	ArchiveBefore   time.Time
+}
+
+func (q *Queries) MailboxCount(ctx context.Context, arg MailboxCountParams) (int64, error) {
+	row := q.db.QueryRow(ctx, mailboxCount,
+		arg.Recipient,
+		arg.Status,
+		arg.IncludeArchived,
+		arg.ArchiveBefore,
+	)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
@@ -164,15 +177,18 @@ SELECT a.pk, a.type, a.id, a.version, a.title, a.content, a.content_hash, a.life
 FROM message_deliveries d
 JOIN artifacts a ON a.pk = d.message_pk
 WHERE d.recipient = $1 AND d.status = $2 AND d.message_pk < $3::bigint
+  AND ($4::boolean OR d.status <> 'completed' OR d.acked_at > $5::timestamptz)
 ORDER BY d.message_pk DESC
-LIMIT $4::integer
+LIMIT $6::integer
 `
 
 type MailboxListParams struct {
-	Recipient string
-	Status    string
-	BeforePk  int64
-	Lim       int32
+	Recipient       string
+	Status          string
+	BeforePk        int64
+	IncludeArchived bool
+	ArchiveBefore   time.Time
+	Lim             int32
 }
 
 type MailboxListRow struct {
@@ -180,12 +196,15 @@ type MailboxListRow struct {
 	MessageDelivery MessageDelivery
 }
 
-// One recipient's messages in a status, newest first.
+// One recipient's messages in a status, newest first; the archived ones
+// (completed at or before archive_before) only when asked for.
 func (q *Queries) MailboxList(ctx context.Context, arg MailboxListParams) ([]MailboxListRow, error) {
 	rows, err := q.db.Query(ctx, mailboxList,
 		arg.Recipient,
 		arg.Status,
 		arg.BeforePk,
+		arg.IncludeArchived,
+		arg.ArchiveBefore,
 		arg.Lim,
 	)
 	if err != nil {

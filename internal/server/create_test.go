@@ -60,8 +60,8 @@ func TestCreateAndReadEveryDefaultType(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(docs) != 21 {
-		t.Fatalf("want 21 default types (the design's 19, group and role), got %d", len(docs))
+	if len(docs) != 22 {
+		t.Fatalf("want 22 default types (the design's 19, group, role and alias), got %d", len(docs))
 	}
 	// Examples cite papers; the citation validators want those papers to exist.
 	// The paper example goes first, the other cited papers are created up front.
@@ -93,6 +93,9 @@ func TestCreateAndReadEveryDefaultType(t *testing.T) {
 		}
 		if doc.Type == "schema" {
 			continue // schema artifacts are created by seeding; see TestRegisterTypeAtRunTime
+		}
+		if doc.Type == "alias" {
+			continue // the registry's entries are claimed, their content the server's; see alias_test.go
 		}
 		t.Run(doc.Type, func(t *testing.T) {
 			ex := doc.Examples[0]

@@ -217,7 +217,7 @@ func (s *Store) Deliveries(ctx context.Context, actorID string, pks []int64) (ma
 	}
 	out := make(map[int64]Delivery, len(rows))
 	for _, r := range rows {
-		out[r.MessagePk] = deliveryFromRow(r)
+		out[r.MessagePk] = s.deliveryFromRow(ctx, r)
 	}
 	return out, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/dbsqlc"
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/ref"
@@ -19,6 +20,10 @@ import (
 
 // MessageType is the type sendMessage writes and ackMessage acknowledges.
 const MessageType = "message"
+
+// BroadcastAll addresses a message to every actor the server knows (admins
+// only).
+const BroadcastAll = "actors:*"
 
 // Acknowledgement states of a message delivery.
 const (
@@ -53,6 +58,9 @@ type Delivery struct {
 	Status    string
 	AckedAt   *time.Time
 	Response  *string
+	// ArchivedAt is when the delivery was archived (retention.go); nil while
+	// it is not.
+	ArchivedAt *time.Time
 }
 
 // SendMessage writes one message artifact and a delivery per recipient; group
@@ -135,39 +143,58 @@ func (s *Store) resolveRecipients(ctx context.Context, w *writer, to string) ([]
 		}
 		ids = []string{id}
 	case strings.HasPrefix(to, "@"):
-		id, err := w.q.ActorResolveHandle(ctx, strings.TrimPrefix(to, "@"))
-		if errors.Is(err, pgx.ErrNoRows) {
-			return nil, bad("no actor has the handle " + to)
+		var err error
+		if ids, err = s.handleRecipients(ctx, w, to); err != nil {
+			return nil, err
 		}
+	case to == BroadcastAll:
+		if !w.rc.Actor.Has(auth.PermAdmin) {
+			return nil, problem.New(problem.PermissionDenied, "recipient: %s delivers to every actor; only admins broadcast (address actor:<id>, @handle, actors:role:<role> or group:<id>)", to)
+		}
+		var err error
+		all, err := w.q.ActorIDs(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("resolve %s: %w", to, err)
 		}
-		ids = []string{id}
+		for _, id := range all {
+			if id != w.rc.Actor.ID { // the sender keeps no copy of their own broadcast
+				ids = append(ids, id)
+			}
+		}
 	case strings.HasPrefix(to, "actors:role:"), strings.HasPrefix(to, "group:"):
 		typ, id := "group", strings.TrimPrefix(to, "group:")
 		if strings.HasPrefix(to, "actors:role:") {
 			typ, id = "role", strings.TrimPrefix(to, "actors:role:")
 		}
-		row, err := w.q.ArtifactGetByTypeID(ctx, typ, id)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return nil, bad(fmt.Sprintf("no %s artifact %s:%s lists the members to deliver to", typ, typ, id))
+		var err error
+		if ids, err = roleMembers(ctx, w.q, typ, id, to); err != nil {
+			return nil, err
 		}
-		if err != nil {
-			return nil, fmt.Errorf("resolve %s: %w", to, err)
-		}
-		var c struct {
-			Members []string `json:"members"`
-		}
-		_ = json.Unmarshal(row.Content, &c)
-		ids = c.Members
 	default:
-		return nil, bad("address a message to actor:<id>, @handle, actors:role:<role> or group:<id>")
+		return nil, bad("address a message to actor:<id>, @handle, actors:role:<role>, group:<id> or (admins) actors:*")
 	}
 	ids = dedupeSorted(ids)
 	if len(ids) == 0 {
 		return nil, bad(to + " has no members")
 	}
 	return ids, nil
+}
+
+// roleMembers are the members a role or group artifact lists; to is the
+// address that named it, for the refusal.
+func roleMembers(ctx context.Context, q *dbsqlc.Queries, typ, id, to string) ([]string, error) {
+	row, err := q.ArtifactGetByTypeID(ctx, typ, id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, problem.Invalid(problem.Field("recipient", "recipient", fmt.Sprintf("no %s artifact %s:%s lists the members to deliver to", typ, typ, id), to))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("resolve %s: %w", to, err)
+	}
+	var c struct {
+		Members []string `json:"members"`
+	}
+	_ = json.Unmarshal(row.Content, &c)
+	return c.Members, nil
 }
 
 // AckMessage records a recipient's acknowledgement: pending -> read ->
@@ -270,6 +297,8 @@ func (s *Store) ack(ctx context.Context, w *writer, p AckParams) (*WriteResult, 
 // MailboxParams selects a page of the caller's mail.
 type MailboxParams struct {
 	Status string
+	// IncludeArchived lists archived messages too.
+	IncludeArchived bool
 	First  *int
 	After  int64 // message pk of the last message of the previous page
 }
@@ -294,7 +323,8 @@ func (s *Store) Mailbox(ctx context.Context, p MailboxParams) ([]MailboxItem, bo
 	if before == 0 {
 		before = 1<<63 - 1
 	}
-	rows, err := s.q.MailboxList(ctx, dbsqlc.MailboxListParams{Recipient: rc.Actor.ID, Status: p.Status, BeforePk: before, Lim: int32(n + 1)})
+	rows, err := s.q.MailboxList(ctx, dbsqlc.MailboxListParams{Recipient: rc.Actor.ID, Status: p.Status, BeforePk: before, Lim: int32(n + 1),
+		IncludeArchived: p.IncludeArchived, ArchiveBefore: s.archiveBefore(rc.Now)})
 	if err != nil {
 		return nil, false, fmt.Errorf("mailbox: %w", err)
 	}
@@ -304,26 +334,32 @@ func (s *Store) Mailbox(ctx context.Context, p MailboxParams) ([]MailboxItem, bo
 	}
 	out := make([]MailboxItem, len(rows))
 	for i, r := range rows {
-		out[i] = MailboxItem{Message: fromRow(r.Artifact), Delivery: deliveryFromRow(r.MessageDelivery)}
+		out[i] = MailboxItem{Message: fromRow(r.Artifact), Delivery: s.deliveryFromRow(ctx, r.MessageDelivery)}
 	}
 	return out, more, nil
 }
 
-// MailboxCount counts the caller's messages in a status.
-func (s *Store) MailboxCount(ctx context.Context, status string) (int, error) {
+// MailboxCount counts the caller's messages in a status (the archived ones
+// only with includeArchived).
+func (s *Store) MailboxCount(ctx context.Context, status string, includeArchived bool) (int, error) {
 	rc := request.From(ctx)
 	if rc == nil || rc.Anonymous {
 		return 0, problem.New(problem.Unauthenticated, "the mailbox needs a token")
 	}
-	n, err := s.q.MailboxCount(ctx, rc.Actor.ID, status)
+	n, err := s.q.MailboxCount(ctx, dbsqlc.MailboxCountParams{Recipient: rc.Actor.ID, Status: status,
+		IncludeArchived: includeArchived, ArchiveBefore: s.archiveBefore(rc.Now)})
 	if err != nil {
 		return 0, fmt.Errorf("mailbox count: %w", err)
 	}
 	return int(n), nil
 }
 
-func deliveryFromRow(r dbsqlc.MessageDelivery) Delivery {
-	return Delivery{MessagePK: r.MessagePk, Recipient: r.Recipient, Status: r.Status, AckedAt: r.AckedAt, Response: r.Response}
+func (s *Store) deliveryFromRow(ctx context.Context, r dbsqlc.MessageDelivery) Delivery {
+	d := Delivery{MessagePK: r.MessagePk, Recipient: r.Recipient, Status: r.Status, AckedAt: r.AckedAt, Response: r.Response}
+	if rc := request.From(ctx); rc != nil {
+		d.ArchivedAt = s.archivedAt(d, rc.Now)
+	}
+	return d
 }
 
 // singleRecipient reports whether an address names one actor (rather than the

@@ -41,6 +41,7 @@ var operations = map[string]opKind{
 	"createArtifact": opClient, "updateArtifact": opClient, "supersedeArtifact": opClient,
 	"addComment": opClient, "addLink": opClient, "addSignal": opClient, "cite": opClient, "batch": opClient,
 	"sendMessage": opDedicated, "ackMessage": opDedicated, "registerTool": opDedicated,
+	"claimHandle": opDedicated, "renameHandle": opDedicated,
 	// The tool dispatcher's operations (docs/policy.md): they write the ledgers.
 	"invokeTool": opServer, "cancelToolCall": opServer, "runSkill": opServer,
 	"claimWorkPacket": opServer, "completeWorkPacket": opServer,

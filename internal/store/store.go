@@ -38,6 +38,10 @@ type Opts struct {
 	// NoProvenanceStamps turns off the produced_by provenance stamps
 	// (stamp.go); the zero value stamps (`scidex serve --stamp-provenance`).
 	NoProvenanceStamps bool
+	// MessageRetention is how long a completed message stays in its
+	// recipient's mailbox lists before it is archived (retention.go); 0 means
+	// DefaultMessageRetention (`scidex serve --message-retention`).
+	MessageRetention time.Duration
 }
 
 // Store reads and writes artifacts.
@@ -56,6 +60,8 @@ type Store struct {
 	toolCheck ToolCheck
 	// noStamps is Opts.NoProvenanceStamps.
 	noStamps bool
+	// retention is Opts.MessageRetention.
+	retention time.Duration
 	// actors remembers actor rows this process wrote (see actorKnown); shared by
 	// every transaction's view.
 	actors *sync.Map
@@ -75,7 +81,11 @@ func New(opts Opts) *Store {
 	for _, name := range opts.ShadowValidators {
 		shadow[name] = true
 	}
-	return &Store{pool: opts.Pool, q: dbsqlc.New(opts.Pool), db: opts.Pool, registry: reg, log: log, limiter: opts.Limiter,
+	retention := opts.MessageRetention
+	if retention <= 0 {
+		retention = DefaultMessageRetention
+	}
+	return &Store{retention: retention, pool: opts.Pool, q: dbsqlc.New(opts.Pool), db: opts.Pool, registry: reg, log: log, limiter: opts.Limiter,
 		shadow: shadow, toolCheck: opts.ToolCheck, noStamps: opts.NoProvenanceStamps, actors: &sync.Map{}}
 }
 

@@ -1,0 +1,2 @@
+-- PLACEHOLDER (see 0021_reserved.up.sql).
+SELECT 1;

@@ -1,0 +1,2 @@
+DROP INDEX IF EXISTS message_deliveries_completed;
+DROP INDEX IF EXISTS artifacts_alias_skeleton;
