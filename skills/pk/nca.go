@@ -24,7 +24,7 @@ import (
 //     bestFit), or the last o.LambdaZPoints of them; then the extrapolated
 //     parameters.
 func NCA(p Profile, o Options) (*Result, error) {
-	if err := validate(p, o, "").Err(procedure); err != nil {
+	if err := append(validate(p, o, ""), validatePartials(o)...).Err(procedure); err != nil {
 		return nil, err
 	}
 	return compute(p, o, "")
@@ -34,7 +34,7 @@ func NCA(p Profile, o Options) (*Result, error) {
 // are prefixed "profiles[i]."; subjects must be distinct. Nothing is computed
 // unless every profile is valid.
 func NCAMany(ps []Profile, o Options) ([]*Result, error) {
-	var all problem.List
+	all := validatePartials(o)
 	if len(ps) == 0 {
 		all.Add("profiles", CodeNoProfiles, nil, "is empty: expected at least one profile")
 	}

@@ -140,3 +140,13 @@ func TestPartialAUCExponential(t *testing.T) {
 		t.Errorf("linear AUC(1–1.5) = %v, chord %v", pa[3].AUC, want)
 	}
 }
+
+// A bad partial AUC request is one problem per call, not one per profile.
+func TestPartialAUCRefusedOnce(t *testing.T) {
+	ps := theophProfiles(t)[:3]
+	_, err := NCAMany(ps, Options{AUCMethod: AUCLinear, PartialAUCs: []PartialAUCRequest{{Start: 5, End: 1}}})
+	got := problemsOf(t, err)
+	if len(got) != 1 || got[0].Path != "partialAUCs[0].end" || got[0].Code != CodeBadInterval {
+		t.Fatalf("problems %+v, want one at partialAUCs[0].end", got)
+	}
+}

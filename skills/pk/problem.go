@@ -48,4 +48,5 @@ const (
 	CodeUnknownInterpolation  = "unknown_interpolation"
 	CodeUnknownExtrapolation  = "unknown_extrapolation"
 	CodeTooFewInRange         = "too_few_points_in_range"
+	CodeTooMany               = "too_many"
 )

@@ -217,20 +217,16 @@ func validate(p Profile, o Options, prefix string) problem.List {
 	validateDosing(&ps, p, path)
 	validateLambdaZ(&ps, p, o, path)
 	validateUrine(&ps, p, path)
-	for i, q := range o.PartialAUCs {
-		at := func(f string) string { return fmt.Sprintf("partialAUCs[%d].%s", i, f) }
-		switch {
-		case !finite(q.Start) || q.Start < 0:
-			ps.Add(at("start"), CodeBadInterval, q.Start, "is %v: expected a finite time ≥ 0 h", q.Start)
-		case !finite(q.End) || !(q.End > q.Start):
-			ps.Add(at("end"), CodeBadInterval, q.End, "is %v: expected a finite time after start (%v h)", q.End, q.Start)
-		}
-		if q.Interpolation != "" && !slices.Contains(AUCMethods, q.Interpolation) {
-			ps.Add(at("interpolation"), CodeUnknownInterpolation, q.Interpolation, "is %q: expected one of %v", q.Interpolation, AUCMethods)
-		}
-		if q.Extrapolation != "" && !slices.Contains(Extrapolations, q.Extrapolation) {
-			ps.Add(at("extrapolation"), CodeUnknownExtrapolation, q.Extrapolation, "is %q: expected one of %v", q.Extrapolation, Extrapolations)
-		}
+	switch {
+	case slices.Contains(AUCMethods, o.AUCMethod):
+	case o.AUCMethod == "":
+		ps.Add(path("aucMethod"), CodeAUCMethodRequired, nil, "is missing: expected %q or %q", AUCLinear, AUCLinearUpLogDown)
+	default:
+		ps.Add(path("aucMethod"), CodeUnknownAUCMethod, o.AUCMethod, "is %q: expected %q or %q", o.AUCMethod, AUCLinear, AUCLinearUpLogDown)
+	}
+	if o.LambdaZPoints != nil && *o.LambdaZPoints < 3 {
+		ps.Add(path("lambdaZPoints"), CodeLambdaZPointsRange, *o.LambdaZPoints,
+			"is %d: expected at least 3 points for the terminal fit", *o.LambdaZPoints)
 	}
 	if p.LLOQ != nil {
 		switch l := *p.LLOQ; {
@@ -248,24 +244,34 @@ func validate(p Profile, o Options, prefix string) problem.List {
 	case p.BLQRule != "" && p.LLOQ == nil:
 		ps.Add(path("lloq"), CodeLLOQRequired, nil, "is missing: blqRule %q needs the limit it applies to", p.BLQRule)
 	}
-	switch {
-	case slices.Contains(AUCMethods, o.AUCMethod):
-	case o.AUCMethod == "":
-		ps.Add(path("aucMethod"), CodeAUCMethodRequired, nil, "is missing: expected %q or %q", AUCLinear, AUCLinearUpLogDown)
-	default:
-		ps.Add(path("aucMethod"), CodeUnknownAUCMethod, o.AUCMethod, "is %q: expected %q or %q", o.AUCMethod, AUCLinear, AUCLinearUpLogDown)
-	}
-	if o.LambdaZPoints != nil && *o.LambdaZPoints < 3 {
-		ps.Add(path("lambdaZPoints"), CodeLambdaZPointsRange, *o.LambdaZPoints,
-			"is %d: expected at least 3 points for the terminal fit", *o.LambdaZPoints)
-	}
 	return ps
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
+// Caps on the lists a caller gives, so a request's work stays bounded
+// (each dosing interval and partial AUC walks the samples).
+const (
+	MaxDoseTimes   = 500
+	MaxPartialAUCs = 100
+	MaxUrine       = 500
+	MaxExclusions  = 1000
+)
+
+// tooMany refuses a list longer than its cap.
+func tooMany(ps *problem.List, path string, n, max int, what string) bool {
+	if n > max {
+		ps.Add(path, CodeTooMany, n, "has %d %s: at most %d are analysed in one call", n, what, max)
+		return true
+	}
+	return false
+}
+
 // validateDosing checks tau and doseTimes.
 func validateDosing(ps *problem.List, p Profile, path func(string) string) {
+	if tooMany(ps, path("doseTimes"), len(p.DoseTimes), MaxDoseTimes, "dose times") {
+		return
+	}
 	if p.Tau != nil && !(finite(*p.Tau) && *p.Tau > 0) {
 		ps.Add(path("tau"), CodeNonPositive, *p.Tau, "is %v: expected a finite dosing interval > 0 h", *p.Tau)
 	}
@@ -308,6 +314,9 @@ func validateLambdaZ(ps *problem.List, p Profile, o Options, path func(string) s
 	if lz.Weighting != "" && !slices.Contains(Weightings, lz.Weighting) {
 		ps.Add(path("lambdaZ.weighting"), CodeUnknownWeighting, lz.Weighting, "is %q: expected one of %v", lz.Weighting, Weightings)
 	}
+	if tooMany(ps, path("lambdaZ.exclude"), len(lz.Exclude), MaxExclusions, "exclusions") {
+		return
+	}
 	for i, x := range lz.Exclude {
 		at := func(f string) string { return path(fmt.Sprintf("lambdaZ.exclude[%d].%s", i, f)) }
 		if !slices.Contains(p.Times, x.Time) {
@@ -321,6 +330,9 @@ func validateLambdaZ(ps *problem.List, p Profile, o Options, path func(string) s
 
 // validateUrine checks the urine collections.
 func validateUrine(ps *problem.List, p Profile, path func(string) string) {
+	if tooMany(ps, path("urine"), len(p.Urine), MaxUrine, "urine collections") {
+		return
+	}
 	for i, u := range p.Urine {
 		at := func(f string) string { return path(fmt.Sprintf("urine[%d].%s", i, f)) }
 		switch {
@@ -338,4 +350,29 @@ func validateUrine(ps *problem.List, p Profile, path func(string) string) {
 			ps.Add(at("conc"), CodeNegativeConcentration, u.Conc, "is %v: expected a finite concentration ≥ 0 mg/L", u.Conc)
 		}
 	}
+}
+
+// validatePartials checks the partial AUC requests, once per call (they
+// are options, shared by every profile).
+func validatePartials(o Options) problem.List {
+	var ps problem.List
+	if tooMany(&ps, "partialAUCs", len(o.PartialAUCs), MaxPartialAUCs, "partial AUCs") {
+		return ps
+	}
+	for i, q := range o.PartialAUCs {
+		at := func(f string) string { return fmt.Sprintf("partialAUCs[%d].%s", i, f) }
+		switch {
+		case !finite(q.Start) || q.Start < 0:
+			ps.Add(at("start"), CodeBadInterval, q.Start, "is %v: expected a finite time ≥ 0 h", q.Start)
+		case !finite(q.End) || !(q.End > q.Start):
+			ps.Add(at("end"), CodeBadInterval, q.End, "is %v: expected a finite time after start (%v h)", q.End, q.Start)
+		}
+		if q.Interpolation != "" && !slices.Contains(AUCMethods, q.Interpolation) {
+			ps.Add(at("interpolation"), CodeUnknownInterpolation, q.Interpolation, "is %q: expected one of %v", q.Interpolation, AUCMethods)
+		}
+		if q.Extrapolation != "" && !slices.Contains(Extrapolations, q.Extrapolation) {
+			ps.Add(at("extrapolation"), CodeUnknownExtrapolation, q.Extrapolation, "is %q: expected one of %v", q.Extrapolation, Extrapolations)
+		}
+	}
+	return ps
 }

@@ -62,6 +62,14 @@ func TestRefusals(t *testing.T) {
 			p.Urine = []UrineCollection{{Start: 0, End: 4, Volume: 0.2, Conc: 10}, {Start: 3, End: 8, Volume: 0.2, Conc: 5}}
 		}, "urine[1].start", CodeBadInterval},
 		{"urine negative volume", func(p *Profile, _ *Options) { p.Urine = []UrineCollection{{Start: 0, End: 4, Volume: -1, Conc: 10}} }, "urine[0].volume", CodeNegativeConcentration},
+		{"too many dose times", func(p *Profile, _ *Options) {
+			p.Tau = fptr(1)
+			for i := 0; i <= MaxDoseTimes; i++ {
+				p.DoseTimes = append(p.DoseTimes, float64(i))
+			}
+		}, "doseTimes", CodeTooMany},
+		{"too many partial AUCs", func(_ *Profile, o *Options) { o.PartialAUCs = make([]PartialAUCRequest, MaxPartialAUCs+1) }, "partialAUCs", CodeTooMany},
+		{"too many urine collections", func(p *Profile, _ *Options) { p.Urine = make([]UrineCollection, MaxUrine+1) }, "urine", CodeTooMany},
 		{"all zero", func(p *Profile, _ *Options) { p.Conc = make([]float64, 6) }, "conc", CodeNoQuantifiable},
 		{"all BLQ", func(p *Profile, _ *Options) { p.LLOQ, p.BLQRule = fptr(10), BLQZero }, "conc", CodeNoQuantifiable},
 	}
