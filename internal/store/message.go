@@ -299,8 +299,8 @@ type MailboxParams struct {
 	Status string
 	// IncludeArchived lists archived messages too.
 	IncludeArchived bool
-	First  *int
-	After  int64 // message pk of the last message of the previous page
+	First           *int
+	After           int64 // message pk of the last message of the previous page
 }
 
 // MailboxItem is a message and the caller's delivery of it.
