@@ -1,2 +1,0 @@
--- PLACEHOLDER (see 0021_reserved.up.sql).
-SELECT 1;
