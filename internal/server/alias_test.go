@@ -1,7 +1,9 @@
 package server_test
 
 import (
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/scidex/substrate/internal/apitest"
@@ -284,5 +286,37 @@ func TestBroadcastToEveryActorIsAdminsOnly(t *testing.T) {
 	}
 	if items, _ := mailbox(t, env, bob, "PENDING"); len(items) != 1 {
 		t.Errorf("ada's acknowledgement moved bob's delivery: %+v", items)
+	}
+}
+
+// Look-alike claims racing each other: exactly one wins, whatever the order.
+func TestLookAlikeClaimsAtOnceLeaveOneHolder(t *testing.T) {
+	env := apitest.New(t)
+	names := []string{"@ada1", "@adal", "@ada-l", "@ADAI", "@ada_1", "@adai"}
+	results := make([]result, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var out struct{ R result }
+			env.OK(t, apitest.Contributor(t, fmt.Sprintf("racer-%d", i)), `mutation($n: String!) { r: claimHandle(name: $n) { `+selection(t, env, "ClaimHandleResult")+` } }`,
+				map[string]any{"n": name}, &out)
+			results[i] = out.R
+		}()
+	}
+	wg.Wait()
+	won := 0
+	for i, r := range results {
+		switch r.Typename {
+		case "WriteSuccess":
+			won++
+		case "ValidationFailed":
+		default:
+			t.Errorf("%s: %s %s", names[i], r.Typename, r.Message)
+		}
+	}
+	if n := env.Count(t, "artifacts WHERE type = 'alias'"); won != 1 || n != 1 {
+		t.Errorf("%d claims won, %d entries written; want 1 and 1: %+v", won, n, results)
 	}
 }
