@@ -106,6 +106,7 @@ func Complexity() graph.ComplexityRoot {
 	c.VersionConflict.DiffFromYourBase = jsonCost
 	c.MergeHint.MergedContent = jsonCost
 	c.ValidationProblem.ValueReceived = jsonCost
+	c.Leaderboard.Parameters = jsonCost
 	return c
 }
 

@@ -48,8 +48,8 @@ func TestSkillRefusalsCanBeActedOn(t *testing.T) {
 		message           string
 		value, suggestion string
 	}{
-		{"an option pk.nca does not have", "pk.nca", nca(func(m map[string]any) { m["tau"] = 12 }),
-			"tau", "unknown_field", `unknown field "tau": expected one of auc_method, blq_rule,`, `12`, ""},
+		{"an option pk.nca does not have", "pk.nca", nca(func(m map[string]any) { m["interval"] = 12 }),
+			"interval", "unknown_field", `unknown field "interval": expected one of auc_method, blq_rule,`, `12`, ""},
 		{"a number given as a string", "tox.fih_dose_projection", fih(func(m map[string]any) { m["safety_factor"] = "10" }),
 			"safety_factor", "type", `expected a number, got the string "10"`, `"10"`, "10"},
 		{"a list given as a string", "qa.check_readiness", map[string]any{"sop_id": "SOP-1", "version": "1", "as_of": "2026-01-01", "required_approval_roles": "author"},

@@ -16,11 +16,13 @@ import (
 // what was queued before the drop, then subscribes again from the last event
 // it handled: the log replays what it missed, with no gap and no duplicate.
 //
+// A follower's queue is HubOpts.FollowBuffer long, deeper than a client's.
+//
 // It subscribes before it returns, so the subscription exists once the
 // caller's start is done, and follows on the caller's goroutine (run). fn runs
 // on that goroutine; it may be slow, at the price of a replay.
 func (h *Hub) Follow(ctx context.Context, sel *Selector, fn func(*Event)) (run func() error) {
-	sub := h.Subscribe(ctx, SubscribeOpts{Actor: auth.System(), Selector: sel})
+	sub := h.Subscribe(ctx, SubscribeOpts{Actor: auth.System(), Selector: sel, buffer: h.opts.FollowBuffer})
 	return func() error {
 		var last Cursor
 		handle := func(e *Event) {
@@ -42,7 +44,7 @@ func (h *Hub) Follow(ctx context.Context, sel *Selector, fn func(*Event)) (run f
 					handle(<-sub.C)
 				}
 				h.opts.Logger.Info("event follower fell behind; replaying from its last event", "types", sel.Types, "reason", sub.Reason())
-				o := SubscribeOpts{Actor: auth.System(), Selector: sel}
+				o := SubscribeOpts{Actor: auth.System(), Selector: sel, buffer: h.opts.FollowBuffer}
 				if last != (Cursor{}) { // the zero cursor would replay the whole log
 					since := last
 					o.Since = &since

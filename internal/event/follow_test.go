@@ -14,7 +14,7 @@ import (
 func TestFollowReplaysAfterADrop(t *testing.T) {
 	const buffer = 2
 	e := newEnv(t)
-	h, _ := runHub(t, e, event.HubOpts{Buffer: buffer})
+	h, _ := runHub(t, e, event.HubOpts{Buffer: buffer, FollowBuffer: buffer})
 	sel, err := event.NewSelector([]string{"hypothesis.*"}, nil, "")
 	if err != nil {
 		t.Fatal(err)

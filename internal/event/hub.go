@@ -30,6 +30,10 @@ type HubOpts struct {
 	// Buffer is each live subscriber's queue length; a subscriber that falls this
 	// far behind is dropped. Default 256.
 	Buffer int
+	// FollowBuffer is the queue length of the server's own followers (Follow):
+	// a few subscribers whose drop costs a replay from the log, so they get a
+	// deeper queue than a client. Default the larger of Buffer and 1024.
+	FollowBuffer int
 	// Poll is how often the log is read even without a notification, as a safety
 	// net. Default 2s.
 	Poll time.Duration
@@ -76,6 +80,9 @@ func NewHub(opts HubOpts) *Hub {
 	}
 	if opts.Buffer == 0 {
 		opts.Buffer = 256
+	}
+	if opts.FollowBuffer == 0 {
+		opts.FollowBuffer = max(opts.Buffer, 1024)
 	}
 	if opts.Poll == 0 {
 		opts.Poll = 2 * time.Second

@@ -75,6 +75,9 @@ type SubscribeOpts struct {
 	// no duplicate at the seam; the zero cursor replays the whole log the actor
 	// may see (FromStart). Without it the subscription starts live, now.
 	Since *Cursor
+	// buffer, when not 0, is the queue length instead of HubOpts.Buffer
+	// (Follow's, HubOpts.FollowBuffer).
+	buffer int
 }
 
 // Subscribe starts a subscription. It returns at once; a backlog (Since) is read
@@ -82,7 +85,11 @@ type SubscribeOpts struct {
 // it has caught up with the hub. Cancel ctx to unsubscribe. A subscription made
 // after the hub stopped ends at once, with a reason.
 func (h *Hub) Subscribe(ctx context.Context, o SubscribeOpts) *Sub {
-	ch := make(chan *Event, h.opts.Buffer)
+	n := h.opts.Buffer
+	if o.buffer != 0 {
+		n = o.buffer
+	}
+	ch := make(chan *Event, n)
 	s := &Sub{C: ch, ch: ch, done: make(chan struct{}), actor: o.Actor, sel: o.Selector}
 	// Unsubscribe when ctx ends. AfterFunc instead of a goroutine waiting on
 	// ctx: an idle subscriber costs one goroutine stack less (bench/fanout).

@@ -90,6 +90,7 @@ var listedBy = map[string]bool{
 	"ProducedConnection.edges": true,
 	"PollResult.events":        true,
 	"BatchResult.results":      true,
+	"Leaderboard.edges":        true, // by leaderboard(first)
 }
 
 // Every list field, every field returning a paged object (a connection, a
