@@ -140,3 +140,23 @@ func TestValidateTakesASMARTSCore(t *testing.T) {
 		t.Fatalf("%v %+v", err, in)
 	}
 }
+
+// The worker gets the structures, the core and which to draw: nothing else
+// of the caller's input (no id, no activity), and the sandbox's command is
+// the embedded script's, whatever the input says.
+func TestWorkerRequestCarriesOnlyStructures(t *testing.T) {
+	in, err := Validate(args(t, `{"core": "c1ccccc1", "compounds": [
+		{"id": "--bind / /host", "smiles": "c1ccccc1O", "activity": {"value": 1, "unit": "nM"}},
+		{"id": "$(rm -rf /)", "smiles": "c1ccccc1N", "activity": {"value": 2, "unit": "nM"}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(Request(in, PotencyOrder(in)))
+	if string(b) != `{"compounds":[{"smiles":"c1ccccc1O"},{"smiles":"c1ccccc1N"}],"core":"c1ccccc1","draw":[0,1]}` {
+		t.Fatalf("worker input %s", b)
+	}
+	tool := WorkerTool("1")
+	if string(tool.Config) != `{"command": ["sar_table.py"]}` || tool.Caps.Network != "deny" || len(tool.Files) != 1 || tool.Files[0].SHA256 != WorkerSHA256 {
+		t.Fatalf("worker tool %+v", tool)
+	}
+}
