@@ -629,3 +629,42 @@ func TestViewDeclarationsAreChecked(t *testing.T) {
 		t.Errorf("a refused schema was registered")
 	}
 }
+
+// Readers that find the Elo cache stale at once recompute it one at a time
+// (the view's lock): every one of them is answered, with the same ratings.
+func TestEloConcurrentReaders(t *testing.T) {
+	env := apitest.New(t)
+	registerBots(t, env)
+	ada := apitest.Contributor(t, "ada")
+	tournament(t, env, ada, 6)
+	const readers = 8
+	got := make([]string, readers)
+	errs := make(chan string, readers)
+	done := make(chan struct{})
+	for i := range readers {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			r := env.Post(t, ada, `{ leaderboard(type: "bot", view: "elo", first: 100) { edges { node { score artifact { id } } } } }`, nil)
+			if len(r.Errors) > 0 {
+				errs <- string(r.Raw)
+				return
+			}
+			got[i] = string(r.Data)
+		}()
+	}
+	for range readers {
+		<-done
+	}
+	close(errs)
+	for e := range errs {
+		t.Errorf("a concurrent reader: %s", e)
+	}
+	for i := 1; i < readers; i++ {
+		if got[i] != got[0] {
+			t.Errorf("reader %d saw %s, reader 0 %s", i, got[i], got[0])
+		}
+	}
+	if !strings.Contains(got[0], "p00") {
+		t.Errorf("board: %s", got[0])
+	}
+}
