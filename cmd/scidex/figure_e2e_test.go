@@ -25,23 +25,10 @@ func TestNCAFigureInBrowser(t *testing.T) {
 		t.Skip("runs the binary and a browser")
 	}
 	exe := e2e.FindChromium(t)
-	secret := "figure-secret-0123456789abcdef-0123456789ab"
-	srv := e2e.Start(t, e2e.Opts{DataDir: e2e.DataDir(t), Env: []string{"DATABASE_URL=" + dbtest.URL(t), "SCIDEX_JWT_SECRET=" + secret}})
-	tok, err := auth.Mint(auth.MintOpts{Secret: []byte(secret), Issuer: "scidex", Audience: "scidex", Subject: "ada",
-		Kind: auth.KindHuman, Permissions: []auth.Permission{auth.PermContributor}, TTL: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, tok := startAsAda(t, "figure-secret-0123456789abcdef-0123456789ab")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var sk struct {
-		Skill struct {
-			Example struct{ Inputs map[string]any }
-		}
-	}
-	if err := gql(ctx, srv.URL, tok, `{ skill(name: "pk.nca") { example } }`, nil, &sk); err != nil {
-		t.Fatal(err)
-	}
+	example := skillExample(ctx, t, srv.URL, tok, "pk.nca")
 	var run struct {
 		RunSkill struct {
 			ToolCall struct {
@@ -54,7 +41,7 @@ func TestNCAFigureInBrowser(t *testing.T) {
 		}
 	}
 	if err := gql(ctx, srv.URL, tok, `mutation($in: JSON!) { runSkill(input: {name: "pk.nca", inputs: $in}) { ... on SkillRun { toolCall { status result } skillResult { ref } } } }`,
-		map[string]any{"in": sk.Skill.Example.Inputs}, &run); err != nil {
+		map[string]any{"in": example}, &run); err != nil {
 		t.Fatal(err)
 	}
 	url := run.RunSkill.ToolCall.Result.FigureURL
@@ -92,4 +79,34 @@ func TestNCAFigureInBrowser(t *testing.T) {
 	if !strings.HasPrefix(rendered, "true,true,true,true ") {
 		t.Fatalf("Chromium did not render the figure: %s", rendered)
 	}
+}
+
+// startAsAda starts the binary on its own database with the JWT secret, and
+// mints an hour's contributor token for ada.
+func startAsAda(t *testing.T, secret string) (*e2e.Proc, string) {
+	t.Helper()
+	srv := e2e.Start(t, e2e.Opts{DataDir: e2e.DataDir(t), Env: []string{"DATABASE_URL=" + dbtest.URL(t), "SCIDEX_JWT_SECRET=" + secret}})
+	tok, err := auth.Mint(auth.MintOpts{Secret: []byte(secret), Issuer: "scidex", Audience: "scidex", Subject: "ada",
+		Kind: auth.KindHuman, Permissions: []auth.Permission{auth.PermContributor}, TTL: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, tok
+}
+
+// skillExample is the example inputs the server serves for a skill.
+func skillExample(ctx context.Context, t *testing.T, url, tok, name string) map[string]any {
+	t.Helper()
+	var sk struct {
+		Skill struct {
+			Example struct{ Inputs map[string]any }
+		}
+	}
+	if err := gql(ctx, url, tok, `query($n: String!) { skill(name: $n) { example } }`, map[string]any{"n": name}, &sk); err != nil {
+		t.Fatal(err)
+	}
+	if sk.Skill.Example.Inputs == nil {
+		t.Fatalf("the server serves no example for %s", name)
+	}
+	return sk.Skill.Example.Inputs
 }

@@ -15,8 +15,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/scidex/substrate/internal/apitest"
-	"github.com/scidex/substrate/internal/auth"
-	"github.com/scidex/substrate/internal/dbtest"
 	"github.com/scidex/substrate/internal/e2e"
 )
 
@@ -39,24 +37,11 @@ func TestSARFigureInBrowser(t *testing.T) {
 		}
 		t.Skip("no Debian RDKit (scripts/deps run)")
 	}
-	secret := "sar-figure-secret-0123456789abcdef-012345"
-	srv := e2e.Start(t, e2e.Opts{DataDir: e2e.DataDir(t), Env: []string{"DATABASE_URL=" + dbtest.URL(t), "SCIDEX_JWT_SECRET=" + secret}})
-	tok, err := auth.Mint(auth.MintOpts{Secret: []byte(secret), Issuer: "scidex", Audience: "scidex", Subject: "ada",
-		Kind: auth.KindHuman, Permissions: []auth.Permission{auth.PermContributor}, TTL: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, tok := startAsAda(t, "sar-figure-secret-0123456789abcdef-012345")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	var sk struct {
-		Skill struct {
-			Example struct{ Inputs map[string]any }
-		}
-	}
-	if err := gql(ctx, srv.URL, tok, `{ skill(name: "chem.sar_table") { example } }`, nil, &sk); err != nil {
-		t.Fatal(err)
-	}
-	compounds, _ := sk.Skill.Example.Inputs["compounds"].([]any)
+	example := skillExample(ctx, t, srv.URL, tok, "chem.sar_table")
+	compounds, _ := example["compounds"].([]any)
 	if len(compounds) < 5 {
 		t.Fatalf("the example has %d compounds", len(compounds))
 	}
@@ -66,7 +51,7 @@ func TestSARFigureInBrowser(t *testing.T) {
 		}
 	}
 	if err := gql(ctx, srv.URL, tok, `mutation($in: JSON!) { runSkill(input: {name: "chem.sar_table", inputs: $in, storeResult: true}) { ... on SkillRun { toolCall { artifactId status } } } }`,
-		map[string]any{"in": sk.Skill.Example.Inputs}, &run); err != nil {
+		map[string]any{"in": example}, &run); err != nil {
 		t.Fatal(err)
 	}
 	if s := run.RunSkill.ToolCall.Status; s != "QUEUED" && s != "RUNNING" && s != "SUCCEEDED" {
