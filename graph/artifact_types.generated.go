@@ -12940,6 +12940,29 @@ func (ec *executionContext) fieldContext_Schema_merge(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Schema", field, true, false, "JSON")
 }
 
+func (ec *executionContext) _Schema_migrations(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Schema_migrations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Migrations()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Schema_migrations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Schema", field, true, false, "JSON")
+}
+
 func (ec *executionContext) _Schema_mutability(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20107,6 +20130,11 @@ func (ec *executionContext) _Schema(ctx context.Context, sel ast.SelectionSet, o
 			}
 		case "merge":
 			out.Values[i] = ec._Schema_merge(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "migrations":
+			out.Values[i] = ec._Schema_migrations(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

@@ -1032,6 +1032,7 @@ type ComplexityRoot struct {
 		Links          func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
 		LockMode       func(childComplexity int) int
 		Merge          func(childComplexity int) int
+		Migrations     func(childComplexity int) int
 		Mutability     func(childComplexity int) int
 		Policy         func(childComplexity int) int
 		Provenance     func(childComplexity int) int
@@ -6743,6 +6744,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Schema.Merge(childComplexity), true
+	case "Schema.migrations":
+		if e.ComplexityRoot.Schema.Migrations == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Schema.Migrations(childComplexity), true
 	case "Schema.mutability":
 		if e.ComplexityRoot.Schema.Mutability == nil {
 			break
