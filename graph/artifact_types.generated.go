@@ -2541,6 +2541,13 @@ func (ec *executionContext) fieldContext_AgentWorkPacket_contentHash(_ context.C
 	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "String")
 }
 
+func (ec *executionContext) _AgentWorkPacket_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
+	return ec.marshalNInt2int(ctx, field.Selections, obj.StoredSchemaVersion())
+}
+func (ec *executionContext) fieldContext_AgentWorkPacket_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "Int")
+}
+
 func (ec *executionContext) _AgentWorkPacket_revision(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
 	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
 }
@@ -3403,6 +3410,13 @@ func (ec *executionContext) fieldContext_Alias_contentHash(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Alias", field, true, false, "String")
 }
 
+func (ec *executionContext) _Alias_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.Alias) (ret graphql.Marshaler) {
+	return ec.marshalNInt2int(ctx, field.Selections, obj.StoredSchemaVersion())
+}
+func (ec *executionContext) fieldContext_Alias_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Alias", field, true, false, "Int")
+}
+
 func (ec *executionContext) _Alias_revision(ctx context.Context, field graphql.CollectedField, obj *model.Alias) (ret graphql.Marshaler) {
 	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
 }
@@ -3955,6 +3969,13 @@ func (ec *executionContext) _Analysis_contentHash(ctx context.Context, field gra
 }
 func (ec *executionContext) fieldContext_Analysis_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Analysis", field, true, false, "String")
+}
+
+func (ec *executionContext) _Analysis_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.Analysis) (ret graphql.Marshaler) {
+	return ec.marshalNInt2int(ctx, field.Selections, obj.StoredSchemaVersion())
+}
+func (ec *executionContext) fieldContext_Analysis_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Analysis", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Analysis_revision(ctx context.Context, field graphql.CollectedField, obj *model.Analysis) (ret graphql.Marshaler) {
@@ -4603,6 +4624,13 @@ func (ec *executionContext) fieldContext_Comment_contentHash(_ context.Context, 
 	return graphql.NewScalarFieldContext("Comment", field, true, false, "String")
 }
 
+func (ec *executionContext) _Comment_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.Comment) (ret graphql.Marshaler) {
+	return ec.marshalNInt2int(ctx, field.Selections, obj.StoredSchemaVersion())
+}
+func (ec *executionContext) fieldContext_Comment_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Comment", field, true, false, "Int")
+}
+
 func (ec *executionContext) _Comment_revision(ctx context.Context, field graphql.CollectedField, obj *model.Comment) (ret graphql.Marshaler) {
 	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
 }
@@ -5086,6 +5114,13 @@ func (ec *executionContext) _Dataset_contentHash(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_Dataset_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Dataset", field, true, false, "String")
+}
+
+func (ec *executionContext) _Dataset_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.Dataset) (ret graphql.Marshaler) {
+	return ec.marshalNInt2int(ctx, field.Selections, obj.StoredSchemaVersion())
+}
+func (ec *executionContext) fieldContext_Dataset_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Dataset", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Dataset_revision(ctx context.Context, field graphql.CollectedField, obj *model.Dataset) (ret graphql.Marshaler) {
@@ -5734,6 +5769,13 @@ func (ec *executionContext) fieldContext_DebateSession_contentHash(_ context.Con
 	return graphql.NewScalarFieldContext("DebateSession", field, true, false, "String")
 }
 
+func (ec *executionContext) _DebateSession_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.DebateSession) (ret graphql.Marshaler) {
+	return ec.marshalNInt2int(ctx, field.Selections, obj.StoredSchemaVersion())
+}
+func (ec *executionContext) fieldContext_DebateSession_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DebateSession", field, true, false, "Int")
+}
+
 func (ec *executionContext) _DebateSession_revision(ctx context.Context, field graphql.CollectedField, obj *model.DebateSession) (ret graphql.Marshaler) {
 	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
 }
@@ -6286,6 +6328,13 @@ func (ec *executionContext) _Experiment_contentHash(ctx context.Context, field g
 }
 func (ec *executionContext) fieldContext_Experiment_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Experiment", field, true, false, "String")
+}
+
+func (ec *executionContext) _Experiment_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.Experiment) (ret graphql.Marshaler) {
+	return ec.marshalNInt2int(ctx, field.Selections, obj.StoredSchemaVersion())
+}
+func (ec *executionContext) fieldContext_Experiment_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Experiment", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Experiment_revision(ctx context.Context, field graphql.CollectedField, obj *model.Experiment) (ret graphql.Marshaler) {
@@ -6957,6 +7006,13 @@ func (ec *executionContext) fieldContext_Figure_contentHash(_ context.Context, f
 	return graphql.NewScalarFieldContext("Figure", field, true, false, "String")
 }
 
+func (ec *executionContext) _Figure_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.Figure) (ret graphql.Marshaler) {
+	return ec.marshalNInt2int(ctx, field.Selections, obj.StoredSchemaVersion())
+}
+func (ec *executionContext) fieldContext_Figure_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Figure", field, true, false, "Int")
+}
+
 func (ec *executionContext) _Figure_revision(ctx context.Context, field graphql.CollectedField, obj *model.Figure) (ret graphql.Marshaler) {
 	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
 }
@@ -7557,6 +7613,13 @@ func (ec *executionContext) fieldContext_GateResult_contentHash(_ context.Contex
 	return graphql.NewScalarFieldContext("GateResult", field, true, false, "String")
 }
 
+func (ec *executionContext) _GateResult_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.GateResult) (ret graphql.Marshaler) {
+	return ec.marshalNInt2int(ctx, field.Selections, obj.StoredSchemaVersion())
+}
+func (ec *executionContext) fieldContext_GateResult_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GateResult", field, true, false, "Int")
+}
+
 func (ec *executionContext) _GateResult_revision(ctx context.Context, field graphql.CollectedField, obj *model.GateResult) (ret graphql.Marshaler) {
 	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
 }
@@ -8134,6 +8197,13 @@ func (ec *executionContext) fieldContext_GenericArtifact_contentHash(_ context.C
 	return graphql.NewScalarFieldContext("GenericArtifact", field, true, false, "String")
 }
 
+func (ec *executionContext) _GenericArtifact_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.GenericArtifact) (ret graphql.Marshaler) {
+	return ec.marshalNInt2int(ctx, field.Selections, obj.StoredSchemaVersion())
+}
+func (ec *executionContext) fieldContext_GenericArtifact_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GenericArtifact", field, true, false, "Int")
+}
+
 func (ec *executionContext) _GenericArtifact_revision(ctx context.Context, field graphql.CollectedField, obj *model.GenericArtifact) (ret graphql.Marshaler) {
 	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
 }
@@ -8502,6 +8572,13 @@ func (ec *executionContext) _Group_contentHash(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Group_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Group", field, true, false, "String")
+}
+
+func (ec *executionContext) _Group_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
+	return ec.marshalNInt2int(ctx, field.Selections, obj.StoredSchemaVersion())
+}
+func (ec *executionContext) fieldContext_Group_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Group", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Group_revision(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
@@ -8918,6 +8995,13 @@ func (ec *executionContext) _Hypothesis_contentHash(ctx context.Context, field g
 }
 func (ec *executionContext) fieldContext_Hypothesis_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Hypothesis", field, true, false, "String")
+}
+
+func (ec *executionContext) _Hypothesis_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.Hypothesis) (ret graphql.Marshaler) {
+	return ec.marshalNInt2int(ctx, field.Selections, obj.StoredSchemaVersion())
+}
+func (ec *executionContext) fieldContext_Hypothesis_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Hypothesis", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Hypothesis_revision(ctx context.Context, field graphql.CollectedField, obj *model.Hypothesis) (ret graphql.Marshaler) {
@@ -9589,6 +9673,13 @@ func (ec *executionContext) fieldContext_KgEdge_contentHash(_ context.Context, f
 	return graphql.NewScalarFieldContext("KgEdge", field, true, false, "String")
 }
 
+func (ec *executionContext) _KgEdge_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.KgEdge) (ret graphql.Marshaler) {
+	return ec.marshalNInt2int(ctx, field.Selections, obj.StoredSchemaVersion())
+}
+func (ec *executionContext) fieldContext_KgEdge_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("KgEdge", field, true, false, "Int")
+}
+
 func (ec *executionContext) _KgEdge_revision(ctx context.Context, field graphql.CollectedField, obj *model.KgEdge) (ret graphql.Marshaler) {
 	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
 }
@@ -10212,6 +10303,13 @@ func (ec *executionContext) fieldContext_KnowledgeGap_contentHash(_ context.Cont
 	return graphql.NewScalarFieldContext("KnowledgeGap", field, true, false, "String")
 }
 
+func (ec *executionContext) _KnowledgeGap_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.KnowledgeGap) (ret graphql.Marshaler) {
+	return ec.marshalNInt2int(ctx, field.Selections, obj.StoredSchemaVersion())
+}
+func (ec *executionContext) fieldContext_KnowledgeGap_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("KnowledgeGap", field, true, false, "Int")
+}
+
 func (ec *executionContext) _KnowledgeGap_revision(ctx context.Context, field graphql.CollectedField, obj *model.KnowledgeGap) (ret graphql.Marshaler) {
 	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
 }
@@ -10718,6 +10816,13 @@ func (ec *executionContext) _Message_contentHash(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_Message_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, true, false, "String")
+}
+
+func (ec *executionContext) _Message_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.Message) (ret graphql.Marshaler) {
+	return ec.marshalNInt2int(ctx, field.Selections, obj.StoredSchemaVersion())
+}
+func (ec *executionContext) fieldContext_Message_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Message", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Message_revision(ctx context.Context, field graphql.CollectedField, obj *model.Message) (ret graphql.Marshaler) {
@@ -11348,6 +11453,13 @@ func (ec *executionContext) _Paper_contentHash(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Paper_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Paper", field, true, false, "String")
+}
+
+func (ec *executionContext) _Paper_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
+	return ec.marshalNInt2int(ctx, field.Selections, obj.StoredSchemaVersion())
+}
+func (ec *executionContext) fieldContext_Paper_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Paper", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Paper_revision(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
@@ -11996,6 +12108,13 @@ func (ec *executionContext) fieldContext_Role_contentHash(_ context.Context, fie
 	return graphql.NewScalarFieldContext("Role", field, true, false, "String")
 }
 
+func (ec *executionContext) _Role_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.Role) (ret graphql.Marshaler) {
+	return ec.marshalNInt2int(ctx, field.Selections, obj.StoredSchemaVersion())
+}
+func (ec *executionContext) fieldContext_Role_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Role", field, true, false, "Int")
+}
+
 func (ec *executionContext) _Role_revision(ctx context.Context, field graphql.CollectedField, obj *model.Role) (ret graphql.Marshaler) {
 	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
 }
@@ -12410,6 +12529,13 @@ func (ec *executionContext) _Schema_contentHash(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_Schema_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Schema", field, true, false, "String")
+}
+
+func (ec *executionContext) _Schema_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
+	return ec.marshalNInt2int(ctx, field.Selections, obj.StoredSchemaVersion())
+}
+func (ec *executionContext) fieldContext_Schema_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Schema", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Schema_revision(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
@@ -12940,6 +13066,29 @@ func (ec *executionContext) fieldContext_Schema_merge(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Schema", field, true, false, "JSON")
 }
 
+func (ec *executionContext) _Schema_migrations(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Schema_migrations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Migrations()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Schema_migrations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Schema", field, true, false, "JSON")
+}
+
 func (ec *executionContext) _Schema_mutability(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13102,6 +13251,13 @@ func (ec *executionContext) _Skill_contentHash(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Skill_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Skill", field, true, false, "String")
+}
+
+func (ec *executionContext) _Skill_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
+	return ec.marshalNInt2int(ctx, field.Selections, obj.StoredSchemaVersion())
+}
+func (ec *executionContext) fieldContext_Skill_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Skill", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Skill_revision(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
@@ -13819,6 +13975,13 @@ func (ec *executionContext) fieldContext_SkillResult_contentHash(_ context.Conte
 	return graphql.NewScalarFieldContext("SkillResult", field, true, false, "String")
 }
 
+func (ec *executionContext) _SkillResult_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.SkillResult) (ret graphql.Marshaler) {
+	return ec.marshalNInt2int(ctx, field.Selections, obj.StoredSchemaVersion())
+}
+func (ec *executionContext) fieldContext_SkillResult_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SkillResult", field, true, false, "Int")
+}
+
 func (ec *executionContext) _SkillResult_revision(ctx context.Context, field graphql.CollectedField, obj *model.SkillResult) (ret graphql.Marshaler) {
 	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
 }
@@ -14486,6 +14649,13 @@ func (ec *executionContext) _Tool_contentHash(ctx context.Context, field graphql
 }
 func (ec *executionContext) fieldContext_Tool_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Tool", field, true, false, "String")
+}
+
+func (ec *executionContext) _Tool_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
+	return ec.marshalNInt2int(ctx, field.Selections, obj.StoredSchemaVersion())
+}
+func (ec *executionContext) fieldContext_Tool_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Tool", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Tool_revision(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
@@ -15302,6 +15472,13 @@ func (ec *executionContext) _ToolCall_contentHash(ctx context.Context, field gra
 }
 func (ec *executionContext) fieldContext_ToolCall_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "String")
+}
+
+func (ec *executionContext) _ToolCall_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
+	return ec.marshalNInt2int(ctx, field.Selections, obj.StoredSchemaVersion())
+}
+func (ec *executionContext) fieldContext_ToolCall_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "Int")
 }
 
 func (ec *executionContext) _ToolCall_revision(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
@@ -16295,6 +16472,13 @@ func (ec *executionContext) fieldContext_WikiPage_contentHash(_ context.Context,
 	return graphql.NewScalarFieldContext("WikiPage", field, true, false, "String")
 }
 
+func (ec *executionContext) _WikiPage_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.WikiPage) (ret graphql.Marshaler) {
+	return ec.marshalNInt2int(ctx, field.Selections, obj.StoredSchemaVersion())
+}
+func (ec *executionContext) fieldContext_WikiPage_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WikiPage", field, true, false, "Int")
+}
+
 func (ec *executionContext) _WikiPage_revision(ctx context.Context, field graphql.CollectedField, obj *model.WikiPage) (ret graphql.Marshaler) {
 	return ec.marshalNInt2int(ctx, field.Selections, obj.Revision())
 }
@@ -16835,6 +17019,11 @@ func (ec *executionContext) _AgentWorkPacket(ctx context.Context, sel ast.Select
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._AgentWorkPacket_storedSchemaVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "revision":
 			out.Values[i] = ec._AgentWorkPacket_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -17081,6 +17270,11 @@ func (ec *executionContext) _Alias(ctx context.Context, sel ast.SelectionSet, ob
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._Alias_storedSchemaVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "revision":
 			out.Values[i] = ec._Alias_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -17258,6 +17452,11 @@ func (ec *executionContext) _Analysis(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "contentHash":
 			out.Values[i] = ec._Analysis_contentHash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._Analysis_storedSchemaVersion(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -17461,6 +17660,11 @@ func (ec *executionContext) _Comment(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._Comment_storedSchemaVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "revision":
 			out.Values[i] = ec._Comment_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -17623,6 +17827,11 @@ func (ec *executionContext) _Dataset(ctx context.Context, sel ast.SelectionSet, 
 			}
 		case "contentHash":
 			out.Values[i] = ec._Dataset_contentHash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._Dataset_storedSchemaVersion(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -17826,6 +18035,11 @@ func (ec *executionContext) _DebateSession(ctx context.Context, sel ast.Selectio
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._DebateSession_storedSchemaVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "revision":
 			out.Values[i] = ec._DebateSession_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -18003,6 +18217,11 @@ func (ec *executionContext) _Experiment(ctx context.Context, sel ast.SelectionSe
 			}
 		case "contentHash":
 			out.Values[i] = ec._Experiment_contentHash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._Experiment_storedSchemaVersion(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -18211,6 +18430,11 @@ func (ec *executionContext) _Figure(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._Figure_storedSchemaVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "revision":
 			out.Values[i] = ec._Figure_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -18401,6 +18625,11 @@ func (ec *executionContext) _GateResult(ctx context.Context, sel ast.SelectionSe
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._GateResult_storedSchemaVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "revision":
 			out.Values[i] = ec._GateResult_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -18586,6 +18815,11 @@ func (ec *executionContext) _GenericArtifact(ctx context.Context, sel ast.Select
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._GenericArtifact_storedSchemaVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "revision":
 			out.Values[i] = ec._GenericArtifact_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -18723,6 +18957,11 @@ func (ec *executionContext) _Group(ctx context.Context, sel ast.SelectionSet, ob
 			}
 		case "contentHash":
 			out.Values[i] = ec._Group_contentHash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._Group_storedSchemaVersion(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -18873,6 +19112,11 @@ func (ec *executionContext) _Hypothesis(ctx context.Context, sel ast.SelectionSe
 			}
 		case "contentHash":
 			out.Values[i] = ec._Hypothesis_contentHash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._Hypothesis_storedSchemaVersion(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -19081,6 +19325,11 @@ func (ec *executionContext) _KgEdge(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._KgEdge_storedSchemaVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "revision":
 			out.Values[i] = ec._KgEdge_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -19276,6 +19525,11 @@ func (ec *executionContext) _KnowledgeGap(ctx context.Context, sel ast.Selection
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._KnowledgeGap_storedSchemaVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "revision":
 			out.Values[i] = ec._KnowledgeGap_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -19443,6 +19697,11 @@ func (ec *executionContext) _Message(ctx context.Context, sel ast.SelectionSet, 
 			}
 		case "contentHash":
 			out.Values[i] = ec._Message_contentHash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._Message_storedSchemaVersion(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -19635,6 +19894,11 @@ func (ec *executionContext) _Paper(ctx context.Context, sel ast.SelectionSet, ob
 			}
 		case "contentHash":
 			out.Values[i] = ec._Paper_contentHash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._Paper_storedSchemaVersion(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -19838,6 +20102,11 @@ func (ec *executionContext) _Role(ctx context.Context, sel ast.SelectionSet, obj
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._Role_storedSchemaVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "revision":
 			out.Values[i] = ec._Role_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -19988,6 +20257,11 @@ func (ec *executionContext) _Schema(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._Schema_storedSchemaVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "revision":
 			out.Values[i] = ec._Schema_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -20110,6 +20384,11 @@ func (ec *executionContext) _Schema(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "migrations":
+			out.Values[i] = ec._Schema_migrations(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "mutability":
 			out.Values[i] = ec._Schema_mutability(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -20195,6 +20474,11 @@ func (ec *executionContext) _Skill(ctx context.Context, sel ast.SelectionSet, ob
 			}
 		case "contentHash":
 			out.Values[i] = ec._Skill_contentHash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._Skill_storedSchemaVersion(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -20413,6 +20697,11 @@ func (ec *executionContext) _SkillResult(ctx context.Context, sel ast.SelectionS
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._SkillResult_storedSchemaVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "revision":
 			out.Values[i] = ec._SkillResult_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -20615,6 +20904,11 @@ func (ec *executionContext) _Tool(ctx context.Context, sel ast.SelectionSet, obj
 			}
 		case "contentHash":
 			out.Values[i] = ec._Tool_contentHash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._Tool_storedSchemaVersion(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -20851,6 +21145,11 @@ func (ec *executionContext) _ToolCall(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "contentHash":
 			out.Values[i] = ec._ToolCall_contentHash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._ToolCall_storedSchemaVersion(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -21126,6 +21425,11 @@ func (ec *executionContext) _WikiPage(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "contentHash":
 			out.Values[i] = ec._WikiPage_contentHash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._WikiPage_storedSchemaVersion(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

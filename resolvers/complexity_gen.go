@@ -129,6 +129,7 @@ func setArtifactComplexity(c *graph.ComplexityRoot) {
 	c.Schema.Graphql = jsonCost
 	c.Schema.Lifecycle = jsonCost
 	c.Schema.Merge = jsonCost
+	c.Schema.Migrations = jsonCost
 	c.Schema.Policy = jsonCost
 	c.Schema.Validators = jsonCost
 	c.Schema.Views = jsonCost

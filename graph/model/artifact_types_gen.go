@@ -857,6 +857,11 @@ func (a *Schema) Merge() (JSON, error) {
 	return a.json("merge")
 }
 
+// Migrations reads content.migrations.
+func (a *Schema) Migrations() (JSON, error) {
+	return a.json("migrations")
+}
+
 // Mutability reads content.mutability.
 func (a *Schema) Mutability() (*string, error) {
 	return a.str("mutability")

@@ -60,6 +60,14 @@ func (b *Base) Content() JSON { return JSON(b.A.Content) }
 // ContentHash is the version's content hash.
 func (b *Base) ContentHash() string { return b.A.ContentHash }
 
+// StoredSchemaVersion is the schema version the content is stored at.
+func (b *Base) StoredSchemaVersion() int {
+	if b.A.StoredSchemaVersion != 0 {
+		return b.A.StoredSchemaVersion
+	}
+	return b.A.SchemaVersion
+}
+
 // Revision is the version number.
 func (b *Base) Revision() int { return b.A.Version }
 

@@ -2653,6 +2653,29 @@ func (ec *executionContext) fieldContext_AgentWorkPacket_contentHash(_ context.C
 	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "String")
 }
 
+func (ec *executionContext) _AgentWorkPacket_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentWorkPacket_storedSchemaVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StoredSchemaVersion(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentWorkPacket_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentWorkPacket", field, true, false, "Int")
+}
+
 func (ec *executionContext) _AgentWorkPacket_revision(ctx context.Context, field graphql.CollectedField, obj *model.AgentWorkPacket) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -3739,6 +3762,29 @@ func (ec *executionContext) fieldContext_Alias_contentHash(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Alias", field, true, false, "String")
 }
 
+func (ec *executionContext) _Alias_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.Alias) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Alias_storedSchemaVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StoredSchemaVersion(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Alias_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Alias", field, true, false, "Int")
+}
+
 func (ec *executionContext) _Alias_revision(ctx context.Context, field graphql.CollectedField, obj *model.Alias) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -4515,6 +4561,29 @@ func (ec *executionContext) _Analysis_contentHash(ctx context.Context, field gra
 }
 func (ec *executionContext) fieldContext_Analysis_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Analysis", field, true, false, "String")
+}
+
+func (ec *executionContext) _Analysis_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.Analysis) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Analysis_storedSchemaVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StoredSchemaVersion(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Analysis_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Analysis", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Analysis_revision(ctx context.Context, field graphql.CollectedField, obj *model.Analysis) (ret graphql.Marshaler) {
@@ -5387,6 +5456,29 @@ func (ec *executionContext) fieldContext_Comment_contentHash(_ context.Context, 
 	return graphql.NewScalarFieldContext("Comment", field, true, false, "String")
 }
 
+func (ec *executionContext) _Comment_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.Comment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_storedSchemaVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StoredSchemaVersion(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Comment_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Comment", field, true, false, "Int")
+}
+
 func (ec *executionContext) _Comment_revision(ctx context.Context, field graphql.CollectedField, obj *model.Comment) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6094,6 +6186,29 @@ func (ec *executionContext) _Dataset_contentHash(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_Dataset_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Dataset", field, true, false, "String")
+}
+
+func (ec *executionContext) _Dataset_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.Dataset) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dataset_storedSchemaVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StoredSchemaVersion(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Dataset_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Dataset", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Dataset_revision(ctx context.Context, field graphql.CollectedField, obj *model.Dataset) (ret graphql.Marshaler) {
@@ -6966,6 +7081,29 @@ func (ec *executionContext) fieldContext_DebateSession_contentHash(_ context.Con
 	return graphql.NewScalarFieldContext("DebateSession", field, true, false, "String")
 }
 
+func (ec *executionContext) _DebateSession_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.DebateSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DebateSession_storedSchemaVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StoredSchemaVersion(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DebateSession_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DebateSession", field, true, false, "Int")
+}
+
 func (ec *executionContext) _DebateSession_revision(ctx context.Context, field graphql.CollectedField, obj *model.DebateSession) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7742,6 +7880,29 @@ func (ec *executionContext) _Experiment_contentHash(ctx context.Context, field g
 }
 func (ec *executionContext) fieldContext_Experiment_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Experiment", field, true, false, "String")
+}
+
+func (ec *executionContext) _Experiment_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.Experiment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Experiment_storedSchemaVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StoredSchemaVersion(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Experiment_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Experiment", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Experiment_revision(ctx context.Context, field graphql.CollectedField, obj *model.Experiment) (ret graphql.Marshaler) {
@@ -8637,6 +8798,29 @@ func (ec *executionContext) fieldContext_Figure_contentHash(_ context.Context, f
 	return graphql.NewScalarFieldContext("Figure", field, true, false, "String")
 }
 
+func (ec *executionContext) _Figure_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.Figure) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Figure_storedSchemaVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StoredSchemaVersion(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Figure_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Figure", field, true, false, "Int")
+}
+
 func (ec *executionContext) _Figure_revision(ctx context.Context, field graphql.CollectedField, obj *model.Figure) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9461,6 +9645,29 @@ func (ec *executionContext) fieldContext_GateResult_contentHash(_ context.Contex
 	return graphql.NewScalarFieldContext("GateResult", field, true, false, "String")
 }
 
+func (ec *executionContext) _GateResult_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.GateResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GateResult_storedSchemaVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StoredSchemaVersion(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GateResult_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GateResult", field, true, false, "Int")
+}
+
 func (ec *executionContext) _GateResult_revision(ctx context.Context, field graphql.CollectedField, obj *model.GateResult) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10262,6 +10469,29 @@ func (ec *executionContext) fieldContext_GenericArtifact_contentHash(_ context.C
 	return graphql.NewScalarFieldContext("GenericArtifact", field, true, false, "String")
 }
 
+func (ec *executionContext) _GenericArtifact_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.GenericArtifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GenericArtifact_storedSchemaVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StoredSchemaVersion(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GenericArtifact_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GenericArtifact", field, true, false, "Int")
+}
+
 func (ec *executionContext) _GenericArtifact_revision(ctx context.Context, field graphql.CollectedField, obj *model.GenericArtifact) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10854,6 +11084,29 @@ func (ec *executionContext) _Group_contentHash(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Group_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Group", field, true, false, "String")
+}
+
+func (ec *executionContext) _Group_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Group_storedSchemaVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StoredSchemaVersion(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Group_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Group", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Group_revision(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
@@ -11494,6 +11747,29 @@ func (ec *executionContext) _Hypothesis_contentHash(ctx context.Context, field g
 }
 func (ec *executionContext) fieldContext_Hypothesis_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Hypothesis", field, true, false, "String")
+}
+
+func (ec *executionContext) _Hypothesis_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.Hypothesis) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Hypothesis_storedSchemaVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StoredSchemaVersion(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Hypothesis_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Hypothesis", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Hypothesis_revision(ctx context.Context, field graphql.CollectedField, obj *model.Hypothesis) (ret graphql.Marshaler) {
@@ -12389,6 +12665,29 @@ func (ec *executionContext) fieldContext_KgEdge_contentHash(_ context.Context, f
 	return graphql.NewScalarFieldContext("KgEdge", field, true, false, "String")
 }
 
+func (ec *executionContext) _KgEdge_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.KgEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KgEdge_storedSchemaVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StoredSchemaVersion(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_KgEdge_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("KgEdge", field, true, false, "Int")
+}
+
 func (ec *executionContext) _KgEdge_revision(ctx context.Context, field graphql.CollectedField, obj *model.KgEdge) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13236,6 +13535,29 @@ func (ec *executionContext) fieldContext_KnowledgeGap_contentHash(_ context.Cont
 	return graphql.NewScalarFieldContext("KnowledgeGap", field, true, false, "String")
 }
 
+func (ec *executionContext) _KnowledgeGap_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.KnowledgeGap) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KnowledgeGap_storedSchemaVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StoredSchemaVersion(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_KnowledgeGap_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("KnowledgeGap", field, true, false, "Int")
+}
+
 func (ec *executionContext) _KnowledgeGap_revision(ctx context.Context, field graphql.CollectedField, obj *model.KnowledgeGap) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13966,6 +14288,29 @@ func (ec *executionContext) _Message_contentHash(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_Message_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, true, false, "String")
+}
+
+func (ec *executionContext) _Message_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.Message) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_storedSchemaVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StoredSchemaVersion(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Message_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Message", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Message_revision(ctx context.Context, field graphql.CollectedField, obj *model.Message) (ret graphql.Marshaler) {
@@ -14820,6 +15165,29 @@ func (ec *executionContext) _Paper_contentHash(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Paper_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Paper", field, true, false, "String")
+}
+
+func (ec *executionContext) _Paper_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Paper_storedSchemaVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StoredSchemaVersion(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Paper_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Paper", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Paper_revision(ctx context.Context, field graphql.CollectedField, obj *model.Paper) (ret graphql.Marshaler) {
@@ -15692,6 +16060,29 @@ func (ec *executionContext) fieldContext_Role_contentHash(_ context.Context, fie
 	return graphql.NewScalarFieldContext("Role", field, true, false, "String")
 }
 
+func (ec *executionContext) _Role_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.Role) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Role_storedSchemaVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StoredSchemaVersion(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Role_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Role", field, true, false, "Int")
+}
+
 func (ec *executionContext) _Role_revision(ctx context.Context, field graphql.CollectedField, obj *model.Role) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16330,6 +16721,29 @@ func (ec *executionContext) _Schema_contentHash(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_Schema_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Schema", field, true, false, "String")
+}
+
+func (ec *executionContext) _Schema_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Schema_storedSchemaVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StoredSchemaVersion(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Schema_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Schema", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Schema_revision(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
@@ -16972,6 +17386,29 @@ func (ec *executionContext) fieldContext_Schema_merge(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Schema", field, true, false, "JSON")
 }
 
+func (ec *executionContext) _Schema_migrations(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Schema_migrations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Migrations()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋscidexᚋsubstrateᚋgraphᚋmodelᚐJSON(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Schema_migrations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Schema", field, true, false, "JSON")
+}
+
 func (ec *executionContext) _Schema_mutability(ctx context.Context, field graphql.CollectedField, obj *model.Schema) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17246,6 +17683,29 @@ func (ec *executionContext) _Skill_contentHash(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Skill_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Skill", field, true, false, "String")
+}
+
+func (ec *executionContext) _Skill_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Skill_storedSchemaVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StoredSchemaVersion(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Skill_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Skill", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Skill_revision(ctx context.Context, field graphql.CollectedField, obj *model.Skill) (ret graphql.Marshaler) {
@@ -18187,6 +18647,29 @@ func (ec *executionContext) fieldContext_SkillResult_contentHash(_ context.Conte
 	return graphql.NewScalarFieldContext("SkillResult", field, true, false, "String")
 }
 
+func (ec *executionContext) _SkillResult_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.SkillResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SkillResult_storedSchemaVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StoredSchemaVersion(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SkillResult_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SkillResult", field, true, false, "Int")
+}
+
 func (ec *executionContext) _SkillResult_revision(ctx context.Context, field graphql.CollectedField, obj *model.SkillResult) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -19078,6 +19561,29 @@ func (ec *executionContext) _Tool_contentHash(ctx context.Context, field graphql
 }
 func (ec *executionContext) fieldContext_Tool_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Tool", field, true, false, "String")
+}
+
+func (ec *executionContext) _Tool_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Tool_storedSchemaVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StoredSchemaVersion(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Tool_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Tool", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Tool_revision(ctx context.Context, field graphql.CollectedField, obj *model.Tool) (ret graphql.Marshaler) {
@@ -20118,6 +20624,29 @@ func (ec *executionContext) _ToolCall_contentHash(ctx context.Context, field gra
 }
 func (ec *executionContext) fieldContext_ToolCall_contentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "String")
+}
+
+func (ec *executionContext) _ToolCall_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ToolCall_storedSchemaVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StoredSchemaVersion(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ToolCall_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ToolCall", field, true, false, "Int")
 }
 
 func (ec *executionContext) _ToolCall_revision(ctx context.Context, field graphql.CollectedField, obj *model.ToolCall) (ret graphql.Marshaler) {
@@ -21335,6 +21864,29 @@ func (ec *executionContext) fieldContext_WikiPage_contentHash(_ context.Context,
 	return graphql.NewScalarFieldContext("WikiPage", field, true, false, "String")
 }
 
+func (ec *executionContext) _WikiPage_storedSchemaVersion(ctx context.Context, field graphql.CollectedField, obj *model.WikiPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WikiPage_storedSchemaVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StoredSchemaVersion(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WikiPage_storedSchemaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WikiPage", field, true, false, "Int")
+}
+
 func (ec *executionContext) _WikiPage_revision(ctx context.Context, field graphql.CollectedField, obj *model.WikiPage) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -21987,6 +22539,11 @@ func (ec *executionContext) _AgentWorkPacket(ctx context.Context, sel ast.Select
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._AgentWorkPacket_storedSchemaVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "revision":
 			out.Values[i] = ec._AgentWorkPacket_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -22233,6 +22790,11 @@ func (ec *executionContext) _Alias(ctx context.Context, sel ast.SelectionSet, ob
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._Alias_storedSchemaVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "revision":
 			out.Values[i] = ec._Alias_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -22410,6 +22972,11 @@ func (ec *executionContext) _Analysis(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "contentHash":
 			out.Values[i] = ec._Analysis_contentHash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._Analysis_storedSchemaVersion(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -22613,6 +23180,11 @@ func (ec *executionContext) _Comment(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._Comment_storedSchemaVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "revision":
 			out.Values[i] = ec._Comment_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -22775,6 +23347,11 @@ func (ec *executionContext) _Dataset(ctx context.Context, sel ast.SelectionSet, 
 			}
 		case "contentHash":
 			out.Values[i] = ec._Dataset_contentHash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._Dataset_storedSchemaVersion(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -22978,6 +23555,11 @@ func (ec *executionContext) _DebateSession(ctx context.Context, sel ast.Selectio
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._DebateSession_storedSchemaVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "revision":
 			out.Values[i] = ec._DebateSession_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -23155,6 +23737,11 @@ func (ec *executionContext) _Experiment(ctx context.Context, sel ast.SelectionSe
 			}
 		case "contentHash":
 			out.Values[i] = ec._Experiment_contentHash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._Experiment_storedSchemaVersion(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -23363,6 +23950,11 @@ func (ec *executionContext) _Figure(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._Figure_storedSchemaVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "revision":
 			out.Values[i] = ec._Figure_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -23553,6 +24145,11 @@ func (ec *executionContext) _GateResult(ctx context.Context, sel ast.SelectionSe
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._GateResult_storedSchemaVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "revision":
 			out.Values[i] = ec._GateResult_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -23738,6 +24335,11 @@ func (ec *executionContext) _GenericArtifact(ctx context.Context, sel ast.Select
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._GenericArtifact_storedSchemaVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "revision":
 			out.Values[i] = ec._GenericArtifact_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -23875,6 +24477,11 @@ func (ec *executionContext) _Group(ctx context.Context, sel ast.SelectionSet, ob
 			}
 		case "contentHash":
 			out.Values[i] = ec._Group_contentHash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._Group_storedSchemaVersion(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -24025,6 +24632,11 @@ func (ec *executionContext) _Hypothesis(ctx context.Context, sel ast.SelectionSe
 			}
 		case "contentHash":
 			out.Values[i] = ec._Hypothesis_contentHash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._Hypothesis_storedSchemaVersion(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -24233,6 +24845,11 @@ func (ec *executionContext) _KgEdge(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._KgEdge_storedSchemaVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "revision":
 			out.Values[i] = ec._KgEdge_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -24428,6 +25045,11 @@ func (ec *executionContext) _KnowledgeGap(ctx context.Context, sel ast.Selection
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._KnowledgeGap_storedSchemaVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "revision":
 			out.Values[i] = ec._KnowledgeGap_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -24595,6 +25217,11 @@ func (ec *executionContext) _Message(ctx context.Context, sel ast.SelectionSet, 
 			}
 		case "contentHash":
 			out.Values[i] = ec._Message_contentHash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._Message_storedSchemaVersion(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -24787,6 +25414,11 @@ func (ec *executionContext) _Paper(ctx context.Context, sel ast.SelectionSet, ob
 			}
 		case "contentHash":
 			out.Values[i] = ec._Paper_contentHash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._Paper_storedSchemaVersion(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -24990,6 +25622,11 @@ func (ec *executionContext) _Role(ctx context.Context, sel ast.SelectionSet, obj
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._Role_storedSchemaVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "revision":
 			out.Values[i] = ec._Role_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -25140,6 +25777,11 @@ func (ec *executionContext) _Schema(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._Schema_storedSchemaVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "revision":
 			out.Values[i] = ec._Schema_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -25262,6 +25904,11 @@ func (ec *executionContext) _Schema(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "migrations":
+			out.Values[i] = ec._Schema_migrations(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "mutability":
 			out.Values[i] = ec._Schema_mutability(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -25347,6 +25994,11 @@ func (ec *executionContext) _Skill(ctx context.Context, sel ast.SelectionSet, ob
 			}
 		case "contentHash":
 			out.Values[i] = ec._Skill_contentHash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._Skill_storedSchemaVersion(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -25565,6 +26217,11 @@ func (ec *executionContext) _SkillResult(ctx context.Context, sel ast.SelectionS
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._SkillResult_storedSchemaVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "revision":
 			out.Values[i] = ec._SkillResult_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -25767,6 +26424,11 @@ func (ec *executionContext) _Tool(ctx context.Context, sel ast.SelectionSet, obj
 			}
 		case "contentHash":
 			out.Values[i] = ec._Tool_contentHash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._Tool_storedSchemaVersion(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -26003,6 +26665,11 @@ func (ec *executionContext) _ToolCall(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "contentHash":
 			out.Values[i] = ec._ToolCall_contentHash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._ToolCall_storedSchemaVersion(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -26278,6 +26945,11 @@ func (ec *executionContext) _WikiPage(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "contentHash":
 			out.Values[i] = ec._WikiPage_contentHash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "storedSchemaVersion":
+			out.Values[i] = ec._WikiPage_storedSchemaVersion(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

@@ -79,116 +79,119 @@ type ComplexityRoot struct {
 	}
 
 	AgentWorkPacket struct {
-		ArtifactID     func(childComplexity int) int
-		Budget         func(childComplexity int) int
-		Call           func(childComplexity int) int
-		ClaimedAt      func(childComplexity int) int
-		ClaimedBy      func(childComplexity int) int
-		Comments       func(childComplexity int, first *int, after *string) int
-		CompletedAt    func(childComplexity int) int
-		Content        func(childComplexity int) int
-		ContentHash    func(childComplexity int) int
-		CreatedAt      func(childComplexity int) int
-		CreatedBy      func(childComplexity int) int
-		Deadline       func(childComplexity int) int
-		History        func(childComplexity int, first *int, after *string) int
-		ID             func(childComplexity int) int
-		Inputs         func(childComplexity int) int
-		Instructions   func(childComplexity int) int
-		IsLatest       func(childComplexity int) int
-		LeaseExpiresAt func(childComplexity int) int
-		LeaseSeconds   func(childComplexity int) int
-		LifecycleState func(childComplexity int) int
-		Links          func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
-		MaxSteps       func(childComplexity int) int
-		Persona        func(childComplexity int) int
-		Progress       func(childComplexity int) int
-		Provenance     func(childComplexity int) int
-		QualityScore   func(childComplexity int) int
-		Ref            func(childComplexity int) int
-		ResultRef      func(childComplexity int) int
-		ResultRefs     func(childComplexity int) int
-		ResultSummary  func(childComplexity int) int
-		Revision       func(childComplexity int) int
-		Signals        func(childComplexity int, kinds []string) int
-		Skill          func(childComplexity int) int
-		SkillName      func(childComplexity int) int
-		Spent          func(childComplexity int) int
-		Status         func(childComplexity int) int
-		SupersededBy   func(childComplexity int) int
-		Title          func(childComplexity int) int
-		ToolCall       func(childComplexity int) int
-		Type           func(childComplexity int) int
-		UpdatedAt      func(childComplexity int) int
-		UpdatedBy      func(childComplexity int) int
+		ArtifactID          func(childComplexity int) int
+		Budget              func(childComplexity int) int
+		Call                func(childComplexity int) int
+		ClaimedAt           func(childComplexity int) int
+		ClaimedBy           func(childComplexity int) int
+		Comments            func(childComplexity int, first *int, after *string) int
+		CompletedAt         func(childComplexity int) int
+		Content             func(childComplexity int) int
+		ContentHash         func(childComplexity int) int
+		CreatedAt           func(childComplexity int) int
+		CreatedBy           func(childComplexity int) int
+		Deadline            func(childComplexity int) int
+		History             func(childComplexity int, first *int, after *string) int
+		ID                  func(childComplexity int) int
+		Inputs              func(childComplexity int) int
+		Instructions        func(childComplexity int) int
+		IsLatest            func(childComplexity int) int
+		LeaseExpiresAt      func(childComplexity int) int
+		LeaseSeconds        func(childComplexity int) int
+		LifecycleState      func(childComplexity int) int
+		Links               func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
+		MaxSteps            func(childComplexity int) int
+		Persona             func(childComplexity int) int
+		Progress            func(childComplexity int) int
+		Provenance          func(childComplexity int) int
+		QualityScore        func(childComplexity int) int
+		Ref                 func(childComplexity int) int
+		ResultRef           func(childComplexity int) int
+		ResultRefs          func(childComplexity int) int
+		ResultSummary       func(childComplexity int) int
+		Revision            func(childComplexity int) int
+		Signals             func(childComplexity int, kinds []string) int
+		Skill               func(childComplexity int) int
+		SkillName           func(childComplexity int) int
+		Spent               func(childComplexity int) int
+		Status              func(childComplexity int) int
+		StoredSchemaVersion func(childComplexity int) int
+		SupersededBy        func(childComplexity int) int
+		Title               func(childComplexity int) int
+		ToolCall            func(childComplexity int) int
+		Type                func(childComplexity int) int
+		UpdatedAt           func(childComplexity int) int
+		UpdatedBy           func(childComplexity int) int
 	}
 
 	Alias struct {
-		Actor          func(childComplexity int) int
-		ArtifactID     func(childComplexity int) int
-		ClaimedAt      func(childComplexity int) int
-		Comments       func(childComplexity int, first *int, after *string) int
-		Content        func(childComplexity int) int
-		ContentHash    func(childComplexity int) int
-		CreatedAt      func(childComplexity int) int
-		CreatedBy      func(childComplexity int) int
-		History        func(childComplexity int, first *int, after *string) int
-		ID             func(childComplexity int) int
-		IsLatest       func(childComplexity int) int
-		Kind           func(childComplexity int) int
-		LifecycleState func(childComplexity int) int
-		Links          func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
-		Provenance     func(childComplexity int) int
-		QualityScore   func(childComplexity int) int
-		Ref            func(childComplexity int) int
-		RenamedAt      func(childComplexity int) int
-		RenamedTo      func(childComplexity int) int
-		Revision       func(childComplexity int) int
-		Role           func(childComplexity int) int
-		Signals        func(childComplexity int, kinds []string) int
-		Skeleton       func(childComplexity int) int
-		State          func(childComplexity int) int
-		SupersededBy   func(childComplexity int) int
-		Title          func(childComplexity int) int
-		Type           func(childComplexity int) int
-		UpdatedAt      func(childComplexity int) int
-		UpdatedBy      func(childComplexity int) int
+		Actor               func(childComplexity int) int
+		ArtifactID          func(childComplexity int) int
+		ClaimedAt           func(childComplexity int) int
+		Comments            func(childComplexity int, first *int, after *string) int
+		Content             func(childComplexity int) int
+		ContentHash         func(childComplexity int) int
+		CreatedAt           func(childComplexity int) int
+		CreatedBy           func(childComplexity int) int
+		History             func(childComplexity int, first *int, after *string) int
+		ID                  func(childComplexity int) int
+		IsLatest            func(childComplexity int) int
+		Kind                func(childComplexity int) int
+		LifecycleState      func(childComplexity int) int
+		Links               func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
+		Provenance          func(childComplexity int) int
+		QualityScore        func(childComplexity int) int
+		Ref                 func(childComplexity int) int
+		RenamedAt           func(childComplexity int) int
+		RenamedTo           func(childComplexity int) int
+		Revision            func(childComplexity int) int
+		Role                func(childComplexity int) int
+		Signals             func(childComplexity int, kinds []string) int
+		Skeleton            func(childComplexity int) int
+		State               func(childComplexity int) int
+		StoredSchemaVersion func(childComplexity int) int
+		SupersededBy        func(childComplexity int) int
+		Title               func(childComplexity int) int
+		Type                func(childComplexity int) int
+		UpdatedAt           func(childComplexity int) int
+		UpdatedBy           func(childComplexity int) int
 	}
 
 	Analysis struct {
-		AnalysisType   func(childComplexity int) int
-		ArtifactID     func(childComplexity int) int
-		CodeUrl        func(childComplexity int) int
-		Comments       func(childComplexity int, first *int, after *string) int
-		Conclusion     func(childComplexity int) int
-		Content        func(childComplexity int) int
-		ContentHash    func(childComplexity int) int
-		CreatedAt      func(childComplexity int) int
-		CreatedBy      func(childComplexity int) int
-		History        func(childComplexity int, first *int, after *string) int
-		ID             func(childComplexity int) int
-		Inputs         func(childComplexity int) int
-		IsLatest       func(childComplexity int) int
-		LifecycleState func(childComplexity int) int
-		Limitations    func(childComplexity int) int
-		Links          func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
-		Methods        func(childComplexity int) int
-		Metrics        func(childComplexity int) int
-		Parameters     func(childComplexity int) int
-		Provenance     func(childComplexity int) int
-		QualityScore   func(childComplexity int) int
-		Question       func(childComplexity int) int
-		Ref            func(childComplexity int) int
-		Results        func(childComplexity int) int
-		Revision       func(childComplexity int) int
-		Signals        func(childComplexity int, kinds []string) int
-		Software       func(childComplexity int) int
-		Summary        func(childComplexity int) int
-		SupersededBy   func(childComplexity int) int
-		Title          func(childComplexity int) int
-		Type           func(childComplexity int) int
-		UpdatedAt      func(childComplexity int) int
-		UpdatedBy      func(childComplexity int) int
+		AnalysisType        func(childComplexity int) int
+		ArtifactID          func(childComplexity int) int
+		CodeUrl             func(childComplexity int) int
+		Comments            func(childComplexity int, first *int, after *string) int
+		Conclusion          func(childComplexity int) int
+		Content             func(childComplexity int) int
+		ContentHash         func(childComplexity int) int
+		CreatedAt           func(childComplexity int) int
+		CreatedBy           func(childComplexity int) int
+		History             func(childComplexity int, first *int, after *string) int
+		ID                  func(childComplexity int) int
+		Inputs              func(childComplexity int) int
+		IsLatest            func(childComplexity int) int
+		LifecycleState      func(childComplexity int) int
+		Limitations         func(childComplexity int) int
+		Links               func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
+		Methods             func(childComplexity int) int
+		Metrics             func(childComplexity int) int
+		Parameters          func(childComplexity int) int
+		Provenance          func(childComplexity int) int
+		QualityScore        func(childComplexity int) int
+		Question            func(childComplexity int) int
+		Ref                 func(childComplexity int) int
+		Results             func(childComplexity int) int
+		Revision            func(childComplexity int) int
+		Signals             func(childComplexity int, kinds []string) int
+		Software            func(childComplexity int) int
+		StoredSchemaVersion func(childComplexity int) int
+		Summary             func(childComplexity int) int
+		SupersededBy        func(childComplexity int) int
+		Title               func(childComplexity int) int
+		Type                func(childComplexity int) int
+		UpdatedAt           func(childComplexity int) int
+		UpdatedBy           func(childComplexity int) int
 	}
 
 	ArtifactConnection struct {
@@ -265,32 +268,33 @@ type ComplexityRoot struct {
 	}
 
 	Comment struct {
-		Anchor         func(childComplexity int) int
-		ArtifactID     func(childComplexity int) int
-		Body           func(childComplexity int) int
-		Comments       func(childComplexity int, first *int, after *string) int
-		Content        func(childComplexity int) int
-		ContentHash    func(childComplexity int) int
-		CreatedAt      func(childComplexity int) int
-		CreatedBy      func(childComplexity int) int
-		History        func(childComplexity int, first *int, after *string) int
-		ID             func(childComplexity int) int
-		IsLatest       func(childComplexity int) int
-		Kind           func(childComplexity int) int
-		LifecycleState func(childComplexity int) int
-		Links          func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
-		Provenance     func(childComplexity int) int
-		QualityScore   func(childComplexity int) int
-		Ref            func(childComplexity int) int
-		Revision       func(childComplexity int) int
-		Signals        func(childComplexity int, kinds []string) int
-		SupersededBy   func(childComplexity int) int
-		Target         func(childComplexity int) int
-		ThreadParent   func(childComplexity int) int
-		Title          func(childComplexity int) int
-		Type           func(childComplexity int) int
-		UpdatedAt      func(childComplexity int) int
-		UpdatedBy      func(childComplexity int) int
+		Anchor              func(childComplexity int) int
+		ArtifactID          func(childComplexity int) int
+		Body                func(childComplexity int) int
+		Comments            func(childComplexity int, first *int, after *string) int
+		Content             func(childComplexity int) int
+		ContentHash         func(childComplexity int) int
+		CreatedAt           func(childComplexity int) int
+		CreatedBy           func(childComplexity int) int
+		History             func(childComplexity int, first *int, after *string) int
+		ID                  func(childComplexity int) int
+		IsLatest            func(childComplexity int) int
+		Kind                func(childComplexity int) int
+		LifecycleState      func(childComplexity int) int
+		Links               func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
+		Provenance          func(childComplexity int) int
+		QualityScore        func(childComplexity int) int
+		Ref                 func(childComplexity int) int
+		Revision            func(childComplexity int) int
+		Signals             func(childComplexity int, kinds []string) int
+		StoredSchemaVersion func(childComplexity int) int
+		SupersededBy        func(childComplexity int) int
+		Target              func(childComplexity int) int
+		ThreadParent        func(childComplexity int) int
+		Title               func(childComplexity int) int
+		Type                func(childComplexity int) int
+		UpdatedAt           func(childComplexity int) int
+		UpdatedBy           func(childComplexity int) int
 	}
 
 	Consumer struct {
@@ -309,39 +313,40 @@ type ComplexityRoot struct {
 	}
 
 	Dataset struct {
-		Accession      func(childComplexity int) int
-		ArtifactID     func(childComplexity int) int
-		Citation       func(childComplexity int) int
-		Columns        func(childComplexity int) int
-		Comments       func(childComplexity int, first *int, after *string) int
-		Content        func(childComplexity int) int
-		ContentHash    func(childComplexity int) int
-		CreatedAt      func(childComplexity int) int
-		CreatedBy      func(childComplexity int) int
-		Description    func(childComplexity int) int
-		Files          func(childComplexity int) int
-		Format         func(childComplexity int) int
-		History        func(childComplexity int, first *int, after *string) int
-		ID             func(childComplexity int) int
-		IsLatest       func(childComplexity int) int
-		License        func(childComplexity int) int
-		LifecycleState func(childComplexity int) int
-		Links          func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
-		Provenance     func(childComplexity int) int
-		QualityScore   func(childComplexity int) int
-		Ref            func(childComplexity int) int
-		Revision       func(childComplexity int) int
-		RowCount       func(childComplexity int) int
-		Signals        func(childComplexity int, kinds []string) int
-		Source         func(childComplexity int) int
-		Species        func(childComplexity int) int
-		SupersededBy   func(childComplexity int) int
-		TableCsv       func(childComplexity int) int
-		Title          func(childComplexity int) int
-		Type           func(childComplexity int) int
-		UpdatedAt      func(childComplexity int) int
-		UpdatedBy      func(childComplexity int) int
-		Url            func(childComplexity int) int
+		Accession           func(childComplexity int) int
+		ArtifactID          func(childComplexity int) int
+		Citation            func(childComplexity int) int
+		Columns             func(childComplexity int) int
+		Comments            func(childComplexity int, first *int, after *string) int
+		Content             func(childComplexity int) int
+		ContentHash         func(childComplexity int) int
+		CreatedAt           func(childComplexity int) int
+		CreatedBy           func(childComplexity int) int
+		Description         func(childComplexity int) int
+		Files               func(childComplexity int) int
+		Format              func(childComplexity int) int
+		History             func(childComplexity int, first *int, after *string) int
+		ID                  func(childComplexity int) int
+		IsLatest            func(childComplexity int) int
+		License             func(childComplexity int) int
+		LifecycleState      func(childComplexity int) int
+		Links               func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
+		Provenance          func(childComplexity int) int
+		QualityScore        func(childComplexity int) int
+		Ref                 func(childComplexity int) int
+		Revision            func(childComplexity int) int
+		RowCount            func(childComplexity int) int
+		Signals             func(childComplexity int, kinds []string) int
+		Source              func(childComplexity int) int
+		Species             func(childComplexity int) int
+		StoredSchemaVersion func(childComplexity int) int
+		SupersededBy        func(childComplexity int) int
+		TableCsv            func(childComplexity int) int
+		Title               func(childComplexity int) int
+		Type                func(childComplexity int) int
+		UpdatedAt           func(childComplexity int) int
+		UpdatedBy           func(childComplexity int) int
+		Url                 func(childComplexity int) int
 	}
 
 	DeadLetter struct {
@@ -353,35 +358,36 @@ type ComplexityRoot struct {
 	}
 
 	DebateSession struct {
-		ArtifactID     func(childComplexity int) int
-		Comments       func(childComplexity int, first *int, after *string) int
-		Content        func(childComplexity int) int
-		ContentHash    func(childComplexity int) int
-		CreatedAt      func(childComplexity int) int
-		CreatedBy      func(childComplexity int) int
-		Format         func(childComplexity int) int
-		History        func(childComplexity int, first *int, after *string) int
-		ID             func(childComplexity int) int
-		IsLatest       func(childComplexity int) int
-		LifecycleState func(childComplexity int) int
-		Links          func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
-		MaxRounds      func(childComplexity int) int
-		NewQuestions   func(childComplexity int) int
-		Participants   func(childComplexity int) int
-		Provenance     func(childComplexity int) int
-		QualityScore   func(childComplexity int) int
-		Question       func(childComplexity int) int
-		Ref            func(childComplexity int) int
-		Revision       func(childComplexity int) int
-		Rounds         func(childComplexity int) int
-		Signals        func(childComplexity int, kinds []string) int
-		SupersededBy   func(childComplexity int) int
-		Synthesis      func(childComplexity int) int
-		Title          func(childComplexity int) int
-		Type           func(childComplexity int) int
-		UpdatedAt      func(childComplexity int) int
-		UpdatedBy      func(childComplexity int) int
-		Verdict        func(childComplexity int) int
+		ArtifactID          func(childComplexity int) int
+		Comments            func(childComplexity int, first *int, after *string) int
+		Content             func(childComplexity int) int
+		ContentHash         func(childComplexity int) int
+		CreatedAt           func(childComplexity int) int
+		CreatedBy           func(childComplexity int) int
+		Format              func(childComplexity int) int
+		History             func(childComplexity int, first *int, after *string) int
+		ID                  func(childComplexity int) int
+		IsLatest            func(childComplexity int) int
+		LifecycleState      func(childComplexity int) int
+		Links               func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
+		MaxRounds           func(childComplexity int) int
+		NewQuestions        func(childComplexity int) int
+		Participants        func(childComplexity int) int
+		Provenance          func(childComplexity int) int
+		QualityScore        func(childComplexity int) int
+		Question            func(childComplexity int) int
+		Ref                 func(childComplexity int) int
+		Revision            func(childComplexity int) int
+		Rounds              func(childComplexity int) int
+		Signals             func(childComplexity int, kinds []string) int
+		StoredSchemaVersion func(childComplexity int) int
+		SupersededBy        func(childComplexity int) int
+		Synthesis           func(childComplexity int) int
+		Title               func(childComplexity int) int
+		Type                func(childComplexity int) int
+		UpdatedAt           func(childComplexity int) int
+		UpdatedBy           func(childComplexity int) int
+		Verdict             func(childComplexity int) int
 	}
 
 	DelegationStep struct {
@@ -422,157 +428,162 @@ type ComplexityRoot struct {
 	}
 
 	Experiment struct {
-		Aim              func(childComplexity int) int
-		ArtifactID       func(childComplexity int) int
-		Comments         func(childComplexity int, first *int, after *string) int
-		Content          func(childComplexity int) int
-		ContentHash      func(childComplexity int) int
-		Controls         func(childComplexity int) int
-		CreatedAt        func(childComplexity int) int
-		CreatedBy        func(childComplexity int) int
-		Design           func(childComplexity int) int
-		DurationDays     func(childComplexity int) int
-		EstimatedCostUsd func(childComplexity int) int
-		History          func(childComplexity int, first *int, after *string) int
-		ID               func(childComplexity int) int
-		IsLatest         func(childComplexity int) int
-		LifecycleState   func(childComplexity int) int
-		Links            func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
-		ModelSystem      func(childComplexity int) int
-		Outcome          func(childComplexity int) int
-		PredictedResult  func(childComplexity int) int
-		PrimaryOutcome   func(childComplexity int) int
-		Protocol         func(childComplexity int) int
-		Provenance       func(childComplexity int) int
-		QualityScore     func(childComplexity int) int
-		Ref              func(childComplexity int) int
-		Results          func(childComplexity int) int
-		Revision         func(childComplexity int) int
-		SampleSize       func(childComplexity int) int
-		Signals          func(childComplexity int, kinds []string) int
-		Species          func(childComplexity int) int
-		SupersededBy     func(childComplexity int) int
-		Title            func(childComplexity int) int
-		Type             func(childComplexity int) int
-		UpdatedAt        func(childComplexity int) int
-		UpdatedBy        func(childComplexity int) int
+		Aim                 func(childComplexity int) int
+		ArtifactID          func(childComplexity int) int
+		Comments            func(childComplexity int, first *int, after *string) int
+		Content             func(childComplexity int) int
+		ContentHash         func(childComplexity int) int
+		Controls            func(childComplexity int) int
+		CreatedAt           func(childComplexity int) int
+		CreatedBy           func(childComplexity int) int
+		Design              func(childComplexity int) int
+		DurationDays        func(childComplexity int) int
+		EstimatedCostUsd    func(childComplexity int) int
+		History             func(childComplexity int, first *int, after *string) int
+		ID                  func(childComplexity int) int
+		IsLatest            func(childComplexity int) int
+		LifecycleState      func(childComplexity int) int
+		Links               func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
+		ModelSystem         func(childComplexity int) int
+		Outcome             func(childComplexity int) int
+		PredictedResult     func(childComplexity int) int
+		PrimaryOutcome      func(childComplexity int) int
+		Protocol            func(childComplexity int) int
+		Provenance          func(childComplexity int) int
+		QualityScore        func(childComplexity int) int
+		Ref                 func(childComplexity int) int
+		Results             func(childComplexity int) int
+		Revision            func(childComplexity int) int
+		SampleSize          func(childComplexity int) int
+		Signals             func(childComplexity int, kinds []string) int
+		Species             func(childComplexity int) int
+		StoredSchemaVersion func(childComplexity int) int
+		SupersededBy        func(childComplexity int) int
+		Title               func(childComplexity int) int
+		Type                func(childComplexity int) int
+		UpdatedAt           func(childComplexity int) int
+		UpdatedBy           func(childComplexity int) int
 	}
 
 	Figure struct {
-		AltText        func(childComplexity int) int
-		ArtifactID     func(childComplexity int) int
-		Caption        func(childComplexity int) int
-		CodeUrl        func(childComplexity int) int
-		Comments       func(childComplexity int, first *int, after *string) int
-		Content        func(childComplexity int) int
-		ContentHash    func(childComplexity int) int
-		CreatedAt      func(childComplexity int) int
-		CreatedBy      func(childComplexity int) int
-		FigureType     func(childComplexity int) int
-		History        func(childComplexity int, first *int, after *string) int
-		ID             func(childComplexity int) int
-		IsLatest       func(childComplexity int) int
-		LifecycleState func(childComplexity int) int
-		Links          func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
-		MediaType      func(childComplexity int) int
-		Provenance     func(childComplexity int) int
-		QualityScore   func(childComplexity int) int
-		Ref            func(childComplexity int) int
-		Revision       func(childComplexity int) int
-		Signals        func(childComplexity int, kinds []string) int
-		SourceData     func(childComplexity int) int
-		Spec           func(childComplexity int) int
-		SpecFormat     func(childComplexity int) int
-		SupersededBy   func(childComplexity int) int
-		Svg            func(childComplexity int) int
-		Title          func(childComplexity int) int
-		Type           func(childComplexity int) int
-		UpdatedAt      func(childComplexity int) int
-		UpdatedBy      func(childComplexity int) int
-		Url            func(childComplexity int) int
+		AltText             func(childComplexity int) int
+		ArtifactID          func(childComplexity int) int
+		Caption             func(childComplexity int) int
+		CodeUrl             func(childComplexity int) int
+		Comments            func(childComplexity int, first *int, after *string) int
+		Content             func(childComplexity int) int
+		ContentHash         func(childComplexity int) int
+		CreatedAt           func(childComplexity int) int
+		CreatedBy           func(childComplexity int) int
+		FigureType          func(childComplexity int) int
+		History             func(childComplexity int, first *int, after *string) int
+		ID                  func(childComplexity int) int
+		IsLatest            func(childComplexity int) int
+		LifecycleState      func(childComplexity int) int
+		Links               func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
+		MediaType           func(childComplexity int) int
+		Provenance          func(childComplexity int) int
+		QualityScore        func(childComplexity int) int
+		Ref                 func(childComplexity int) int
+		Revision            func(childComplexity int) int
+		Signals             func(childComplexity int, kinds []string) int
+		SourceData          func(childComplexity int) int
+		Spec                func(childComplexity int) int
+		SpecFormat          func(childComplexity int) int
+		StoredSchemaVersion func(childComplexity int) int
+		SupersededBy        func(childComplexity int) int
+		Svg                 func(childComplexity int) int
+		Title               func(childComplexity int) int
+		Type                func(childComplexity int) int
+		UpdatedAt           func(childComplexity int) int
+		UpdatedBy           func(childComplexity int) int
+		Url                 func(childComplexity int) int
 	}
 
 	GateResult struct {
-		ArtifactID     func(childComplexity int) int
-		Checks         func(childComplexity int) int
-		Comments       func(childComplexity int, first *int, after *string) int
-		Content        func(childComplexity int) int
-		ContentHash    func(childComplexity int) int
-		CreatedAt      func(childComplexity int) int
-		CreatedBy      func(childComplexity int) int
-		EvaluatedAt    func(childComplexity int) int
-		Evaluator      func(childComplexity int) int
-		Gate           func(childComplexity int) int
-		GateVersion    func(childComplexity int) int
-		History        func(childComplexity int, first *int, after *string) int
-		ID             func(childComplexity int) int
-		IsLatest       func(childComplexity int) int
-		LifecycleState func(childComplexity int) int
-		Links          func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
-		Provenance     func(childComplexity int) int
-		QualityScore   func(childComplexity int) int
-		Ref            func(childComplexity int) int
-		Revision       func(childComplexity int) int
-		Score          func(childComplexity int) int
-		Signals        func(childComplexity int, kinds []string) int
-		SupersededBy   func(childComplexity int) int
-		Target         func(childComplexity int) int
-		Threshold      func(childComplexity int) int
-		Title          func(childComplexity int) int
-		Type           func(childComplexity int) int
-		UpdatedAt      func(childComplexity int) int
-		UpdatedBy      func(childComplexity int) int
-		Verdict        func(childComplexity int) int
+		ArtifactID          func(childComplexity int) int
+		Checks              func(childComplexity int) int
+		Comments            func(childComplexity int, first *int, after *string) int
+		Content             func(childComplexity int) int
+		ContentHash         func(childComplexity int) int
+		CreatedAt           func(childComplexity int) int
+		CreatedBy           func(childComplexity int) int
+		EvaluatedAt         func(childComplexity int) int
+		Evaluator           func(childComplexity int) int
+		Gate                func(childComplexity int) int
+		GateVersion         func(childComplexity int) int
+		History             func(childComplexity int, first *int, after *string) int
+		ID                  func(childComplexity int) int
+		IsLatest            func(childComplexity int) int
+		LifecycleState      func(childComplexity int) int
+		Links               func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
+		Provenance          func(childComplexity int) int
+		QualityScore        func(childComplexity int) int
+		Ref                 func(childComplexity int) int
+		Revision            func(childComplexity int) int
+		Score               func(childComplexity int) int
+		Signals             func(childComplexity int, kinds []string) int
+		StoredSchemaVersion func(childComplexity int) int
+		SupersededBy        func(childComplexity int) int
+		Target              func(childComplexity int) int
+		Threshold           func(childComplexity int) int
+		Title               func(childComplexity int) int
+		Type                func(childComplexity int) int
+		UpdatedAt           func(childComplexity int) int
+		UpdatedBy           func(childComplexity int) int
+		Verdict             func(childComplexity int) int
 	}
 
 	GenericArtifact struct {
-		ArtifactID     func(childComplexity int) int
-		Comments       func(childComplexity int, first *int, after *string) int
-		Content        func(childComplexity int) int
-		ContentHash    func(childComplexity int) int
-		CreatedAt      func(childComplexity int) int
-		CreatedBy      func(childComplexity int) int
-		History        func(childComplexity int, first *int, after *string) int
-		ID             func(childComplexity int) int
-		IsLatest       func(childComplexity int) int
-		LifecycleState func(childComplexity int) int
-		Links          func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
-		Provenance     func(childComplexity int) int
-		QualityScore   func(childComplexity int) int
-		Ref            func(childComplexity int) int
-		Revision       func(childComplexity int) int
-		Signals        func(childComplexity int, kinds []string) int
-		SupersededBy   func(childComplexity int) int
-		Title          func(childComplexity int) int
-		Type           func(childComplexity int) int
-		UpdatedAt      func(childComplexity int) int
-		UpdatedBy      func(childComplexity int) int
+		ArtifactID          func(childComplexity int) int
+		Comments            func(childComplexity int, first *int, after *string) int
+		Content             func(childComplexity int) int
+		ContentHash         func(childComplexity int) int
+		CreatedAt           func(childComplexity int) int
+		CreatedBy           func(childComplexity int) int
+		History             func(childComplexity int, first *int, after *string) int
+		ID                  func(childComplexity int) int
+		IsLatest            func(childComplexity int) int
+		LifecycleState      func(childComplexity int) int
+		Links               func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
+		Provenance          func(childComplexity int) int
+		QualityScore        func(childComplexity int) int
+		Ref                 func(childComplexity int) int
+		Revision            func(childComplexity int) int
+		Signals             func(childComplexity int, kinds []string) int
+		StoredSchemaVersion func(childComplexity int) int
+		SupersededBy        func(childComplexity int) int
+		Title               func(childComplexity int) int
+		Type                func(childComplexity int) int
+		UpdatedAt           func(childComplexity int) int
+		UpdatedBy           func(childComplexity int) int
 	}
 
 	Group struct {
-		ArtifactID     func(childComplexity int) int
-		Comments       func(childComplexity int, first *int, after *string) int
-		Content        func(childComplexity int) int
-		ContentHash    func(childComplexity int) int
-		CreatedAt      func(childComplexity int) int
-		CreatedBy      func(childComplexity int) int
-		Description    func(childComplexity int) int
-		History        func(childComplexity int, first *int, after *string) int
-		ID             func(childComplexity int) int
-		IsLatest       func(childComplexity int) int
-		LifecycleState func(childComplexity int) int
-		Links          func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
-		Members        func(childComplexity int) int
-		Provenance     func(childComplexity int) int
-		QualityScore   func(childComplexity int) int
-		Ref            func(childComplexity int) int
-		Revision       func(childComplexity int) int
-		Signals        func(childComplexity int, kinds []string) int
-		SupersededBy   func(childComplexity int) int
-		Title          func(childComplexity int) int
-		Type           func(childComplexity int) int
-		UpdatedAt      func(childComplexity int) int
-		UpdatedBy      func(childComplexity int) int
+		ArtifactID          func(childComplexity int) int
+		Comments            func(childComplexity int, first *int, after *string) int
+		Content             func(childComplexity int) int
+		ContentHash         func(childComplexity int) int
+		CreatedAt           func(childComplexity int) int
+		CreatedBy           func(childComplexity int) int
+		Description         func(childComplexity int) int
+		History             func(childComplexity int, first *int, after *string) int
+		ID                  func(childComplexity int) int
+		IsLatest            func(childComplexity int) int
+		LifecycleState      func(childComplexity int) int
+		Links               func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
+		Members             func(childComplexity int) int
+		Provenance          func(childComplexity int) int
+		QualityScore        func(childComplexity int) int
+		Ref                 func(childComplexity int) int
+		Revision            func(childComplexity int) int
+		Signals             func(childComplexity int, kinds []string) int
+		StoredSchemaVersion func(childComplexity int) int
+		SupersededBy        func(childComplexity int) int
+		Title               func(childComplexity int) int
+		Type                func(childComplexity int) int
+		UpdatedAt           func(childComplexity int) int
+		UpdatedBy           func(childComplexity int) int
 	}
 
 	Handle struct {
@@ -588,40 +599,41 @@ type ComplexityRoot struct {
 	}
 
 	Hypothesis struct {
-		ArtifactID       func(childComplexity int) int
-		Comments         func(childComplexity int, first *int, after *string) int
-		Confidence       func(childComplexity int) int
-		Content          func(childComplexity int) int
-		ContentHash      func(childComplexity int) int
-		CreatedAt        func(childComplexity int) int
-		CreatedBy        func(childComplexity int) int
-		Description      func(childComplexity int) int
-		Disease          func(childComplexity int) int
-		EvidenceAgainst  func(childComplexity int) int
-		EvidenceFor      func(childComplexity int) int
-		FeasibilityScore func(childComplexity int) int
-		History          func(childComplexity int, first *int, after *string) int
-		HypothesisType   func(childComplexity int) int
-		ID               func(childComplexity int) int
-		ImpactScore      func(childComplexity int) int
-		IsLatest         func(childComplexity int) int
-		LifecycleState   func(childComplexity int) int
-		Links            func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
-		Mechanism        func(childComplexity int) int
-		NoveltyScore     func(childComplexity int) int
-		Predictions      func(childComplexity int) int
-		Provenance       func(childComplexity int) int
-		QualityScore     func(childComplexity int) int
-		Ref              func(childComplexity int) int
-		Revision         func(childComplexity int) int
-		Signals          func(childComplexity int, kinds []string) int
-		SupersededBy     func(childComplexity int) int
-		TargetGene       func(childComplexity int) int
-		TargetPathway    func(childComplexity int) int
-		Title            func(childComplexity int) int
-		Type             func(childComplexity int) int
-		UpdatedAt        func(childComplexity int) int
-		UpdatedBy        func(childComplexity int) int
+		ArtifactID          func(childComplexity int) int
+		Comments            func(childComplexity int, first *int, after *string) int
+		Confidence          func(childComplexity int) int
+		Content             func(childComplexity int) int
+		ContentHash         func(childComplexity int) int
+		CreatedAt           func(childComplexity int) int
+		CreatedBy           func(childComplexity int) int
+		Description         func(childComplexity int) int
+		Disease             func(childComplexity int) int
+		EvidenceAgainst     func(childComplexity int) int
+		EvidenceFor         func(childComplexity int) int
+		FeasibilityScore    func(childComplexity int) int
+		History             func(childComplexity int, first *int, after *string) int
+		HypothesisType      func(childComplexity int) int
+		ID                  func(childComplexity int) int
+		ImpactScore         func(childComplexity int) int
+		IsLatest            func(childComplexity int) int
+		LifecycleState      func(childComplexity int) int
+		Links               func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
+		Mechanism           func(childComplexity int) int
+		NoveltyScore        func(childComplexity int) int
+		Predictions         func(childComplexity int) int
+		Provenance          func(childComplexity int) int
+		QualityScore        func(childComplexity int) int
+		Ref                 func(childComplexity int) int
+		Revision            func(childComplexity int) int
+		Signals             func(childComplexity int, kinds []string) int
+		StoredSchemaVersion func(childComplexity int) int
+		SupersededBy        func(childComplexity int) int
+		TargetGene          func(childComplexity int) int
+		TargetPathway       func(childComplexity int) int
+		Title               func(childComplexity int) int
+		Type                func(childComplexity int) int
+		UpdatedAt           func(childComplexity int) int
+		UpdatedBy           func(childComplexity int) int
 	}
 
 	IdempotencyKeyReuse struct {
@@ -634,68 +646,70 @@ type ComplexityRoot struct {
 	}
 
 	KgEdge struct {
-		ArtifactID     func(childComplexity int) int
-		Comments       func(childComplexity int, first *int, after *string) int
-		Confidence     func(childComplexity int) int
-		Content        func(childComplexity int) int
-		ContentHash    func(childComplexity int) int
-		Context        func(childComplexity int) int
-		CreatedAt      func(childComplexity int) int
-		CreatedBy      func(childComplexity int) int
-		Evidence       func(childComplexity int) int
-		History        func(childComplexity int, first *int, after *string) int
-		ID             func(childComplexity int) int
-		IsLatest       func(childComplexity int) int
-		LifecycleState func(childComplexity int) int
-		Links          func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
-		Object         func(childComplexity int) int
-		ObjectId       func(childComplexity int) int
-		ObjectType     func(childComplexity int) int
-		Predicate      func(childComplexity int) int
-		Provenance     func(childComplexity int) int
-		QualityScore   func(childComplexity int) int
-		Ref            func(childComplexity int) int
-		Revision       func(childComplexity int) int
-		Signals        func(childComplexity int, kinds []string) int
-		Source         func(childComplexity int) int
-		Subject        func(childComplexity int) int
-		SubjectId      func(childComplexity int) int
-		SubjectType    func(childComplexity int) int
-		SupersededBy   func(childComplexity int) int
-		Title          func(childComplexity int) int
-		Type           func(childComplexity int) int
-		UpdatedAt      func(childComplexity int) int
-		UpdatedBy      func(childComplexity int) int
+		ArtifactID          func(childComplexity int) int
+		Comments            func(childComplexity int, first *int, after *string) int
+		Confidence          func(childComplexity int) int
+		Content             func(childComplexity int) int
+		ContentHash         func(childComplexity int) int
+		Context             func(childComplexity int) int
+		CreatedAt           func(childComplexity int) int
+		CreatedBy           func(childComplexity int) int
+		Evidence            func(childComplexity int) int
+		History             func(childComplexity int, first *int, after *string) int
+		ID                  func(childComplexity int) int
+		IsLatest            func(childComplexity int) int
+		LifecycleState      func(childComplexity int) int
+		Links               func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
+		Object              func(childComplexity int) int
+		ObjectId            func(childComplexity int) int
+		ObjectType          func(childComplexity int) int
+		Predicate           func(childComplexity int) int
+		Provenance          func(childComplexity int) int
+		QualityScore        func(childComplexity int) int
+		Ref                 func(childComplexity int) int
+		Revision            func(childComplexity int) int
+		Signals             func(childComplexity int, kinds []string) int
+		Source              func(childComplexity int) int
+		StoredSchemaVersion func(childComplexity int) int
+		Subject             func(childComplexity int) int
+		SubjectId           func(childComplexity int) int
+		SubjectType         func(childComplexity int) int
+		SupersededBy        func(childComplexity int) int
+		Title               func(childComplexity int) int
+		Type                func(childComplexity int) int
+		UpdatedAt           func(childComplexity int) int
+		UpdatedBy           func(childComplexity int) int
 	}
 
 	KnowledgeGap struct {
-		ArtifactID         func(childComplexity int) int
-		Comments           func(childComplexity int, first *int, after *string) int
-		Content            func(childComplexity int) int
-		ContentHash        func(childComplexity int) int
-		CreatedAt          func(childComplexity int) int
-		CreatedBy          func(childComplexity int) int
-		Description        func(childComplexity int) int
-		Disease            func(childComplexity int) int
-		Domain             func(childComplexity int) int
-		Genes              func(childComplexity int) int
-		History            func(childComplexity int, first *int, after *string) int
-		ID                 func(childComplexity int) int
-		IsLatest           func(childComplexity int) int
-		LifecycleState     func(childComplexity int) int
-		Links              func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
-		ProposedApproaches func(childComplexity int) int
-		Provenance         func(childComplexity int) int
-		QualityScore       func(childComplexity int) int
-		Ref                func(childComplexity int) int
-		Resolution         func(childComplexity int) int
-		Revision           func(childComplexity int) int
-		Signals            func(childComplexity int, kinds []string) int
-		SupersededBy       func(childComplexity int) int
-		Title              func(childComplexity int) int
-		Type               func(childComplexity int) int
-		UpdatedAt          func(childComplexity int) int
-		UpdatedBy          func(childComplexity int) int
+		ArtifactID          func(childComplexity int) int
+		Comments            func(childComplexity int, first *int, after *string) int
+		Content             func(childComplexity int) int
+		ContentHash         func(childComplexity int) int
+		CreatedAt           func(childComplexity int) int
+		CreatedBy           func(childComplexity int) int
+		Description         func(childComplexity int) int
+		Disease             func(childComplexity int) int
+		Domain              func(childComplexity int) int
+		Genes               func(childComplexity int) int
+		History             func(childComplexity int, first *int, after *string) int
+		ID                  func(childComplexity int) int
+		IsLatest            func(childComplexity int) int
+		LifecycleState      func(childComplexity int) int
+		Links               func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
+		ProposedApproaches  func(childComplexity int) int
+		Provenance          func(childComplexity int) int
+		QualityScore        func(childComplexity int) int
+		Ref                 func(childComplexity int) int
+		Resolution          func(childComplexity int) int
+		Revision            func(childComplexity int) int
+		Signals             func(childComplexity int, kinds []string) int
+		StoredSchemaVersion func(childComplexity int) int
+		SupersededBy        func(childComplexity int) int
+		Title               func(childComplexity int) int
+		Type                func(childComplexity int) int
+		UpdatedAt           func(childComplexity int) int
+		UpdatedBy           func(childComplexity int) int
 	}
 
 	Leaderboard struct {
@@ -774,37 +788,38 @@ type ComplexityRoot struct {
 	}
 
 	Message struct {
-		AckAt          func(childComplexity int) int
-		AckStatus      func(childComplexity int) int
-		ArtifactID     func(childComplexity int) int
-		Body           func(childComplexity int) int
-		Comments       func(childComplexity int, first *int, after *string) int
-		Content        func(childComplexity int) int
-		ContentHash    func(childComplexity int) int
-		CreatedAt      func(childComplexity int) int
-		CreatedBy      func(childComplexity int) int
-		Delivery       func(childComplexity int) int
-		History        func(childComplexity int, first *int, after *string) int
-		ID             func(childComplexity int) int
-		InReplyTo      func(childComplexity int) int
-		IsLatest       func(childComplexity int) int
-		LifecycleState func(childComplexity int) int
-		Links          func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
-		Priority       func(childComplexity int) int
-		Provenance     func(childComplexity int) int
-		QualityScore   func(childComplexity int) int
-		Recipient      func(childComplexity int) int
-		Ref            func(childComplexity int) int
-		Replies        func(childComplexity int, first *int, after *string) int
-		Response       func(childComplexity int) int
-		Revision       func(childComplexity int) int
-		Signals        func(childComplexity int, kinds []string) int
-		Subject        func(childComplexity int) int
-		SupersededBy   func(childComplexity int) int
-		Title          func(childComplexity int) int
-		Type           func(childComplexity int) int
-		UpdatedAt      func(childComplexity int) int
-		UpdatedBy      func(childComplexity int) int
+		AckAt               func(childComplexity int) int
+		AckStatus           func(childComplexity int) int
+		ArtifactID          func(childComplexity int) int
+		Body                func(childComplexity int) int
+		Comments            func(childComplexity int, first *int, after *string) int
+		Content             func(childComplexity int) int
+		ContentHash         func(childComplexity int) int
+		CreatedAt           func(childComplexity int) int
+		CreatedBy           func(childComplexity int) int
+		Delivery            func(childComplexity int) int
+		History             func(childComplexity int, first *int, after *string) int
+		ID                  func(childComplexity int) int
+		InReplyTo           func(childComplexity int) int
+		IsLatest            func(childComplexity int) int
+		LifecycleState      func(childComplexity int) int
+		Links               func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
+		Priority            func(childComplexity int) int
+		Provenance          func(childComplexity int) int
+		QualityScore        func(childComplexity int) int
+		Recipient           func(childComplexity int) int
+		Ref                 func(childComplexity int) int
+		Replies             func(childComplexity int, first *int, after *string) int
+		Response            func(childComplexity int) int
+		Revision            func(childComplexity int) int
+		Signals             func(childComplexity int, kinds []string) int
+		StoredSchemaVersion func(childComplexity int) int
+		Subject             func(childComplexity int) int
+		SupersededBy        func(childComplexity int) int
+		Title               func(childComplexity int) int
+		Type                func(childComplexity int) int
+		UpdatedAt           func(childComplexity int) int
+		UpdatedBy           func(childComplexity int) int
 	}
 
 	MessageDelivery struct {
@@ -869,39 +884,40 @@ type ComplexityRoot struct {
 	}
 
 	Paper struct {
-		Abstract         func(childComplexity int) int
-		ArtifactID       func(childComplexity int) int
-		Authors          func(childComplexity int) int
-		Comments         func(childComplexity int, first *int, after *string) int
-		Content          func(childComplexity int) int
-		ContentHash      func(childComplexity int) int
-		CreatedAt        func(childComplexity int) int
-		CreatedBy        func(childComplexity int) int
-		Doi              func(childComplexity int) int
-		History          func(childComplexity int, first *int, after *string) int
-		ID               func(childComplexity int) int
-		IsLatest         func(childComplexity int) int
-		Journal          func(childComplexity int) int
-		LifecycleState   func(childComplexity int) int
-		Links            func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
-		MeshTerms        func(childComplexity int) int
-		Pages            func(childComplexity int) int
-		Pmcid            func(childComplexity int) int
-		Pmid             func(childComplexity int) int
-		Provenance       func(childComplexity int) int
-		PublicationTypes func(childComplexity int) int
-		QualityScore     func(childComplexity int) int
-		Ref              func(childComplexity int) int
-		Revision         func(childComplexity int) int
-		Signals          func(childComplexity int, kinds []string) int
-		SupersededBy     func(childComplexity int) int
-		Title            func(childComplexity int) int
-		Type             func(childComplexity int) int
-		UpdatedAt        func(childComplexity int) int
-		UpdatedBy        func(childComplexity int) int
-		Url              func(childComplexity int) int
-		Volume           func(childComplexity int) int
-		Year             func(childComplexity int) int
+		Abstract            func(childComplexity int) int
+		ArtifactID          func(childComplexity int) int
+		Authors             func(childComplexity int) int
+		Comments            func(childComplexity int, first *int, after *string) int
+		Content             func(childComplexity int) int
+		ContentHash         func(childComplexity int) int
+		CreatedAt           func(childComplexity int) int
+		CreatedBy           func(childComplexity int) int
+		Doi                 func(childComplexity int) int
+		History             func(childComplexity int, first *int, after *string) int
+		ID                  func(childComplexity int) int
+		IsLatest            func(childComplexity int) int
+		Journal             func(childComplexity int) int
+		LifecycleState      func(childComplexity int) int
+		Links               func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
+		MeshTerms           func(childComplexity int) int
+		Pages               func(childComplexity int) int
+		Pmcid               func(childComplexity int) int
+		Pmid                func(childComplexity int) int
+		Provenance          func(childComplexity int) int
+		PublicationTypes    func(childComplexity int) int
+		QualityScore        func(childComplexity int) int
+		Ref                 func(childComplexity int) int
+		Revision            func(childComplexity int) int
+		Signals             func(childComplexity int, kinds []string) int
+		StoredSchemaVersion func(childComplexity int) int
+		SupersededBy        func(childComplexity int) int
+		Title               func(childComplexity int) int
+		Type                func(childComplexity int) int
+		UpdatedAt           func(childComplexity int) int
+		UpdatedBy           func(childComplexity int) int
+		Url                 func(childComplexity int) int
+		Volume              func(childComplexity int) int
+		Year                func(childComplexity int) int
 	}
 
 	PermissionDenied struct {
@@ -986,67 +1002,70 @@ type ComplexityRoot struct {
 	}
 
 	Role struct {
-		ArtifactID     func(childComplexity int) int
-		Comments       func(childComplexity int, first *int, after *string) int
-		Content        func(childComplexity int) int
-		ContentHash    func(childComplexity int) int
-		CreatedAt      func(childComplexity int) int
-		CreatedBy      func(childComplexity int) int
-		Description    func(childComplexity int) int
-		History        func(childComplexity int, first *int, after *string) int
-		ID             func(childComplexity int) int
-		IsLatest       func(childComplexity int) int
-		LifecycleState func(childComplexity int) int
-		Links          func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
-		Members        func(childComplexity int) int
-		Provenance     func(childComplexity int) int
-		QualityScore   func(childComplexity int) int
-		Ref            func(childComplexity int) int
-		Revision       func(childComplexity int) int
-		Signals        func(childComplexity int, kinds []string) int
-		SupersededBy   func(childComplexity int) int
-		Title          func(childComplexity int) int
-		Type           func(childComplexity int) int
-		UpdatedAt      func(childComplexity int) int
-		UpdatedBy      func(childComplexity int) int
+		ArtifactID          func(childComplexity int) int
+		Comments            func(childComplexity int, first *int, after *string) int
+		Content             func(childComplexity int) int
+		ContentHash         func(childComplexity int) int
+		CreatedAt           func(childComplexity int) int
+		CreatedBy           func(childComplexity int) int
+		Description         func(childComplexity int) int
+		History             func(childComplexity int, first *int, after *string) int
+		ID                  func(childComplexity int) int
+		IsLatest            func(childComplexity int) int
+		LifecycleState      func(childComplexity int) int
+		Links               func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
+		Members             func(childComplexity int) int
+		Provenance          func(childComplexity int) int
+		QualityScore        func(childComplexity int) int
+		Ref                 func(childComplexity int) int
+		Revision            func(childComplexity int) int
+		Signals             func(childComplexity int, kinds []string) int
+		StoredSchemaVersion func(childComplexity int) int
+		SupersededBy        func(childComplexity int) int
+		Title               func(childComplexity int) int
+		Type                func(childComplexity int) int
+		UpdatedAt           func(childComplexity int) int
+		UpdatedBy           func(childComplexity int) int
 	}
 
 	Schema struct {
-		ArtifactID     func(childComplexity int) int
-		Comments       func(childComplexity int, first *int, after *string) int
-		Content        func(childComplexity int) int
-		ContentHash    func(childComplexity int) int
-		ContentSchema  func(childComplexity int) int
-		CreatedAt      func(childComplexity int) int
-		CreatedBy      func(childComplexity int) int
-		Description    func(childComplexity int) int
-		Examples       func(childComplexity int) int
-		Graphql        func(childComplexity int) int
-		History        func(childComplexity int, first *int, after *string) int
-		ID             func(childComplexity int) int
-		IdPattern      func(childComplexity int) int
-		IdStrategy     func(childComplexity int) int
-		IsLatest       func(childComplexity int) int
-		Lifecycle      func(childComplexity int) int
-		LifecycleState func(childComplexity int) int
-		Links          func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
-		LockMode       func(childComplexity int) int
-		Merge          func(childComplexity int) int
-		Mutability     func(childComplexity int) int
-		Policy         func(childComplexity int) int
-		Provenance     func(childComplexity int) int
-		QualityScore   func(childComplexity int) int
-		Ref            func(childComplexity int) int
-		Revision       func(childComplexity int) int
-		SchemaVersion  func(childComplexity int) int
-		Signals        func(childComplexity int, kinds []string) int
-		SupersededBy   func(childComplexity int) int
-		Title          func(childComplexity int) int
-		Type           func(childComplexity int) int
-		UpdatedAt      func(childComplexity int) int
-		UpdatedBy      func(childComplexity int) int
-		Validators     func(childComplexity int) int
-		Views          func(childComplexity int) int
+		ArtifactID          func(childComplexity int) int
+		Comments            func(childComplexity int, first *int, after *string) int
+		Content             func(childComplexity int) int
+		ContentHash         func(childComplexity int) int
+		ContentSchema       func(childComplexity int) int
+		CreatedAt           func(childComplexity int) int
+		CreatedBy           func(childComplexity int) int
+		Description         func(childComplexity int) int
+		Examples            func(childComplexity int) int
+		Graphql             func(childComplexity int) int
+		History             func(childComplexity int, first *int, after *string) int
+		ID                  func(childComplexity int) int
+		IdPattern           func(childComplexity int) int
+		IdStrategy          func(childComplexity int) int
+		IsLatest            func(childComplexity int) int
+		Lifecycle           func(childComplexity int) int
+		LifecycleState      func(childComplexity int) int
+		Links               func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
+		LockMode            func(childComplexity int) int
+		Merge               func(childComplexity int) int
+		Migrations          func(childComplexity int) int
+		Mutability          func(childComplexity int) int
+		Policy              func(childComplexity int) int
+		Provenance          func(childComplexity int) int
+		QualityScore        func(childComplexity int) int
+		Ref                 func(childComplexity int) int
+		Revision            func(childComplexity int) int
+		SchemaVersion       func(childComplexity int) int
+		Signals             func(childComplexity int, kinds []string) int
+		StoredSchemaVersion func(childComplexity int) int
+		SupersededBy        func(childComplexity int) int
+		Title               func(childComplexity int) int
+		Type                func(childComplexity int) int
+		UpdatedAt           func(childComplexity int) int
+		UpdatedBy           func(childComplexity int) int
+		Validators          func(childComplexity int) int
+		Views               func(childComplexity int) int
 	}
 
 	SchemaDoc struct {
@@ -1101,79 +1120,81 @@ type ComplexityRoot struct {
 	}
 
 	Skill struct {
-		ArtifactID        func(childComplexity int) int
-		CheckLogicVersion func(childComplexity int) int
-		Comments          func(childComplexity int, first *int, after *string) int
-		Content           func(childComplexity int) int
-		ContentHash       func(childComplexity int) int
-		CreatedAt         func(childComplexity int) int
-		CreatedBy         func(childComplexity int) int
-		Dependencies      func(childComplexity int) int
-		Disclaimers       func(childComplexity int) int
-		Domain            func(childComplexity int) int
-		Example           func(childComplexity int) int
-		History           func(childComplexity int, first *int, after *string) int
-		ID                func(childComplexity int) int
-		Inputs            func(childComplexity int) int
-		IntendedStatus    func(childComplexity int) int
-		IsLatest          func(childComplexity int) int
-		LifecycleState    func(childComplexity int) int
-		Limitations       func(childComplexity int) int
-		Links             func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
-		Name              func(childComplexity int) int
-		Outputs           func(childComplexity int) int
-		Provenance        func(childComplexity int) int
-		QualityScore      func(childComplexity int) int
-		Ref               func(childComplexity int) int
-		References        func(childComplexity int) int
-		Revision          func(childComplexity int) int
-		ServedStatus      func(childComplexity int) int
-		Signals           func(childComplexity int, kinds []string) int
-		Summary           func(childComplexity int) int
-		SupersededBy      func(childComplexity int) int
-		Title             func(childComplexity int) int
-		ToolName          func(childComplexity int) int
-		Type              func(childComplexity int) int
-		UpdatedAt         func(childComplexity int) int
-		UpdatedBy         func(childComplexity int) int
-		Version           func(childComplexity int) int
+		ArtifactID          func(childComplexity int) int
+		CheckLogicVersion   func(childComplexity int) int
+		Comments            func(childComplexity int, first *int, after *string) int
+		Content             func(childComplexity int) int
+		ContentHash         func(childComplexity int) int
+		CreatedAt           func(childComplexity int) int
+		CreatedBy           func(childComplexity int) int
+		Dependencies        func(childComplexity int) int
+		Disclaimers         func(childComplexity int) int
+		Domain              func(childComplexity int) int
+		Example             func(childComplexity int) int
+		History             func(childComplexity int, first *int, after *string) int
+		ID                  func(childComplexity int) int
+		Inputs              func(childComplexity int) int
+		IntendedStatus      func(childComplexity int) int
+		IsLatest            func(childComplexity int) int
+		LifecycleState      func(childComplexity int) int
+		Limitations         func(childComplexity int) int
+		Links               func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
+		Name                func(childComplexity int) int
+		Outputs             func(childComplexity int) int
+		Provenance          func(childComplexity int) int
+		QualityScore        func(childComplexity int) int
+		Ref                 func(childComplexity int) int
+		References          func(childComplexity int) int
+		Revision            func(childComplexity int) int
+		ServedStatus        func(childComplexity int) int
+		Signals             func(childComplexity int, kinds []string) int
+		StoredSchemaVersion func(childComplexity int) int
+		Summary             func(childComplexity int) int
+		SupersededBy        func(childComplexity int) int
+		Title               func(childComplexity int) int
+		ToolName            func(childComplexity int) int
+		Type                func(childComplexity int) int
+		UpdatedAt           func(childComplexity int) int
+		UpdatedBy           func(childComplexity int) int
+		Version             func(childComplexity int) int
 	}
 
 	SkillResult struct {
-		ArtifactID        func(childComplexity int) int
-		CalculationRoute  func(childComplexity int) int
-		CheckLogicVersion func(childComplexity int) int
-		Comments          func(childComplexity int, first *int, after *string) int
-		Content           func(childComplexity int) int
-		ContentHash       func(childComplexity int) int
-		CreatedAt         func(childComplexity int) int
-		CreatedBy         func(childComplexity int) int
-		Disclaimers       func(childComplexity int) int
-		History           func(childComplexity int, first *int, after *string) int
-		ID                func(childComplexity int) int
-		Inputs            func(childComplexity int) int
-		InputsHash        func(childComplexity int) int
-		IsLatest          func(childComplexity int) int
-		LifecycleState    func(childComplexity int) int
-		Links             func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
-		Outputs           func(childComplexity int) int
-		Provenance        func(childComplexity int) int
-		QualityScore      func(childComplexity int) int
-		Ref               func(childComplexity int) int
-		ReferencesUsed    func(childComplexity int) int
-		Revision          func(childComplexity int) int
-		Signals           func(childComplexity int, kinds []string) int
-		Skill             func(childComplexity int) int
-		SkillName         func(childComplexity int) int
-		SkillVersion      func(childComplexity int) int
-		SupersededBy      func(childComplexity int) int
-		Title             func(childComplexity int) int
-		ToolCall          func(childComplexity int) int
-		Type              func(childComplexity int) int
-		Units             func(childComplexity int) int
-		UpdatedAt         func(childComplexity int) int
-		UpdatedBy         func(childComplexity int) int
-		Warnings          func(childComplexity int) int
+		ArtifactID          func(childComplexity int) int
+		CalculationRoute    func(childComplexity int) int
+		CheckLogicVersion   func(childComplexity int) int
+		Comments            func(childComplexity int, first *int, after *string) int
+		Content             func(childComplexity int) int
+		ContentHash         func(childComplexity int) int
+		CreatedAt           func(childComplexity int) int
+		CreatedBy           func(childComplexity int) int
+		Disclaimers         func(childComplexity int) int
+		History             func(childComplexity int, first *int, after *string) int
+		ID                  func(childComplexity int) int
+		Inputs              func(childComplexity int) int
+		InputsHash          func(childComplexity int) int
+		IsLatest            func(childComplexity int) int
+		LifecycleState      func(childComplexity int) int
+		Links               func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
+		Outputs             func(childComplexity int) int
+		Provenance          func(childComplexity int) int
+		QualityScore        func(childComplexity int) int
+		Ref                 func(childComplexity int) int
+		ReferencesUsed      func(childComplexity int) int
+		Revision            func(childComplexity int) int
+		Signals             func(childComplexity int, kinds []string) int
+		Skill               func(childComplexity int) int
+		SkillName           func(childComplexity int) int
+		SkillVersion        func(childComplexity int) int
+		StoredSchemaVersion func(childComplexity int) int
+		SupersededBy        func(childComplexity int) int
+		Title               func(childComplexity int) int
+		ToolCall            func(childComplexity int) int
+		Type                func(childComplexity int) int
+		Units               func(childComplexity int) int
+		UpdatedAt           func(childComplexity int) int
+		UpdatedBy           func(childComplexity int) int
+		Warnings            func(childComplexity int) int
 	}
 
 	SkillRun struct {
@@ -1194,97 +1215,99 @@ type ComplexityRoot struct {
 	}
 
 	Tool struct {
-		ArtifactID     func(childComplexity int) int
-		CallsPublic    func(childComplexity int) int
-		Comments       func(childComplexity int, first *int, after *string) int
-		Content        func(childComplexity int) int
-		ContentHash    func(childComplexity int) int
-		CostModel      func(childComplexity int) int
-		CreatedAt      func(childComplexity int) int
-		CreatedBy      func(childComplexity int) int
-		Deterministic  func(childComplexity int) int
-		Examples       func(childComplexity int) int
-		Files          func(childComplexity int) int
-		History        func(childComplexity int, first *int, after *string) int
-		ID             func(childComplexity int) int
-		Idempotent     func(childComplexity int) int
-		InputSchema    func(childComplexity int) int
-		IsLatest       func(childComplexity int) int
-		LifecycleState func(childComplexity int) int
-		Links          func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
-		Name           func(childComplexity int) int
-		OutputSchema   func(childComplexity int) int
-		Provenance     func(childComplexity int) int
-		QualityScore   func(childComplexity int) int
-		Ref            func(childComplexity int) int
-		RenderHints    func(childComplexity int) int
-		ResourceCaps   func(childComplexity int) int
-		Retries        func(childComplexity int) int
-		Revision       func(childComplexity int) int
-		Runtime        func(childComplexity int) int
-		RuntimeConfig  func(childComplexity int) int
-		SandboxBackend func(childComplexity int) int
-		SandboxImage   func(childComplexity int) int
-		Signals        func(childComplexity int, kinds []string) int
-		Summary        func(childComplexity int) int
-		SupersededBy   func(childComplexity int) int
-		Title          func(childComplexity int) int
-		Type           func(childComplexity int) int
-		UpdatedAt      func(childComplexity int) int
-		UpdatedBy      func(childComplexity int) int
-		Usage          func(childComplexity int) int
-		Version        func(childComplexity int) int
+		ArtifactID          func(childComplexity int) int
+		CallsPublic         func(childComplexity int) int
+		Comments            func(childComplexity int, first *int, after *string) int
+		Content             func(childComplexity int) int
+		ContentHash         func(childComplexity int) int
+		CostModel           func(childComplexity int) int
+		CreatedAt           func(childComplexity int) int
+		CreatedBy           func(childComplexity int) int
+		Deterministic       func(childComplexity int) int
+		Examples            func(childComplexity int) int
+		Files               func(childComplexity int) int
+		History             func(childComplexity int, first *int, after *string) int
+		ID                  func(childComplexity int) int
+		Idempotent          func(childComplexity int) int
+		InputSchema         func(childComplexity int) int
+		IsLatest            func(childComplexity int) int
+		LifecycleState      func(childComplexity int) int
+		Links               func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
+		Name                func(childComplexity int) int
+		OutputSchema        func(childComplexity int) int
+		Provenance          func(childComplexity int) int
+		QualityScore        func(childComplexity int) int
+		Ref                 func(childComplexity int) int
+		RenderHints         func(childComplexity int) int
+		ResourceCaps        func(childComplexity int) int
+		Retries             func(childComplexity int) int
+		Revision            func(childComplexity int) int
+		Runtime             func(childComplexity int) int
+		RuntimeConfig       func(childComplexity int) int
+		SandboxBackend      func(childComplexity int) int
+		SandboxImage        func(childComplexity int) int
+		Signals             func(childComplexity int, kinds []string) int
+		StoredSchemaVersion func(childComplexity int) int
+		Summary             func(childComplexity int) int
+		SupersededBy        func(childComplexity int) int
+		Title               func(childComplexity int) int
+		Type                func(childComplexity int) int
+		UpdatedAt           func(childComplexity int) int
+		UpdatedBy           func(childComplexity int) int
+		Usage               func(childComplexity int) int
+		Version             func(childComplexity int) int
 	}
 
 	ToolCall struct {
-		Args              func(childComplexity int) int
-		ArtifactID        func(childComplexity int) int
-		Async             func(childComplexity int) int
-		Attempt           func(childComplexity int) int
-		Cached            func(childComplexity int) int
-		CheckLogicVersion func(childComplexity int) int
-		Comments          func(childComplexity int, first *int, after *string) int
-		Content           func(childComplexity int) int
-		ContentHash       func(childComplexity int) int
-		CostEstimateUsd   func(childComplexity int) int
-		CostUsd           func(childComplexity int) int
-		CpuMs             func(childComplexity int) int
-		CreatedAt         func(childComplexity int) int
-		CreatedBy         func(childComplexity int) int
-		DurationMs        func(childComplexity int) int
-		Error             func(childComplexity int) int
-		FinishedAt        func(childComplexity int) int
-		History           func(childComplexity int, first *int, after *string) int
-		ID                func(childComplexity int) int
-		InputsHash        func(childComplexity int) int
-		IsLatest          func(childComplexity int) int
-		JobId             func(childComplexity int) int
-		LifecycleState    func(childComplexity int) int
-		Links             func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
-		OutputViolations  func(childComplexity int) int
-		PeakMemoryBytes   func(childComplexity int) int
-		Progress          func(childComplexity int) int
-		Provenance        func(childComplexity int) int
-		QualityScore      func(childComplexity int) int
-		QueuedAt          func(childComplexity int) int
-		Ref               func(childComplexity int) int
-		Result            func(childComplexity int) int
-		ResultArtifactId  func(childComplexity int) int
-		ResultRef         func(childComplexity int) int
-		Revision          func(childComplexity int) int
-		Runtime           func(childComplexity int) int
-		Signals           func(childComplexity int, kinds []string) int
-		SkillRun          func(childComplexity int) int
-		StartedAt         func(childComplexity int) int
-		Status            func(childComplexity int) int
-		SupersededBy      func(childComplexity int) int
-		Title             func(childComplexity int) int
-		Tool              func(childComplexity int) int
-		ToolName          func(childComplexity int) int
-		ToolVersion       func(childComplexity int) int
-		Type              func(childComplexity int) int
-		UpdatedAt         func(childComplexity int) int
-		UpdatedBy         func(childComplexity int) int
+		Args                func(childComplexity int) int
+		ArtifactID          func(childComplexity int) int
+		Async               func(childComplexity int) int
+		Attempt             func(childComplexity int) int
+		Cached              func(childComplexity int) int
+		CheckLogicVersion   func(childComplexity int) int
+		Comments            func(childComplexity int, first *int, after *string) int
+		Content             func(childComplexity int) int
+		ContentHash         func(childComplexity int) int
+		CostEstimateUsd     func(childComplexity int) int
+		CostUsd             func(childComplexity int) int
+		CpuMs               func(childComplexity int) int
+		CreatedAt           func(childComplexity int) int
+		CreatedBy           func(childComplexity int) int
+		DurationMs          func(childComplexity int) int
+		Error               func(childComplexity int) int
+		FinishedAt          func(childComplexity int) int
+		History             func(childComplexity int, first *int, after *string) int
+		ID                  func(childComplexity int) int
+		InputsHash          func(childComplexity int) int
+		IsLatest            func(childComplexity int) int
+		JobId               func(childComplexity int) int
+		LifecycleState      func(childComplexity int) int
+		Links               func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
+		OutputViolations    func(childComplexity int) int
+		PeakMemoryBytes     func(childComplexity int) int
+		Progress            func(childComplexity int) int
+		Provenance          func(childComplexity int) int
+		QualityScore        func(childComplexity int) int
+		QueuedAt            func(childComplexity int) int
+		Ref                 func(childComplexity int) int
+		Result              func(childComplexity int) int
+		ResultArtifactId    func(childComplexity int) int
+		ResultRef           func(childComplexity int) int
+		Revision            func(childComplexity int) int
+		Runtime             func(childComplexity int) int
+		Signals             func(childComplexity int, kinds []string) int
+		SkillRun            func(childComplexity int) int
+		StartedAt           func(childComplexity int) int
+		Status              func(childComplexity int) int
+		StoredSchemaVersion func(childComplexity int) int
+		SupersededBy        func(childComplexity int) int
+		Title               func(childComplexity int) int
+		Tool                func(childComplexity int) int
+		ToolName            func(childComplexity int) int
+		ToolVersion         func(childComplexity int) int
+		Type                func(childComplexity int) int
+		UpdatedAt           func(childComplexity int) int
+		UpdatedBy           func(childComplexity int) int
 	}
 
 	ToolCallEvent struct {
@@ -1342,34 +1365,35 @@ type ComplexityRoot struct {
 	}
 
 	WikiPage struct {
-		Aliases        func(childComplexity int) int
-		ArtifactID     func(childComplexity int) int
-		Body           func(childComplexity int) int
-		Comments       func(childComplexity int, first *int, after *string) int
-		Content        func(childComplexity int) int
-		ContentHash    func(childComplexity int) int
-		CreatedAt      func(childComplexity int) int
-		CreatedBy      func(childComplexity int) int
-		EntityId       func(childComplexity int) int
-		EntityType     func(childComplexity int) int
-		History        func(childComplexity int, first *int, after *string) int
-		ID             func(childComplexity int) int
-		IsLatest       func(childComplexity int) int
-		LifecycleState func(childComplexity int) int
-		Links          func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
-		Provenance     func(childComplexity int) int
-		QualityScore   func(childComplexity int) int
-		Ref            func(childComplexity int) int
-		References     func(childComplexity int) int
-		Revision       func(childComplexity int) int
-		Signals        func(childComplexity int, kinds []string) int
-		Summary        func(childComplexity int) int
-		SupersededBy   func(childComplexity int) int
-		Tags           func(childComplexity int) int
-		Title          func(childComplexity int) int
-		Type           func(childComplexity int) int
-		UpdatedAt      func(childComplexity int) int
-		UpdatedBy      func(childComplexity int) int
+		Aliases             func(childComplexity int) int
+		ArtifactID          func(childComplexity int) int
+		Body                func(childComplexity int) int
+		Comments            func(childComplexity int, first *int, after *string) int
+		Content             func(childComplexity int) int
+		ContentHash         func(childComplexity int) int
+		CreatedAt           func(childComplexity int) int
+		CreatedBy           func(childComplexity int) int
+		EntityId            func(childComplexity int) int
+		EntityType          func(childComplexity int) int
+		History             func(childComplexity int, first *int, after *string) int
+		ID                  func(childComplexity int) int
+		IsLatest            func(childComplexity int) int
+		LifecycleState      func(childComplexity int) int
+		Links               func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
+		Provenance          func(childComplexity int) int
+		QualityScore        func(childComplexity int) int
+		Ref                 func(childComplexity int) int
+		References          func(childComplexity int) int
+		Revision            func(childComplexity int) int
+		Signals             func(childComplexity int, kinds []string) int
+		StoredSchemaVersion func(childComplexity int) int
+		Summary             func(childComplexity int) int
+		SupersededBy        func(childComplexity int) int
+		Tags                func(childComplexity int) int
+		Title               func(childComplexity int) int
+		Type                func(childComplexity int) int
+		UpdatedAt           func(childComplexity int) int
+		UpdatedBy           func(childComplexity int) int
 	}
 
 	WriteSuccess struct {
@@ -1669,6 +1693,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AgentWorkPacket.Status(childComplexity), true
+	case "AgentWorkPacket.storedSchemaVersion":
+		if e.ComplexityRoot.AgentWorkPacket.StoredSchemaVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentWorkPacket.StoredSchemaVersion(childComplexity), true
 	case "AgentWorkPacket.supersededBy":
 		if e.ComplexityRoot.AgentWorkPacket.SupersededBy == nil {
 			break
@@ -1870,6 +1900,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Alias.State(childComplexity), true
+	case "Alias.storedSchemaVersion":
+		if e.ComplexityRoot.Alias.StoredSchemaVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Alias.StoredSchemaVersion(childComplexity), true
 	case "Alias.supersededBy":
 		if e.ComplexityRoot.Alias.SupersededBy == nil {
 			break
@@ -2083,6 +2119,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Analysis.Software(childComplexity), true
+	case "Analysis.storedSchemaVersion":
+		if e.ComplexityRoot.Analysis.StoredSchemaVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Analysis.StoredSchemaVersion(childComplexity), true
 	case "Analysis.summary":
 		if e.ComplexityRoot.Analysis.Summary == nil {
 			break
@@ -2539,6 +2581,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Comment.Signals(childComplexity, args["kinds"].([]string)), true
+	case "Comment.storedSchemaVersion":
+		if e.ComplexityRoot.Comment.StoredSchemaVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.StoredSchemaVersion(childComplexity), true
 	case "Comment.supersededBy":
 		if e.ComplexityRoot.Comment.SupersededBy == nil {
 			break
@@ -2831,6 +2879,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Dataset.Species(childComplexity), true
+	case "Dataset.storedSchemaVersion":
+		if e.ComplexityRoot.Dataset.StoredSchemaVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Dataset.StoredSchemaVersion(childComplexity), true
 	case "Dataset.supersededBy":
 		if e.ComplexityRoot.Dataset.SupersededBy == nil {
 			break
@@ -3057,6 +3111,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DebateSession.Signals(childComplexity, args["kinds"].([]string)), true
+	case "DebateSession.storedSchemaVersion":
+		if e.ComplexityRoot.DebateSession.StoredSchemaVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebateSession.StoredSchemaVersion(childComplexity), true
 	case "DebateSession.supersededBy":
 		if e.ComplexityRoot.DebateSession.SupersededBy == nil {
 			break
@@ -3448,6 +3508,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Experiment.Species(childComplexity), true
+	case "Experiment.storedSchemaVersion":
+		if e.ComplexityRoot.Experiment.StoredSchemaVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Experiment.StoredSchemaVersion(childComplexity), true
 	case "Experiment.supersededBy":
 		if e.ComplexityRoot.Experiment.SupersededBy == nil {
 			break
@@ -3643,6 +3709,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Figure.SpecFormat(childComplexity), true
+	case "Figure.storedSchemaVersion":
+		if e.ComplexityRoot.Figure.StoredSchemaVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Figure.StoredSchemaVersion(childComplexity), true
 	case "Figure.supersededBy":
 		if e.ComplexityRoot.Figure.SupersededBy == nil {
 			break
@@ -3838,6 +3910,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.GateResult.Signals(childComplexity, args["kinds"].([]string)), true
+	case "GateResult.storedSchemaVersion":
+		if e.ComplexityRoot.GateResult.StoredSchemaVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GateResult.StoredSchemaVersion(childComplexity), true
 	case "GateResult.supersededBy":
 		if e.ComplexityRoot.GateResult.SupersededBy == nil {
 			break
@@ -4003,6 +4081,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.GenericArtifact.Signals(childComplexity, args["kinds"].([]string)), true
+	case "GenericArtifact.storedSchemaVersion":
+		if e.ComplexityRoot.GenericArtifact.StoredSchemaVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GenericArtifact.StoredSchemaVersion(childComplexity), true
 	case "GenericArtifact.supersededBy":
 		if e.ComplexityRoot.GenericArtifact.SupersededBy == nil {
 			break
@@ -4162,6 +4246,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Group.Signals(childComplexity, args["kinds"].([]string)), true
+	case "Group.storedSchemaVersion":
+		if e.ComplexityRoot.Group.StoredSchemaVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.StoredSchemaVersion(childComplexity), true
 	case "Group.supersededBy":
 		if e.ComplexityRoot.Group.SupersededBy == nil {
 			break
@@ -4430,6 +4520,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Hypothesis.Signals(childComplexity, args["kinds"].([]string)), true
+	case "Hypothesis.storedSchemaVersion":
+		if e.ComplexityRoot.Hypothesis.StoredSchemaVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Hypothesis.StoredSchemaVersion(childComplexity), true
 	case "Hypothesis.supersededBy":
 		if e.ComplexityRoot.Hypothesis.SupersededBy == nil {
 			break
@@ -4674,6 +4770,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.KgEdge.Source(childComplexity), true
+	case "KgEdge.storedSchemaVersion":
+		if e.ComplexityRoot.KgEdge.StoredSchemaVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.KgEdge.StoredSchemaVersion(childComplexity), true
 	case "KgEdge.subject":
 		if e.ComplexityRoot.KgEdge.Subject == nil {
 			break
@@ -4875,6 +4977,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.KnowledgeGap.Signals(childComplexity, args["kinds"].([]string)), true
+	case "KnowledgeGap.storedSchemaVersion":
+		if e.ComplexityRoot.KnowledgeGap.StoredSchemaVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.KnowledgeGap.StoredSchemaVersion(childComplexity), true
 	case "KnowledgeGap.supersededBy":
 		if e.ComplexityRoot.KnowledgeGap.SupersededBy == nil {
 			break
@@ -5378,6 +5486,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Message.Signals(childComplexity, args["kinds"].([]string)), true
+	case "Message.storedSchemaVersion":
+		if e.ComplexityRoot.Message.StoredSchemaVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.StoredSchemaVersion(childComplexity), true
 	case "Message.subject":
 		if e.ComplexityRoot.Message.Subject == nil {
 			break
@@ -5949,6 +6063,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Paper.Signals(childComplexity, args["kinds"].([]string)), true
+	case "Paper.storedSchemaVersion":
+		if e.ComplexityRoot.Paper.StoredSchemaVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Paper.StoredSchemaVersion(childComplexity), true
 	case "Paper.supersededBy":
 		if e.ComplexityRoot.Paper.SupersededBy == nil {
 			break
@@ -6577,6 +6697,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Role.Signals(childComplexity, args["kinds"].([]string)), true
+	case "Role.storedSchemaVersion":
+		if e.ComplexityRoot.Role.StoredSchemaVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Role.StoredSchemaVersion(childComplexity), true
 	case "Role.supersededBy":
 		if e.ComplexityRoot.Role.SupersededBy == nil {
 			break
@@ -6743,6 +6869,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Schema.Merge(childComplexity), true
+	case "Schema.migrations":
+		if e.ComplexityRoot.Schema.Migrations == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Schema.Migrations(childComplexity), true
 	case "Schema.mutability":
 		if e.ComplexityRoot.Schema.Mutability == nil {
 			break
@@ -6796,6 +6928,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Schema.Signals(childComplexity, args["kinds"].([]string)), true
+	case "Schema.storedSchemaVersion":
+		if e.ComplexityRoot.Schema.StoredSchemaVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Schema.StoredSchemaVersion(childComplexity), true
 	case "Schema.supersededBy":
 		if e.ComplexityRoot.Schema.SupersededBy == nil {
 			break
@@ -7231,6 +7369,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Skill.Signals(childComplexity, args["kinds"].([]string)), true
+	case "Skill.storedSchemaVersion":
+		if e.ComplexityRoot.Skill.StoredSchemaVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Skill.StoredSchemaVersion(childComplexity), true
 	case "Skill.summary":
 		if e.ComplexityRoot.Skill.Summary == nil {
 			break
@@ -7456,6 +7600,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SkillResult.SkillVersion(childComplexity), true
+	case "SkillResult.storedSchemaVersion":
+		if e.ComplexityRoot.SkillResult.StoredSchemaVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SkillResult.StoredSchemaVersion(childComplexity), true
 	case "SkillResult.supersededBy":
 		if e.ComplexityRoot.SkillResult.SupersededBy == nil {
 			break
@@ -7783,6 +7933,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Tool.Signals(childComplexity, args["kinds"].([]string)), true
+	case "Tool.storedSchemaVersion":
+		if e.ComplexityRoot.Tool.StoredSchemaVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Tool.StoredSchemaVersion(childComplexity), true
 	case "Tool.summary":
 		if e.ComplexityRoot.Tool.Summary == nil {
 			break
@@ -8092,6 +8248,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ToolCall.Status(childComplexity), true
+	case "ToolCall.storedSchemaVersion":
+		if e.ComplexityRoot.ToolCall.StoredSchemaVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ToolCall.StoredSchemaVersion(childComplexity), true
 	case "ToolCall.supersededBy":
 		if e.ComplexityRoot.ToolCall.SupersededBy == nil {
 			break
@@ -8509,6 +8671,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.WikiPage.Signals(childComplexity, args["kinds"].([]string)), true
+	case "WikiPage.storedSchemaVersion":
+		if e.ComplexityRoot.WikiPage.StoredSchemaVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WikiPage.StoredSchemaVersion(childComplexity), true
 	case "WikiPage.summary":
 		if e.ComplexityRoot.WikiPage.Summary == nil {
 			break
@@ -8785,6 +8953,8 @@ func (ec *executionContext) childFields_Alias(ctx context.Context, field graphql
 		return ec.fieldContext_Alias_content(ctx, field)
 	case "contentHash":
 		return ec.fieldContext_Alias_contentHash(ctx, field)
+	case "storedSchemaVersion":
+		return ec.fieldContext_Alias_storedSchemaVersion(ctx, field)
 	case "revision":
 		return ec.fieldContext_Alias_revision(ctx, field)
 	case "createdAt":
@@ -9439,6 +9609,8 @@ func (ec *executionContext) childFields_Skill(ctx context.Context, field graphql
 		return ec.fieldContext_Skill_content(ctx, field)
 	case "contentHash":
 		return ec.fieldContext_Skill_contentHash(ctx, field)
+	case "storedSchemaVersion":
+		return ec.fieldContext_Skill_storedSchemaVersion(ctx, field)
 	case "revision":
 		return ec.fieldContext_Skill_revision(ctx, field)
 	case "createdAt":
@@ -9517,6 +9689,8 @@ func (ec *executionContext) childFields_SkillResult(ctx context.Context, field g
 		return ec.fieldContext_SkillResult_content(ctx, field)
 	case "contentHash":
 		return ec.fieldContext_SkillResult_contentHash(ctx, field)
+	case "storedSchemaVersion":
+		return ec.fieldContext_SkillResult_storedSchemaVersion(ctx, field)
 	case "revision":
 		return ec.fieldContext_SkillResult_revision(ctx, field)
 	case "createdAt":
@@ -9603,6 +9777,8 @@ func (ec *executionContext) childFields_Tool(ctx context.Context, field graphql.
 		return ec.fieldContext_Tool_content(ctx, field)
 	case "contentHash":
 		return ec.fieldContext_Tool_contentHash(ctx, field)
+	case "storedSchemaVersion":
+		return ec.fieldContext_Tool_storedSchemaVersion(ctx, field)
 	case "revision":
 		return ec.fieldContext_Tool_revision(ctx, field)
 	case "createdAt":
@@ -9689,6 +9865,8 @@ func (ec *executionContext) childFields_ToolCall(ctx context.Context, field grap
 		return ec.fieldContext_ToolCall_content(ctx, field)
 	case "contentHash":
 		return ec.fieldContext_ToolCall_contentHash(ctx, field)
+	case "storedSchemaVersion":
+		return ec.fieldContext_ToolCall_storedSchemaVersion(ctx, field)
 	case "revision":
 		return ec.fieldContext_ToolCall_revision(ctx, field)
 	case "createdAt":

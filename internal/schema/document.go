@@ -12,6 +12,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/scidex/substrate/internal/schema/evolve"
 )
 
 // Mutability says how an artifact of a type may change after it is created.
@@ -56,11 +58,14 @@ type Document struct {
 	Links         map[string]LinkRule   `json:"links"`
 	Signals       map[string]SignalRule `json:"signals"`
 	Views         map[string]View       `json:"views,omitempty"`
-	Lifecycle     Lifecycle             `json:"lifecycle"`
-	Validators    []string              `json:"validators"`
-	Policy        Policy                `json:"policy"`
-	Merge         MergeRules            `json:"merge"`
-	Examples      []Example             `json:"examples"`
+	// Migrations turn content of the previously registered version into
+	// content of this one (package evolve).
+	Migrations []evolve.Op `json:"migrations,omitempty"`
+	Lifecycle  Lifecycle   `json:"lifecycle"`
+	Validators []string    `json:"validators"`
+	Policy     Policy      `json:"policy"`
+	Merge      MergeRules  `json:"merge"`
+	Examples   []Example   `json:"examples"`
 }
 
 // GraphQLHints adjust how the typed GraphQL subtype exposes content.
@@ -175,6 +180,9 @@ func ParseDocument(raw []byte) (*Document, error) {
 				return nil, fmt.Errorf("schema document %s: signals.%s.outcomes names %q, which is not a lifecycle state", d.Type, kind, state)
 			}
 		}
+	}
+	if ps := evolve.Check(d.Migrations); len(ps) > 0 {
+		return nil, fmt.Errorf("schema document %s: %s (received %v)", d.Type, ps[0].Error(), ps[0].Value)
 	}
 	if problems := d.checkViews(); len(problems) > 0 {
 		return nil, fmt.Errorf("schema document %s: %s", d.Type, strings.Join(problems, "; "))

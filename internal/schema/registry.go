@@ -111,6 +111,11 @@ func (r *Registry) GetVersion(ctx context.Context, typ string, version int) (*Ty
 	return r.getVersion(ctx, r.q, typ, version)
 }
 
+// GetVersionWith is GetVersion reading through q (a transaction's queries).
+func (r *Registry) GetVersionWith(ctx context.Context, q *dbsqlc.Queries, typ string, version int) (*Type, error) {
+	return r.getVersion(ctx, q, typ, version)
+}
+
 func (r *Registry) getVersion(ctx context.Context, q *dbsqlc.Queries, typ string, version int) (*Type, error) {
 	key := fmt.Sprintf("%s@%d", typ, version)
 	r.mu.RLock()

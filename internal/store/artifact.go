@@ -20,14 +20,17 @@ type Artifact struct {
 	ContentHash    string
 	LifecycleState *string
 	SchemaVersion  int
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
-	CreatedBy      string
-	UpdatedBy      string
-	IsLatest       bool
-	SupersededBy   *string
-	QualityScore   *float64
-	Provenance     json.RawMessage
+	// StoredSchemaVersion is the schema version the content was stored at;
+	// below SchemaVersion, Content was upgraded on read (evolve.go).
+	StoredSchemaVersion int
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
+	CreatedBy           string
+	UpdatedBy           string
+	IsLatest            bool
+	SupersededBy        *string
+	QualityScore        *float64
+	Provenance          json.RawMessage
 	// Visibility is who may read it: schema.ReadPublic or ReadParticipants,
 	// stamped from the type's policy.
 	Visibility string

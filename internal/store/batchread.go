@@ -35,6 +35,9 @@ func (s *Store) GetMany(ctx context.Context, refs []ref.Ref) (map[string]*Artifa
 	for _, row := range rows {
 		arts = append(arts, fromRow(row))
 	}
+	if err := s.upgradeAll(ctx, arts); err != nil {
+		return nil, err
+	}
 	hidden, err := s.hidden(ctx, arts)
 	if err != nil {
 		return nil, err
@@ -59,6 +62,9 @@ func (s *Store) GetManyByPK(ctx context.Context, pks []int64) (map[int64]*Artifa
 		a := fromRow(r)
 		out[r.Pk] = a
 		arts = append(arts, a)
+	}
+	if err := s.upgradeAll(ctx, arts); err != nil {
+		return nil, err
 	}
 	hidden, err := s.hidden(ctx, arts)
 	if err != nil {

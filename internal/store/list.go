@@ -133,6 +133,9 @@ func (s *Store) List(ctx context.Context, p ListParams) (*Page, error) {
 	}
 	for _, r := range recs {
 		a := fromRow(r)
+		if err := s.upgrade(ctx, a); err != nil {
+			return nil, err
+		}
 		page.Items = append(page.Items, a)
 		page.Cursors = append(page.Cursors, encodeCursor(cursor{Order: p.OrderBy, Desc: p.Desc, Value: sortValue(a, p.OrderBy), PK: a.PK}))
 	}

@@ -36,7 +36,7 @@ func (s *Store) get(ctx context.Context, r ref.Ref, asActor bool) (*Artifact, er
 		}
 	}
 	if !r.IsPinned() || r.Hash == a.ContentHash {
-		return a, nil
+		return a, s.upgrade(ctx, a)
 	}
 	v, err := s.q.ArtifactVersionGetByHash(ctx, a.PK, r.Hash)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -45,7 +45,8 @@ func (s *Store) get(ctx context.Context, r ref.Ref, asActor bool) (*Artifact, er
 	if err != nil {
 		return nil, fmt.Errorf("get %s: %w", r, err)
 	}
-	return atVersion(a, v), nil
+	out := atVersion(a, v)
+	return out, s.upgrade(ctx, out)
 }
 
 // LatestInState returns a's newest version in lifecycle state state (a itself
@@ -75,5 +76,5 @@ func (s *Store) History(ctx context.Context, a *Artifact, limit, beforeVersion i
 	for i, r := range rows {
 		out[i] = atVersion(a, r)
 	}
-	return out, nil
+	return out, s.upgradeAll(ctx, out)
 }

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/canon"
 	"github.com/scidex/substrate/internal/dbsqlc"
 	"github.com/scidex/substrate/internal/pgjson"
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/schema"
+	"github.com/scidex/substrate/internal/schema/evolve"
 )
 
 // schemaWrite is the registry side of writing a `schema` artifact: the document
@@ -65,7 +67,38 @@ func (s *Store) checkSchemaWrite(ctx context.Context, w *writer, id string, cont
 			Value:      mustJSON(t.Doc.SchemaVersion),
 			Suggestion: fmt.Sprintf("set schema_version to %d", latest+1)})
 	}
+	if latest > 0 && !(w.rc.Actor.ID == auth.SystemID && w.rc.RequestID == "seed") {
+		if err := checkBreaking(ctx, w, t, int(latest)); err != nil {
+			return nil, err
+		}
+	}
 	return &schemaWrite{typ: t.Name(), version: t.Doc.SchemaVersion, doc: content, read: t.Doc.Policy.Read}, nil
+}
+
+// checkBreaking refuses a new version whose content schema stored content of
+// the latest version would not survive (evolve.Breaking: top-level properties
+// only) unless its migrations cover the change. The seeder's built-in
+// documents are exempt: they ship with the build and are reviewed with it.
+func checkBreaking(ctx context.Context, w *writer, t *schema.Type, latest int) error {
+	reg, err := w.q.SchemaGet(ctx, t.Name(), int32(latest))
+	if err != nil {
+		return fmt.Errorf("schema %s v%d: %w", t.Name(), latest, err)
+	}
+	old, err := schema.ParseDocument(reg.Document)
+	if err != nil {
+		return fmt.Errorf("schema %s v%d: %w", t.Name(), latest, err)
+	}
+	breaks := evolve.Breaking(old.ContentSchema, t.Doc.ContentSchema, t.Doc.Migrations)
+	if len(breaks) == 0 {
+		return nil
+	}
+	details := make([]problem.Detail, len(breaks))
+	for i, b := range breaks {
+		details[i] = problem.Detail{Path: "content.content_schema.properties." + b.Field, Constraint: "breaking_change",
+			Message:    fmt.Sprintf("%s v%d → v%d: %s, and no migration covers it", t.Name(), latest, t.Doc.SchemaVersion, b.Message),
+			Suggestion: b.Suggestion}
+	}
+	return problem.Invalid(details...)
 }
 
 func (h *schemaWrite) apply(ctx context.Context, s *Store, w *writer) error {

@@ -218,7 +218,11 @@ func (s *Store) searchRun(ctx context.Context, mode, q string, p SearchParams, c
 	}
 	hits := make([]Hit, len(recs))
 	for i, r := range recs {
-		hits[i] = Hit{Artifact: fromRow(r.Artifact), Score: r.Score, TitleHighlight: r.TitleHighlight, Highlight: r.Highlight,
+		a := fromRow(r.Artifact)
+		if err := s.upgrade(ctx, a); err != nil {
+			return nil, false, err
+		}
+		hits[i] = Hit{Artifact: a, Score: r.Score, TitleHighlight: r.TitleHighlight, Highlight: r.Highlight,
 			Cursor: encodeSearchCursor(searchCursor{Mode: mode, Query: queryTag(q), Score: r.Score, PK: r.Pk})}
 	}
 	return hits, more, nil

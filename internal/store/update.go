@@ -106,6 +106,11 @@ func (s *Store) update(ctx context.Context, w *writer, p UpdateParams) (*WriteRe
 		return nil, s.conflict(ctx, w, t, cur, p)
 	}
 
+	// Content stored at an older schema version is the base of this write
+	// upgraded (evolve.go): the new version stores it at the current one.
+	if err := s.upgradeTo(ctx, w.q, cur, t); err != nil {
+		return nil, err
+	}
 	next, err := nextFields(cur, p)
 	if err != nil {
 		return nil, err
