@@ -151,7 +151,6 @@ func (s *Store) resolveRecipients(ctx context.Context, w *writer, to string) ([]
 		if !w.rc.Actor.Has(auth.PermAdmin) {
 			return nil, problem.New(problem.PermissionDenied, "recipient: %s delivers to every actor; only admins broadcast (address actor:<id>, @handle, actors:role:<role> or group:<id>)", to)
 		}
-		var err error
 		all, err := w.q.ActorIDs(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("resolve %s: %w", to, err)
