@@ -31,7 +31,7 @@ func Install(ctx context.Context, reg *toolreg.Registrar, st *store.Store, cat [
 	gate := Check(cat, refs)
 	ctx = request.With(ctx, request.System("install-skills", time.Now()))
 	for _, s := range cat {
-		if err := installTool(ctx, reg, st, s); err != nil {
+		if err := reg.Install(ctx, s.Tool); err != nil {
 			return fmt.Errorf("skills: install the %s tool: %w", s.Name, err)
 		}
 		if err := installSkill(ctx, st, s, refs, gate.Served[s.Name]); err != nil {
@@ -39,18 +39,6 @@ func Install(ctx context.Context, reg *toolreg.Registrar, st *store.Store, cat [
 		}
 	}
 	return nil
-}
-
-func installTool(ctx context.Context, reg *toolreg.Registrar, st *store.Store, s Skill) error {
-	res, err := reg.Register(ctx, toolreg.RegisterInput{Manifest: s.Tool})
-	if err != nil {
-		return err
-	}
-	if a := res.Artifact; a.LifecycleState == nil || *a.LifecycleState != "active" {
-		active := "active"
-		_, err = st.UpdateArtifact(ctx, store.UpdateParams{Ref: a.Unpinned().String(), BaseContentHash: a.ContentHash, LifecycleState: &active})
-	}
-	return err
 }
 
 // installOp is the server operation skills are written through: the only one

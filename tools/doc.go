@@ -16,7 +16,7 @@ import (
 )
 
 // InProcess returns the compiled-in functions by the name runtime_config
-// gives them. d.Store is the store the tools that write artifacts write
+// gives them: the tools here, the skills' and the action verbs' (Verbs). d.Store is the store the tools that write artifacts write
 // through, as the caller; the skills take the rest of d.
 func InProcess(d skills.Deps) map[string]inprocess.Func {
 	funcs := map[string]inprocess.Func{
@@ -27,11 +27,20 @@ func InProcess(d skills.Deps) map[string]inprocess.Func {
 	for name, f := range skills.Funcs(d) {
 		funcs[name] = f
 	}
+	for _, v := range Verbs(d) {
+		funcs[v.Name] = v.Run
+	}
 	return funcs
 }
 
 // Runtime is the in_process runtime of this build: every function of
-// InProcess, with the skills' argument checks.
+// InProcess, with the skills' and the verbs' argument checks.
 func Runtime(d skills.Deps) *inprocess.Runtime {
-	return inprocess.New(InProcess(d)).WithChecks(skills.Checks(d))
+	checks := skills.Checks(d)
+	for _, v := range Verbs(d) {
+		if v.Check != nil {
+			checks[v.Name] = v.Check
+		}
+	}
+	return inprocess.New(InProcess(d)).WithChecks(checks)
 }

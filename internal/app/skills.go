@@ -4,10 +4,14 @@ import (
 	"context"
 
 	"github.com/scidex/substrate/skills"
+	"github.com/scidex/substrate/tools"
 )
 
 // InstallSkills is the start hook that registers the skills' tools and skill
-// artifacts (Config.OnStart).
+// artifacts, and the action verbs' tools (Config.OnStart).
 func InstallSkills(ctx context.Context, a *App) error {
-	return skills.Install(ctx, a.Registrar, a.Store, skills.Catalog(skills.Deps{Store: a.Store}))
+	if err := skills.Install(ctx, a.Registrar, a.Store, skills.Catalog(skills.Deps{Store: a.Store})); err != nil {
+		return err
+	}
+	return tools.InstallVerbs(ctx, a.Registrar, tools.Verbs(skills.Deps{Store: a.Store}))
 }

@@ -223,3 +223,20 @@ func orNull(b json.RawMessage) json.RawMessage {
 	}
 	return b
 }
+
+// Install makes a tool of this build present, current and active, as the
+// caller in ctx (the system actor at start): registered (a new version when
+// its manifest changed) and, when the newest version is not active,
+// activated. The skills and the action verbs are installed with it at every
+// start; it changes nothing when nothing changed.
+func (r *Registrar) Install(ctx context.Context, manifest json.RawMessage) error {
+	res, err := r.Register(ctx, RegisterInput{Manifest: manifest})
+	if err != nil {
+		return err
+	}
+	if a := res.Artifact; a.LifecycleState == nil || *a.LifecycleState != "active" {
+		active := "active"
+		_, err = r.store.UpdateArtifact(ctx, store.UpdateParams{Ref: a.Unpinned().String(), BaseContentHash: a.ContentHash, LifecycleState: &active})
+	}
+	return err
+}
