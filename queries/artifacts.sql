@@ -20,6 +20,27 @@ SELECT * FROM artifacts WHERE pk = ANY (@pks::bigint[]);
 SELECT pk, type, id, visibility, created_by FROM artifacts
 WHERE (type, id) IN (SELECT unnest(@types::text[]), unnest(@ids::text[]));
 
+-- name: ArtifactListStaleSchema :many
+-- A page of the ids of a type's artifacts stored below a schema version, in
+-- id order after a cursor (scidex schema upgrade; the (type, id) key).
+SELECT id, schema_version FROM artifacts
+WHERE type = @type AND id > @after AND schema_version < @below
+ORDER BY id LIMIT @n;
+
+-- name: ArtifactRestampSchemaVersion :execrows
+-- Says that an artifact's latest content, unchanged by the migrations from
+-- its stored schema version, is stored at a newer one (valid there, checked
+-- by the caller): the row and its latest version's, only while the content
+-- is the one checked.
+WITH a AS (
+    UPDATE artifacts SET schema_version = @version
+    WHERE artifacts.type = @type AND artifacts.id = @id AND artifacts.content_hash = @content_hash
+      AND artifacts.schema_version < @version
+    RETURNING artifacts.pk, artifacts.version
+)
+UPDATE artifact_versions v SET schema_version = @version
+FROM a WHERE v.artifact_pk = a.pk AND v.version = a.version;
+
 -- name: ArtifactSupersede :exec
 UPDATE artifacts SET is_latest = false, superseded_by = @superseded_by WHERE pk = @pk;
 

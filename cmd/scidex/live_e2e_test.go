@@ -140,11 +140,15 @@ func TestLivePage(t *testing.T) {
 	wait("the catch-up", `window.scidexLive.title === 'v5 while the server was down' && window.scidexLive.mode === 'live'`)
 
 	state, err := chromedp.Run(b, chromedp.Evaluate[struct {
-		Events     []struct{ ID float64 }
-		Duplicates int
-		Streams    float64
-		Marker     string
-	}](`({events: window.scidexLive.events, duplicates: window.scidexLive.duplicates, streams: window.scidexLive.streams, marker: window.marker})`))
+		Events []struct {
+			ID  float64
+			Via string
+		}
+		Duplicates, StreamRepeats int
+		Streams                   float64
+		Marker                    string
+	}](`({events: window.scidexLive.events, duplicates: window.scidexLive.duplicates, streamRepeats: window.scidexLive.streamRepeats,
+		streams: window.scidexLive.streams, marker: window.marker})`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,8 +175,22 @@ func TestLivePage(t *testing.T) {
 	if strings.Join(got, ",") != strings.Join(want, ",") || len(want) != 4 {
 		t.Errorf("the page applied events %v; the log has %v (4 edits)", got, want)
 	}
-	if state.Duplicates != 0 {
-		t.Errorf("%d events came twice: the stream did not resume after Last-Event-ID", state.Duplicates)
+	// The stream never repeats what it brought itself: it resumed right after
+	// Last-Event-ID. It may repeat what a poll brought while the server was
+	// down (on a loaded machine the restart outlasts the page's 4 s before it
+	// polls, and the poll and the browser's reconnect race); only those are
+	// duplicates the page may recognise.
+	polled := 0
+	for _, e := range state.Events {
+		if e.Via == "poll" {
+			polled++
+		}
+	}
+	if state.StreamRepeats != 0 {
+		t.Errorf("the stream repeated %d of its own events: it did not resume after Last-Event-ID", state.StreamRepeats)
+	}
+	if state.Duplicates > polled {
+		t.Errorf("%d events came twice, %d were brought by polls: the stream did not resume after Last-Event-ID", state.Duplicates, polled)
 	}
 	if state.Streams != streamsBefore {
 		t.Errorf("the page opened %v streams, %v before the kill: the catch-up was not the browser's own reconnect", state.Streams, streamsBefore)

@@ -9,6 +9,7 @@
 //	scidex skills    check-references: the skills' references gate (CI runs it)
 //	scidex mcp       the substrate as an MCP server on stdio (token from SCIDEX_TOKEN)
 //	scidex documents the trusted documents of production mode: push, list
+//	scidex schema    upgrade <type>: a type's artifacts stored at its current schema version
 //
 // Every flag also reads an environment variable; `scidex <command> -h` lists them.
 package main
@@ -52,6 +53,8 @@ func run(args []string) int {
 		err = mcpCmd(ctx, args[1:])
 	case "documents":
 		err = documentsCmd(ctx, args[1:])
+	case "schema":
+		err = schemaCmd(ctx, args[1:])
 	default:
 		fmt.Fprintf(os.Stderr, "scidex: unknown command %q\n\n", args[0])
 		usage()
@@ -83,6 +86,7 @@ Usage:
   scidex skills    check-references: fail when a preview or available skill depends on a to_verify reference
   scidex mcp       the substrate as an MCP server on stdio: SCIDEX_TOKEN=… scidex mcp (database as serve configures it)
   scidex documents register the operations a production server runs for non-admins: scidex documents push ops/*.graphql; list
+  scidex schema    upgrade <type>: store a type's artifacts at its current schema version, in batches (resumable)
 
 Run "scidex <command> -h" for a command's flags; every flag also reads an environment variable.
 `)

@@ -354,6 +354,51 @@ func (q *Queries) ArtifactGetManyByTypeID(ctx context.Context, types []string, i
 	return items, nil
 }
 
+const artifactListStaleSchema = `-- name: ArtifactListStaleSchema :many
+SELECT id, schema_version FROM artifacts
+WHERE type = $1 AND id > $2 AND schema_version < $3
+ORDER BY id LIMIT $4
+`
+
+type ArtifactListStaleSchemaParams struct {
+	Type  string
+	After string
+	Below int32
+	N     int32
+}
+
+type ArtifactListStaleSchemaRow struct {
+	ID            string
+	SchemaVersion int32
+}
+
+// A page of the ids of a type's artifacts stored below a schema version, in
+// id order after a cursor (scidex schema upgrade; the (type, id) key).
+func (q *Queries) ArtifactListStaleSchema(ctx context.Context, arg ArtifactListStaleSchemaParams) ([]ArtifactListStaleSchemaRow, error) {
+	rows, err := q.db.Query(ctx, artifactListStaleSchema,
+		arg.Type,
+		arg.After,
+		arg.Below,
+		arg.N,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ArtifactListStaleSchemaRow{}
+	for rows.Next() {
+		var i ArtifactListStaleSchemaRow
+		if err := rows.Scan(&i.ID, &i.SchemaVersion); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const artifactMakePrivate = `-- name: ArtifactMakePrivate :exec
 WITH a AS (
     UPDATE artifacts SET visibility = 'participants', participants = $2::text[]
@@ -372,6 +417,41 @@ WHERE e.xid = pg_current_xact_id() AND split_part(e.ref, '@', 1) = a.ref
 func (q *Queries) ArtifactMakePrivate(ctx context.Context, audience []string, participants []string, pk int64) error {
 	_, err := q.db.Exec(ctx, artifactMakePrivate, audience, participants, pk)
 	return err
+}
+
+const artifactRestampSchemaVersion = `-- name: ArtifactRestampSchemaVersion :execrows
+WITH a AS (
+    UPDATE artifacts SET schema_version = $1
+    WHERE artifacts.type = $2 AND artifacts.id = $3 AND artifacts.content_hash = $4
+      AND artifacts.schema_version < $1
+    RETURNING artifacts.pk, artifacts.version
+)
+UPDATE artifact_versions v SET schema_version = $1
+FROM a WHERE v.artifact_pk = a.pk AND v.version = a.version
+`
+
+type ArtifactRestampSchemaVersionParams struct {
+	Version     int32
+	Type        string
+	ID          string
+	ContentHash string
+}
+
+// Says that an artifact's latest content, unchanged by the migrations from
+// its stored schema version, is stored at a newer one (valid there, checked
+// by the caller): the row and its latest version's, only while the content
+// is the one checked.
+func (q *Queries) ArtifactRestampSchemaVersion(ctx context.Context, arg ArtifactRestampSchemaVersionParams) (int64, error) {
+	result, err := q.db.Exec(ctx, artifactRestampSchemaVersion,
+		arg.Version,
+		arg.Type,
+		arg.ID,
+		arg.ContentHash,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const artifactRestampVisibility = `-- name: ArtifactRestampVisibility :execrows

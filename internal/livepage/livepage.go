@@ -15,8 +15,9 @@
 //     polls from its cursor meanwhile; when the stream is back, polling stops
 //     and events already seen are recognised by id, so none is applied twice.
 //
-// window.scidexLive holds the page's state (the events applied, duplicates
-// recognised, the mode), which the end-to-end test reads.
+// window.scidexLive holds the page's state (the events applied and what
+// brought each, duplicates recognised, the stream's repeats of its own, the
+// mode), which the end-to-end test reads.
 //
 // Everything the artifact holds is set as text, never as markup: a title or
 // content written by a hostile contributor cannot run in the reader's page,

@@ -1,14 +1,25 @@
 package server_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/scidex/substrate/internal/apitest"
 	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/canon"
+	"github.com/scidex/substrate/internal/request"
+	"github.com/scidex/substrate/internal/store"
 )
+
+// systemCtx is the context of the server's own operations (scidex schema
+// upgrade runs as the system actor).
+func systemCtx() context.Context {
+	return request.With(context.Background(), request.System("schema-upgrade", time.Now()))
+}
 
 // noteSchema is a run-time type whose content schema and migrations the test
 // evolves.
@@ -144,5 +155,94 @@ func TestSchemaEvolutionLazy(t *testing.T) {
 	r = update(t, env, reviewer, map[string]any{"ref": "schema:note", "baseContentHash": schemaHash(), "content": noteSchema(3, v3, nil)})
 	if r.Typename != "ValidationFailed" || len(r.Problems) != 1 || r.Problems[0].Path != "content.content_schema.properties.owner" || !strings.Contains(r.Problems[0].Message, `"owner"`) {
 		t.Fatalf("breaking v3: %s %+v, want one breaking_change naming owner", r.Typename, r.Problems)
+	}
+}
+
+// The eager upgrade (`scidex schema upgrade`) stores every stale note at the
+// current version, a page at a time: stopped after its first page it loses
+// nothing, a rerun finds only what is left, and content the chain leaves
+// unchanged is restamped, not rewritten. Each upgraded note's content is the
+// lazy read's, its hash of what is stored, a new revision; a note already
+// current is not touched.
+func TestSchemaUpgradeEager(t *testing.T) {
+	env := apitest.New(t)
+	reviewer := apitest.Token(t, "rosalind", auth.PermReviewer)
+	writer := apitest.Token(t, "ada", auth.PermContributor)
+	v1 := obj([]string{"text"}, map[string]any{"text": map[string]any{"type": "string"}})
+	mustWrite(t, env, reviewer, "createArtifact", "CreateArtifactInput", map[string]any{"type": "schema", "id": "note", "title": "Note", "content": noteSchema(1, v1, nil)})
+	ids := []string{"n1", "n2", "n3", "n4", "n5"}
+	for _, id := range ids {
+		mustWrite(t, env, writer, "createArtifact", "CreateArtifactInput", map[string]any{"type": "note", "id": id, "title": id, "content": map[string]any{"text": "hello " + id}})
+	}
+	schemaHash := func() string {
+		var out struct{ A struct{ ContentHash string } }
+		env.OK(t, reviewer, `{ a: artifact(ref: "schema:note") { contentHash } }`, nil, &out)
+		return out.A.ContentHash
+	}
+	v2 := obj([]string{"body"}, map[string]any{"body": map[string]any{"type": "string"}, "tags": map[string]any{"type": "array", "items": map[string]any{"type": "string"}}})
+	mustWrite(t, env, reviewer, "updateArtifact", "UpdateArtifactInput", map[string]any{"ref": "schema:note", "baseContentHash": schemaHash(),
+		"content": noteSchema(2, v2, []any{map[string]any{"op": "rename", "from": "/text", "path": "/body"}})})
+	// n5 is written at v2 by its owner before the upgrade: nothing to do for it.
+	type art struct {
+		Content             map[string]any
+		ContentHash         string
+		StoredSchemaVersion int
+		Title               string
+		LifecycleState      *string
+		Revision            int
+	}
+	read := func(id string) art {
+		var out struct{ A art }
+		env.OK(t, writer, `{ a: artifact(ref: "note:`+id+`") { content contentHash storedSchemaVersion title lifecycleState revision } }`, nil, &out)
+		return out.A
+	}
+	mustWrite(t, env, writer, "updateArtifact", "UpdateArtifactInput", map[string]any{"ref": "note:n5", "baseContentHash": read("n5").ContentHash,
+		"patch": []any{map[string]any{"op": "add", "path": "/tags", "value": []string{"mine"}}}})
+
+	ctx, cancel := context.WithCancel(systemCtx())
+	rep, err := env.Store.UpgradeSchema(ctx, "note", store.UpgradeOpts{Batch: 2, Page: func(store.UpgradeReport) { cancel() }})
+	if !errors.Is(err, context.Canceled) || rep.Upgraded != 2 || rep.After != "n2" {
+		t.Fatalf("the run stopped after its first page: %v, %+v; want 2 upgraded after n2", err, rep)
+	}
+	if got := read("n3"); got.StoredSchemaVersion != 1 {
+		t.Fatalf("n3 after the stopped run: stored at v%d, want v1 (not reached)", got.StoredSchemaVersion)
+	}
+	rep, err = env.Store.UpgradeSchema(systemCtx(), "note", store.UpgradeOpts{Batch: 2})
+	if err != nil || rep.Stale != 2 || rep.Upgraded != 2 || len(rep.Failed) != 0 {
+		t.Fatalf("the rerun: %v, %+v; want the 2 notes left (n3, n4), upgraded", err, rep)
+	}
+	for _, id := range ids[:4] {
+		got := read(id)
+		raw, _ := json.Marshal(got.Content)
+		want, err := canon.Hash(canon.Fields{Title: got.Title, Content: raw, LifecycleState: got.LifecycleState})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(raw) != `{"body":"hello `+id+`"}` || got.StoredSchemaVersion != 2 || got.Revision != 2 || got.ContentHash != want {
+			t.Errorf("%s after the upgrade: %s at v%d revision %d hash %s (of the stored: %s)", id, raw, got.StoredSchemaVersion, got.Revision, got.ContentHash, want)
+		}
+	}
+	if got := read("n5"); got.Revision != 2 || got.StoredSchemaVersion != 2 {
+		t.Errorf("n5, current before the upgrade, was touched: revision %d at v%d", got.Revision, got.StoredSchemaVersion)
+	}
+
+	// v3 only adds an optional field: the content is what it was, so it is
+	// restamped at v3 without a new revision, and a third run finds nothing.
+	v3 := obj([]string{"body"}, map[string]any{"body": map[string]any{"type": "string"}, "tags": map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
+		"owner": map[string]any{"type": "string"}})
+	mustWrite(t, env, reviewer, "updateArtifact", "UpdateArtifactInput", map[string]any{"ref": "schema:note", "baseContentHash": schemaHash(), "content": noteSchema(3, v3, nil)})
+	rep, err = env.Store.UpgradeSchema(systemCtx(), "note", store.UpgradeOpts{})
+	if err != nil || rep.Stale != 5 || rep.Restamped != 5 || rep.Upgraded != 0 {
+		t.Fatalf("upgrade to v3: %v, %+v; want 5 restamped", err, rep)
+	}
+	if got := read("n1"); got.Revision != 2 || got.StoredSchemaVersion != 3 {
+		t.Errorf("n1 restamped: revision %d at v%d, want revision 2 at v3", got.Revision, got.StoredSchemaVersion)
+	}
+	rep, err = env.Store.UpgradeSchema(systemCtx(), "note", store.UpgradeOpts{})
+	if err != nil || rep.Stale != 0 {
+		t.Fatalf("a third run: %v, %+v; want nothing stale", err, rep)
+	}
+	if _, err := env.Store.UpgradeSchema(systemCtx(), "no_such_type", store.UpgradeOpts{}); err == nil || !strings.Contains(err.Error(), `"no_such_type"`) {
+		t.Fatalf("an unknown type: %v, want it named", err)
 	}
 }

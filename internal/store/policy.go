@@ -47,6 +47,9 @@ var operations = map[string]opKind{
 	"claimWorkPacket": opServer, "completeWorkPacket": opServer,
 	// The skills' installer: a skill's served status follows the references gate.
 	"installSkills": opServer,
+	// `scidex schema upgrade`: an artifact's content upgraded and stored at
+	// its type's current schema version (upgrade.go).
+	"upgradeSchema": opServer,
 	// An admin's setBudget: the budget_set event, to the actor whose budget it is.
 	"setBudget": opServer,
 }

@@ -16,9 +16,9 @@
   // The page's state, for people (the mode badge) and the end-to-end test.
   const live = window.scidexLive = {
     ref, mode: 'loading', title: null, revision: null, cursor: null,
-    events: [], duplicates: 0, renders: 0, polls: 0, streams: 0, error: null,
+    events: [], duplicates: 0, streamRepeats: 0, renders: 0, polls: 0, streams: 0, error: null,
   };
-  const seen = new Set();
+  const seen = new Map(); // event id → what brought it first ('stream' or 'poll')
 
   function setMode(m) {
     live.mode = m;
@@ -114,13 +114,19 @@
 
   // --- events: the stream, and polling when it is down ---
 
-  // An event is applied once, whoever brought it (the stream resuming after
-  // Last-Event-ID may repeat what a poll already brought).
-  function apply(e) {
+  // An event is applied once, whoever brought it: the stream resuming after
+  // Last-Event-ID may repeat what a poll brought while it was down (a
+  // duplicate); it never repeats what it brought itself (a streamRepeat: the
+  // server did not resume after Last-Event-ID).
+  function apply(e, via) {
     const id = Number(e.id);
-    if (seen.has(id)) { live.duplicates++; return; }
-    seen.add(id);
-    live.events.push({ id, type: e.type });
+    if (seen.has(id)) {
+      live.duplicates++;
+      if (via === 'stream' && seen.get(id) === 'stream') live.streamRepeats++;
+      return;
+    }
+    seen.set(id, via);
+    live.events.push({ id, type: e.type, via });
     live.cursor = e.cursor;
     refresh();
   }
@@ -151,7 +157,7 @@
         problem(r.errors.map((x) => x.message).join('; '));
         return;
       }
-      if (r.data && r.data.artifactEvents) apply(r.data.artifactEvents);
+      if (r.data && r.data.artifactEvents) apply(r.data.artifactEvents, 'stream');
     });
     es.addEventListener('complete', () => { es.close(); ended(es); });
     es.onerror = () => {
@@ -187,7 +193,7 @@
           while (more && polling) {
             const d = await gql(CATCH_UP, { since: live.cursor, filter });
             live.polls++;
-            d.poll.events.forEach(apply);
+            d.poll.events.forEach((e) => apply(e, 'poll'));
             if (d.poll.cursor) live.cursor = d.poll.cursor;
             more = d.poll.hasMore;
           }
