@@ -9,7 +9,8 @@ import (
 )
 
 // An agent claims a handle over MCP, and mail to it reaches the agent; a
-// reserved name is refused as data naming the rule.
+// reserved name is refused as data naming the rule. Renamed over MCP, the old
+// handle still delivers to the agent and nobody else may claim it.
 func TestClaimHandleOverMCP(t *testing.T) {
 	e := env(t, mcp.Options{})
 	bot := mustConnect(t, e, apitest.Contributor(t, "agent-7f3a"))
@@ -39,5 +40,24 @@ func TestClaimHandleOverMCP(t *testing.T) {
 	data(t, bot, "mailbox", call(t, bot, "mailbox", map[string]any{}), &box)
 	if len(box.Mailbox.Edges) != 1 || unpinned(box.Mailbox.Edges[0].Node.Ref) != unpinned(sent.SendMessage.Ref) {
 		t.Errorf("the bot's mailbox: %+v", box.Mailbox)
+	}
+
+	var renamed struct{ RenameHandle writeResult }
+	data(t, bot, "rename_handle", call(t, bot, "rename_handle", map[string]any{"from": "@trem2-bot", "to": "@nca-bot"}), &renamed)
+	if renamed.RenameHandle.Typename != "WriteSuccess" || !strings.HasPrefix(renamed.RenameHandle.Ref, "alias:nca-bot@") {
+		t.Fatalf("rename_handle: %+v", renamed.RenameHandle)
+	}
+	var taken struct{ ClaimHandle writeResult }
+	data(t, ada, "claim_handle", call(t, ada, "claim_handle", map[string]any{"name": "@trem2-bot"}), &taken)
+	if taken.ClaimHandle.Typename == "WriteSuccess" {
+		t.Fatalf("ada claimed the tombstone @trem2-bot: %+v", taken.ClaimHandle)
+	}
+	data(t, ada, "send_message", call(t, ada, "send_message", map[string]any{"input": map[string]any{"recipient": "@trem2-bot", "body": "Still there?"}}), &sent)
+	if sent.SendMessage.Typename != "WriteSuccess" {
+		t.Fatalf("send to the tombstone @trem2-bot: %+v", sent.SendMessage)
+	}
+	data(t, bot, "mailbox", call(t, bot, "mailbox", map[string]any{"includeArchived": true}), &box)
+	if len(box.Mailbox.Edges) != 2 || unpinned(box.Mailbox.Edges[0].Node.Ref) != unpinned(sent.SendMessage.Ref) {
+		t.Errorf("the bot's mailbox after the rename: %+v", box.Mailbox)
 	}
 }
