@@ -251,3 +251,51 @@ func TestDeadLetterBound(t *testing.T) {
 		t.Errorf("an unknown consumer: %v, want ErrNoConsumer", err)
 	}
 }
+
+// A poll's cursor moves past the events its reader may not see: after a run
+// of alice's private events bob's empty poll answers the cursor of the last
+// of them, so his next poll does not scan them again, and the next event he
+// may see still comes. An event still uncommitted behind them holds the
+// cursor back (it could yet be one bob may see).
+func TestPollCursorPassesEventsTheReaderCannotSee(t *testing.T) {
+	e := newEnv(t)
+	start := poll(t, e, bob, event.Cursor{}, nil).Cursor
+	for range 5 {
+		commitOne(t, e, "message.sent", "alice")
+	}
+	aliceSaw := poll(t, e, alice, start, nil)
+	if len(aliceSaw.Events) != 5 {
+		t.Fatalf("alice polled %d of her 5 events", len(aliceSaw.Events))
+	}
+	r := poll(t, e, bob, start, nil)
+	if len(r.Events) != 0 || r.Cursor != aliceSaw.Cursor {
+		t.Fatalf("bob's poll: %d events, cursor %v; want none and the cursor past alice's events %v", len(r.Events), r.Cursor, aliceSaw.Cursor)
+	}
+	id := commitOne(t, e, "hypothesis.created")
+	if next := poll(t, e, bob, r.Cursor, nil); !sameIDs(next.Events, []int64{id}) {
+		t.Fatalf("bob's next poll: %v, want the public event %d", ids(next.Events), id)
+	}
+
+	// An open transaction's event: the cursor waits before it.
+	ctx := context.Background()
+	tx, err := e.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	late := insert(ctx, t, tx, "hypothesis.created", `{"n":2}`, nil)
+	before := poll(t, e, bob, event.Cursor{}, nil).Cursor
+	for range 3 {
+		commitOne(t, e, "message.sent", "alice")
+	}
+	held := poll(t, e, bob, before, nil)
+	if len(held.Events) != 0 || held.Cursor != before {
+		t.Fatalf("behind an open transaction bob's poll moved to %v from %v (%d events)", held.Cursor, before, len(held.Events))
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := poll(t, e, bob, held.Cursor, nil); !sameIDs(got.Events, []int64{late}) {
+		t.Fatalf("after the commit bob polled %v, want the late event %d", ids(got.Events), late)
+	}
+}

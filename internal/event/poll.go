@@ -211,8 +211,23 @@ func (c *Consumers) answer(ctx context.Context, q *dbsqlc.Queries, p PollParams)
 }
 
 // read pages the log after start for p, leaving out the events in skip.
+//
+// The log reads leave out the events the reader may not see, so a cursor
+// moved only past the events read would stop at the last one the reader
+// saw, and every later poll would scan again whatever others' private events
+// follow it. The log's tail, read before the scan, bounds what the scan has
+// certainly seen: every event up to it was final then (below the horizon),
+// so a scan that reached its end without filling the page has read every one
+// the reader may see, and the cursor moves to that tail.
 func read(ctx context.Context, q *dbsqlc.Queries, p PollParams, start Cursor, skip map[int64]bool) (*PollResult, error) {
 	res := &PollResult{Cursor: start, Events: []*Event{}}
+	var end Cursor // the tail before the scan; admins read every event
+	if !p.Actor.Has(auth.PermAdmin) {
+		var err error
+		if end, err = tail(ctx, q); err != nil {
+			return nil, err
+		}
+	}
 	scanBudget := 20 * p.Limit // do not scan forever for a rare event type
 	for scanBudget > 0 && len(res.Events) < p.Limit {
 		n := min(500, scanBudget)
@@ -237,7 +252,12 @@ func read(ctx context.Context, q *dbsqlc.Queries, p PollParams, start Cursor, sk
 			break
 		}
 		if len(evs) < n {
-			break // the end of what may be handed out now
+			// The end of what may be handed out now: nothing up to the
+			// tail read before is left unseen.
+			if res.Cursor.Less(end) {
+				res.Cursor = end
+			}
+			break
 		}
 	}
 	if !res.HasMore && (len(res.Events) == p.Limit || scanBudget <= 0) {
