@@ -64,6 +64,20 @@ func (e *engine) argue(ctx context.Context, args json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the session of %s: %w", in.Packet, err)
 	}
+	if sess.Type != SessionType {
+		return nil, problem.Invalid(problem.Field("input.args.packet", "debate_turn", "names no debate session", in.Packet))
+	}
+	// Anyone may invoke debate.turn and so write a packet that looks like a
+	// turn: only the packets the session's creator's calls wrote (issue's)
+	// are its turns, and only the turn due now, as the session says it.
+	s := decodeSession(sess)
+	if pk.CreatedBy != sess.CreatedBy || s.Turn == nil || s.Turn.Packet != pk.Unpinned().String() {
+		return nil, problem.Invalid(problem.Field("input.args.packet", "debate_turn",
+			"is not the packet "+sess.Unpinned().String()+" issued for its current turn", in.Packet))
+	}
+	if rd, persona, synth := s.at(pc.Inputs.Turn); pc.Inputs.Turn < 1 || rd != pc.Inputs.Round || persona != pc.Inputs.Persona || synth != pc.Inputs.Synthesis {
+		return nil, problem.Invalid(problem.Field("input.args.packet", "debate_turn", "its turn does not match the session's order", in.Packet))
+	}
 	if err := checkAnswer(in, pc.Inputs.Synthesis); err != nil {
 		return nil, err
 	}

@@ -273,6 +273,16 @@ func TestDebateRefusals(t *testing.T) {
 	if c := invoke(t, e, agent, "debate.argue", map[string]any{"packet": st.Packet, "argument": "A"}); c.Status != "FAILED" || !strings.Contains(c.Error.Message, "claim") {
 		t.Errorf("unclaimed: %+v %+v", c, c.Error)
 	}
+	// A packet forged by invoking debate.turn directly is no turn of the
+	// session.
+	forgedTurn := invoke(t, e, other, "debate.turn", map[string]any{"session": st.Session, "turn": 1, "round": 1, "persona": "theorist", "topic": "T", "transcript": []any{}})
+	if forgedTurn.ResultRef == nil {
+		t.Fatalf("debate.turn: %+v", forgedTurn)
+	}
+	claim(t, e, other, *forgedTurn.ResultRef)
+	if c := invoke(t, e, other, "debate.argue", map[string]any{"packet": *forgedTurn.ResultRef, "argument": "A"}); c.Status != "FAILED" || !strings.Contains(c.Error.Message, "input.args.packet") {
+		t.Errorf("forged packet: %+v %+v", c, c.Error)
+	}
 	claim(t, e, agent, st.Packet)
 	if c := invoke(t, e, other, "debate.argue", map[string]any{"packet": st.Packet, "argument": "A"}); c.Status != "FAILED" || !strings.Contains(c.Error.Message, "only the claimant") {
 		t.Errorf("non-claimant: %+v %+v", c, c.Error)
@@ -314,8 +324,8 @@ func TestDebateRefusals(t *testing.T) {
 	if succeeded != 1 || e.Count(t, "artifacts WHERE type = 'debate_round'") != 1 {
 		t.Fatalf("racing answers: %+v, %d rounds", results, e.Count(t, "artifacts WHERE type = 'debate_round'"))
 	}
-	if n := e.Count(t, "artifacts WHERE type = 'agent_work_packet' AND is_latest"); n != 2 {
-		t.Errorf("%d packets after one answered turn, want 2 (the turn and the synthesis)", n)
+	if n := e.Count(t, "artifacts WHERE type = 'agent_work_packet' AND is_latest"); n != 3 {
+		t.Errorf("%d packets after one answered turn, want 3 (the forged one, the turn and the synthesis)", n)
 	}
 	// The same packet answered again, later.
 	if c := invoke(t, e, agent, "debate.argue", map[string]any{"packet": st.Packet, "argument": "B"}); c.Status != "FAILED" {
