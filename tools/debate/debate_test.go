@@ -1,14 +1,18 @@
 package debate_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/scidex/substrate/internal/apitest"
 	"github.com/scidex/substrate/internal/dbtest"
+	"github.com/scidex/substrate/internal/request"
+	"github.com/scidex/substrate/internal/store"
 )
 
 func TestMain(m *testing.M) { os.Exit(dbtest.Main(m)) }
@@ -366,5 +370,36 @@ func TestDebateRefusals(t *testing.T) {
 	}
 	if c := invoke(t, e, other, "debate.replay", map[string]any{"session": r.Rounds[0].Ref}); c.Status != "FAILED" {
 		t.Errorf("replay of a round: %+v", c)
+	}
+}
+
+// A round appended whose next packet was never issued (the server stopped
+// between the two) is caught up from durable state: the next replay issues
+// the next turn's packet, once.
+func TestDebateCatchesUpFromDurableState(t *testing.T) {
+	e := apitest.New(t)
+	alice := apitest.Contributor(t, "alice")
+	var st startOut
+	ok(t, e, alice, "debate.start", map[string]any{"topic": "T", "personas": []string{"theorist", "skeptic"}, "k": 1}, &st)
+	id := strings.TrimPrefix(st.Session, "debate_session:")
+	// The round of turn 1, as debate.argue writes it, and nothing after.
+	ctx := request.With(context.Background(), request.System("test", time.Now()))
+	content, _ := json.Marshal(map[string]any{"session": st.Session, "turn": 1, "round": 1, "persona": "theorist", "actor": "agent-x",
+		"argument": "A", "citations": []string{}, "packet": st.Packet})
+	if _, err := e.Store.ServerCreate(ctx, "debate", store.CreateParams{Type: "debate_round", ID: id + ".1", Title: "Round 1, theorist", Content: content}); err != nil {
+		t.Fatal(err)
+	}
+	var r, again replayOut
+	ok(t, e, alice, "debate.replay", map[string]any{"session": st.Session}, &r)
+	if len(r.Rounds) != 1 || r.Next == nil || r.Next.Turn != 2 || r.Next.Persona != "skeptic" || r.Next.Packet == "" || r.Next.Packet == st.Packet {
+		t.Fatalf("replay: %+v", r)
+	}
+	ok(t, e, alice, "debate.replay", map[string]any{"session": st.Session}, &again)
+	if again.Next == nil || again.Next.Packet != r.Next.Packet {
+		t.Fatalf("second replay issued another packet: %+v", again.Next)
+	}
+	p := claim(t, e, apitest.Contributor(t, "agent-skeptic"), r.Next.Packet)
+	if p.Inputs.Persona != "skeptic" || len(p.Inputs.Transcript) != 1 {
+		t.Fatalf("caught-up packet: %+v", p)
 	}
 }
