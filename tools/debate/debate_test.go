@@ -105,7 +105,7 @@ type replayOut struct {
 	}
 	Synthesis *struct {
 		Synthesis, Verdict, Actor string
-		NewQuestions          []string `json:"new_questions"`
+		NewQuestions              []string `json:"new_questions"`
 	}
 	Next *struct {
 		Turn    int
