@@ -1119,6 +1119,13 @@ func (ec *executionContext) _Artifact(ctx context.Context, sel ast.SelectionSet,
 			return graphql.Null
 		}
 		return ec._DebateSession(ctx, sel, obj)
+	case model.DebateRound:
+		return ec._DebateRound(ctx, sel, &obj)
+	case *model.DebateRound:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._DebateRound(ctx, sel, obj)
 	case model.Dataset:
 		return ec._Dataset(ctx, sel, &obj)
 	case *model.Dataset:
@@ -1293,6 +1300,13 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._DebateSession(ctx, sel, obj)
+	case model.DebateRound:
+		return ec._DebateRound(ctx, sel, &obj)
+	case *model.DebateRound:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._DebateRound(ctx, sel, obj)
 	case model.Dataset:
 		return ec._Dataset(ctx, sel, &obj)
 	case *model.Dataset:

@@ -188,6 +188,41 @@ func (r *datasetResolver) Comments(ctx context.Context, obj *model.Dataset, firs
 }
 
 // CreatedBy is the resolver for the createdBy field.
+func (r *debateRoundResolver) CreatedBy(ctx context.Context, obj *model.DebateRound) (*model.Actor, error) {
+	return r.artifactCreatedBy(ctx, obj.Base)
+}
+
+// UpdatedBy is the resolver for the updatedBy field.
+func (r *debateRoundResolver) UpdatedBy(ctx context.Context, obj *model.DebateRound) (*model.Actor, error) {
+	return r.artifactUpdatedBy(ctx, obj.Base)
+}
+
+// Provenance is the resolver for the provenance field.
+func (r *debateRoundResolver) Provenance(ctx context.Context, obj *model.DebateRound) ([]*model.ProvenanceStep, error) {
+	return r.artifactProvenance(ctx, obj.Base)
+}
+
+// Links is the resolver for the links field.
+func (r *debateRoundResolver) Links(ctx context.Context, obj *model.DebateRound, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error) {
+	return r.artifactLinks(ctx, obj.Base, direction, predicates, first, after)
+}
+
+// Signals is the resolver for the signals field.
+func (r *debateRoundResolver) Signals(ctx context.Context, obj *model.DebateRound, kinds []string) (*model.SignalSummary, error) {
+	return r.artifactSignals(ctx, obj.Base, kinds)
+}
+
+// History is the resolver for the history field.
+func (r *debateRoundResolver) History(ctx context.Context, obj *model.DebateRound, first *int, after *string) (*model.ArtifactConnection, error) {
+	return r.artifactHistory(ctx, obj.Base, first, after)
+}
+
+// Comments is the resolver for the comments field.
+func (r *debateRoundResolver) Comments(ctx context.Context, obj *model.DebateRound, first *int, after *string) (*model.ArtifactConnection, error) {
+	return r.artifactComments(ctx, obj.Base, first, after)
+}
+
+// CreatedBy is the resolver for the createdBy field.
 func (r *debateSessionResolver) CreatedBy(ctx context.Context, obj *model.DebateSession) (*model.Actor, error) {
 	return r.artifactCreatedBy(ctx, obj.Base)
 }
@@ -829,6 +864,8 @@ func (r *Resolver) Comment() graph.CommentResolver { return &commentResolver{r} 
 
 func (r *Resolver) Dataset() graph.DatasetResolver { return &datasetResolver{r} }
 
+func (r *Resolver) DebateRound() graph.DebateRoundResolver { return &debateRoundResolver{r} }
+
 func (r *Resolver) DebateSession() graph.DebateSessionResolver { return &debateSessionResolver{r} }
 
 func (r *Resolver) Experiment() graph.ExperimentResolver { return &experimentResolver{r} }
@@ -873,6 +910,7 @@ type (
 	analysisResolver        struct{ *Resolver }
 	commentResolver         struct{ *Resolver }
 	datasetResolver         struct{ *Resolver }
+	debateRoundResolver     struct{ *Resolver }
 	debateSessionResolver   struct{ *Resolver }
 	experimentResolver      struct{ *Resolver }
 	figureResolver          struct{ *Resolver }

@@ -45,6 +45,12 @@ func setArtifactComplexity(c *graph.ComplexityRoot) {
 	c.Dataset.Comments = pageCost
 	c.Dataset.Columns = jsonCost
 	c.Dataset.Files = jsonCost
+	c.DebateRound.Content = jsonCost
+	c.DebateRound.Provenance = unpagedListCost
+	c.DebateRound.Links = linksCost
+	c.DebateRound.History = pageCost
+	c.DebateRound.Comments = pageCost
+	c.DebateRound.Citations = unpagedListCost
 	c.DebateSession.Content = jsonCost
 	c.DebateSession.Provenance = unpagedListCost
 	c.DebateSession.Links = linksCost

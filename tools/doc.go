@@ -28,7 +28,9 @@ func InProcess(d skills.Deps) map[string]inprocess.Func {
 		funcs[name] = f
 	}
 	for _, v := range Verbs(d) {
-		funcs[v.Name] = v.Run
+		if v.Run != nil { // a verb's tool of another runtime (debate.turn, a skill_call)
+			funcs[v.Name] = v.Run
+		}
 	}
 	return funcs
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/scidex/substrate/internal/toolreg"
 	"github.com/scidex/substrate/runtimes/inprocess"
 	"github.com/scidex/substrate/skills"
+	"github.com/scidex/substrate/tools/debate"
 )
 
 // Verb is one of the substrate's action verbs (SPEC-001 §7.4): an in_process
@@ -33,6 +34,9 @@ type Verb struct {
 // added.
 func Verbs(d skills.Deps) []Verb {
 	var out []Verb
+	for _, v := range debate.Verbs(d.Store) { // debate.start, .argue, .replay and the debate.turn packets
+		out = append(out, Verb(v))
+	}
 	return out
 }
 

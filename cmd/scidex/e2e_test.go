@@ -49,6 +49,21 @@ func TestServeOnEmbeddedDefault(t *testing.T) {
 		t.Errorf("bad content: %v", data)
 	}
 
+	// Step 10, a debate: started, its first round answered by an agent
+	// before the restart, its synthesis after it (the next packet comes
+	// from durable state, not from the process that issued it).
+	agent := e2e.Token(t, dataDir, "agent-theorist", "contributor")
+	start := invokeTool(t, p, tok, "debate.start", map[string]any{"topic": "Does TREM2 R47H act through reduced phagocytosis?",
+		"personas": []string{"theorist"}, "k": 1, "about": ref})
+	session, packet := start["session"].(string), start["packet"].(string)
+	claimPacket(t, p, agent, packet)
+	argued := invokeTool(t, p, agent, "debate.argue", map[string]any{"packet": packet, "argument": "R47H lowers ligand binding [PMID:23150908].",
+		"citations": []string{"PMID:23150908"}})
+	synthPacket, _ := argued["next_packet"].(string)
+	if synthPacket == "" {
+		t.Fatalf("argue: %v", argued)
+	}
+
 	pidFile := filepath.Join(dataDir, "postgres", "data", "postmaster.pid")
 	pm := postmasterPID(t, pidFile)
 	if err := p.Signal(t, syscall.SIGTERM, 60*time.Second); err != nil {
@@ -70,8 +85,40 @@ func TestServeOnEmbeddedDefault(t *testing.T) {
 	if data["artifact"] == nil {
 		t.Errorf("artifact lost across restart")
 	}
+	replay := invokeTool(t, p2, tok, "debate.replay", map[string]any{"session": session})
+	if next, _ := replay["next"].(map[string]any); next == nil || next["packet"] != synthPacket || next["persona"] != "synthesizer" {
+		t.Fatalf("replay after restart: %v", replay)
+	}
+	claimPacket(t, p2, agent, synthPacket)
+	invokeTool(t, p2, agent, "debate.argue", map[string]any{"packet": synthPacket, "synthesis": "One argument, unopposed.", "verdict": "inconclusive"})
+	replay = invokeTool(t, p2, tok, "debate.replay", map[string]any{"session": session})
+	rounds, _ := replay["rounds"].([]any)
+	if replay["state"] != "concluded" || len(rounds) != 1 || replay["synthesis"] == nil {
+		t.Errorf("replay of the concluded debate: %v", replay)
+	}
 	if err := p2.Signal(t, syscall.SIGINT, 60*time.Second); err != nil {
 		t.Errorf("second run exit: %v", err)
+	}
+}
+
+// invokeTool invokes a tool and wants it succeeded; it returns the result.
+func invokeTool(t *testing.T, p *e2e.Proc, token, name string, args map[string]any) map[string]any {
+	t.Helper()
+	data, errs := p.GraphQL(t, token, `mutation($n: String!, $a: JSON!) { invokeTool(input: {name: $n, args: $a}) {
+	  __typename ... on ToolCall { status result error } ... on Problem { message } } }`, map[string]any{"n": name, "a": args})
+	c, _ := data["invokeTool"].(map[string]any)
+	if len(errs) > 0 || c == nil || c["status"] != "SUCCEEDED" {
+		t.Fatalf("%s: %v %v", name, c, errs)
+	}
+	res, _ := c["result"].(map[string]any)
+	return res
+}
+
+func claimPacket(t *testing.T, p *e2e.Proc, token, packet string) {
+	t.Helper()
+	data, errs := p.GraphQL(t, token, `mutation($r: Ref) { claimWorkPacket(input: {ref: $r}) { __typename ... on Problem { message } } }`, map[string]any{"r": packet})
+	if c, _ := data["claimWorkPacket"].(map[string]any); len(errs) > 0 || c["__typename"] != "AgentWorkPacket" {
+		t.Fatalf("claim %s: %v %v", packet, data, errs)
 	}
 }
 

@@ -306,6 +306,54 @@ func (a *Dataset) Url() (*string, error) {
 	return a.str("url")
 }
 
+// DebateRound is the typed view of a debate_round artifact.
+type DebateRound struct{ *Base }
+
+// Actor reads content.actor.
+func (a *DebateRound) Actor() (*string, error) {
+	return a.str("actor")
+}
+
+// Argument reads content.argument.
+func (a *DebateRound) Argument() (*string, error) {
+	return a.str("argument")
+}
+
+// Citations reads content.citations.
+func (a *DebateRound) Citations() ([]string, error) {
+	return a.strings("citations")
+}
+
+// Packet reads content.packet.
+func (a *DebateRound) Packet() (*string, error) {
+	return a.str("packet")
+}
+
+// Persona reads content.persona.
+func (a *DebateRound) Persona() (*string, error) {
+	return a.str("persona")
+}
+
+// Round reads content.round.
+func (a *DebateRound) Round() (*int, error) {
+	return a.integer("round")
+}
+
+// Session reads content.session.
+func (a *DebateRound) Session() (*string, error) {
+	return a.str("session")
+}
+
+// ToolCall reads content.tool_call.
+func (a *DebateRound) ToolCall() (*string, error) {
+	return a.str("tool_call")
+}
+
+// Turn reads content.turn.
+func (a *DebateRound) Turn() (*int, error) {
+	return a.integer("turn")
+}
+
 // DebateSession is the typed view of a debate_session artifact.
 type DebateSession struct{ *Base }
 
@@ -1309,6 +1357,7 @@ var Typed = map[string]string{
 	"analysis":          "Analysis",
 	"comment":           "Comment",
 	"dataset":           "Dataset",
+	"debate_round":      "DebateRound",
 	"debate_session":    "DebateSession",
 	"experiment":        "Experiment",
 	"figure":            "Figure",
@@ -1341,6 +1390,8 @@ func Wrap(base *Base) Artifact {
 		return &Comment{base}
 	case "dataset":
 		return &Dataset{base}
+	case "debate_round":
+		return &DebateRound{base}
 	case "debate_session":
 		return &DebateSession{base}
 	case "experiment":

@@ -45,6 +45,8 @@ func (r resolverRoot) Dataset() DatasetResolver { return r.root.Dataset() }
 
 func (r resolverRoot) DeadLetter() DeadLetterResolver { return r.root.DeadLetter() }
 
+func (r resolverRoot) DebateRound() DebateRoundResolver { return r.root.DebateRound() }
+
 func (r resolverRoot) DebateSession() DebateSessionResolver { return r.root.DebateSession() }
 
 func (r resolverRoot) DelegationStep() DelegationStepResolver { return r.root.DelegationStep() }

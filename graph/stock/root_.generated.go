@@ -34,6 +34,7 @@ type ResolverRoot interface {
 	Comment() CommentResolver
 	Dataset() DatasetResolver
 	DeadLetter() DeadLetterResolver
+	DebateRound() DebateRoundResolver
 	DebateSession() DebateSessionResolver
 	DelegationStep() DelegationStepResolver
 	Event() EventResolver
@@ -355,6 +356,40 @@ type ComplexityRoot struct {
 		Event      func(childComplexity int) int
 		EventID    func(childComplexity int) int
 		ParkedAt   func(childComplexity int) int
+	}
+
+	DebateRound struct {
+		Actor               func(childComplexity int) int
+		Argument            func(childComplexity int) int
+		ArtifactID          func(childComplexity int) int
+		Citations           func(childComplexity int) int
+		Comments            func(childComplexity int, first *int, after *string) int
+		Content             func(childComplexity int) int
+		ContentHash         func(childComplexity int) int
+		CreatedAt           func(childComplexity int) int
+		CreatedBy           func(childComplexity int) int
+		History             func(childComplexity int, first *int, after *string) int
+		ID                  func(childComplexity int) int
+		IsLatest            func(childComplexity int) int
+		LifecycleState      func(childComplexity int) int
+		Links               func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
+		Packet              func(childComplexity int) int
+		Persona             func(childComplexity int) int
+		Provenance          func(childComplexity int) int
+		QualityScore        func(childComplexity int) int
+		Ref                 func(childComplexity int) int
+		Revision            func(childComplexity int) int
+		Round               func(childComplexity int) int
+		Session             func(childComplexity int) int
+		Signals             func(childComplexity int, kinds []string) int
+		StoredSchemaVersion func(childComplexity int) int
+		SupersededBy        func(childComplexity int) int
+		Title               func(childComplexity int) int
+		ToolCall            func(childComplexity int) int
+		Turn                func(childComplexity int) int
+		Type                func(childComplexity int) int
+		UpdatedAt           func(childComplexity int) int
+		UpdatedBy           func(childComplexity int) int
 	}
 
 	DebateSession struct {
@@ -2958,6 +2993,213 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DeadLetter.ParkedAt(childComplexity), true
+
+	case "DebateRound.actor":
+		if e.ComplexityRoot.DebateRound.Actor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebateRound.Actor(childComplexity), true
+	case "DebateRound.argument":
+		if e.ComplexityRoot.DebateRound.Argument == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebateRound.Argument(childComplexity), true
+	case "DebateRound.artifactId":
+		if e.ComplexityRoot.DebateRound.ArtifactID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebateRound.ArtifactID(childComplexity), true
+	case "DebateRound.citations":
+		if e.ComplexityRoot.DebateRound.Citations == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebateRound.Citations(childComplexity), true
+	case "DebateRound.comments":
+		if e.ComplexityRoot.DebateRound.Comments == nil {
+			break
+		}
+
+		args, err := ec.field_DebateRound_comments_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.DebateRound.Comments(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "DebateRound.content":
+		if e.ComplexityRoot.DebateRound.Content == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebateRound.Content(childComplexity), true
+	case "DebateRound.contentHash":
+		if e.ComplexityRoot.DebateRound.ContentHash == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebateRound.ContentHash(childComplexity), true
+	case "DebateRound.createdAt":
+		if e.ComplexityRoot.DebateRound.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebateRound.CreatedAt(childComplexity), true
+	case "DebateRound.createdBy":
+		if e.ComplexityRoot.DebateRound.CreatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebateRound.CreatedBy(childComplexity), true
+	case "DebateRound.history":
+		if e.ComplexityRoot.DebateRound.History == nil {
+			break
+		}
+
+		args, err := ec.field_DebateRound_history_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.DebateRound.History(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "DebateRound.id":
+		if e.ComplexityRoot.DebateRound.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebateRound.ID(childComplexity), true
+	case "DebateRound.isLatest":
+		if e.ComplexityRoot.DebateRound.IsLatest == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebateRound.IsLatest(childComplexity), true
+	case "DebateRound.lifecycleState":
+		if e.ComplexityRoot.DebateRound.LifecycleState == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebateRound.LifecycleState(childComplexity), true
+	case "DebateRound.links":
+		if e.ComplexityRoot.DebateRound.Links == nil {
+			break
+		}
+
+		args, err := ec.field_DebateRound_links_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.DebateRound.Links(childComplexity, args["direction"].(*model.LinkDirection), args["predicates"].([]string), args["first"].(*int), args["after"].(*string)), true
+	case "DebateRound.packet":
+		if e.ComplexityRoot.DebateRound.Packet == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebateRound.Packet(childComplexity), true
+	case "DebateRound.persona":
+		if e.ComplexityRoot.DebateRound.Persona == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebateRound.Persona(childComplexity), true
+	case "DebateRound.provenance":
+		if e.ComplexityRoot.DebateRound.Provenance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebateRound.Provenance(childComplexity), true
+	case "DebateRound.qualityScore":
+		if e.ComplexityRoot.DebateRound.QualityScore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebateRound.QualityScore(childComplexity), true
+	case "DebateRound.ref":
+		if e.ComplexityRoot.DebateRound.Ref == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebateRound.Ref(childComplexity), true
+	case "DebateRound.revision":
+		if e.ComplexityRoot.DebateRound.Revision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebateRound.Revision(childComplexity), true
+	case "DebateRound.round":
+		if e.ComplexityRoot.DebateRound.Round == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebateRound.Round(childComplexity), true
+	case "DebateRound.session":
+		if e.ComplexityRoot.DebateRound.Session == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebateRound.Session(childComplexity), true
+	case "DebateRound.signals":
+		if e.ComplexityRoot.DebateRound.Signals == nil {
+			break
+		}
+
+		args, err := ec.field_DebateRound_signals_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.DebateRound.Signals(childComplexity, args["kinds"].([]string)), true
+	case "DebateRound.storedSchemaVersion":
+		if e.ComplexityRoot.DebateRound.StoredSchemaVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebateRound.StoredSchemaVersion(childComplexity), true
+	case "DebateRound.supersededBy":
+		if e.ComplexityRoot.DebateRound.SupersededBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebateRound.SupersededBy(childComplexity), true
+	case "DebateRound.title":
+		if e.ComplexityRoot.DebateRound.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebateRound.Title(childComplexity), true
+	case "DebateRound.toolCall":
+		if e.ComplexityRoot.DebateRound.ToolCall == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebateRound.ToolCall(childComplexity), true
+	case "DebateRound.turn":
+		if e.ComplexityRoot.DebateRound.Turn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebateRound.Turn(childComplexity), true
+	case "DebateRound.type":
+		if e.ComplexityRoot.DebateRound.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebateRound.Type(childComplexity), true
+	case "DebateRound.updatedAt":
+		if e.ComplexityRoot.DebateRound.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebateRound.UpdatedAt(childComplexity), true
+	case "DebateRound.updatedBy":
+		if e.ComplexityRoot.DebateRound.UpdatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebateRound.UpdatedBy(childComplexity), true
 
 	case "DebateSession.artifactId":
 		if e.ComplexityRoot.DebateSession.ArtifactID == nil {

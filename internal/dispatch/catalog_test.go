@@ -38,8 +38,9 @@ func TestCatalog(t *testing.T) {
 	if got := names(q, map[string]any{"q": "quality gate"}); len(got) != 1 || got[0] != "gate_run" {
 		t.Fatalf("search gate: %v", got)
 	}
-	// The two activated here, and the skills' tools the server installed.
-	if got := names(q, map[string]any{"s": "active"}); len(got) != 2+5 || !contains(got, "checksum.sha256") || !contains(got, "pk.nca") {
+	// The two activated here, and the skills' and the verbs' tools the
+	// server installed (five skills; debate.start, .argue, .replay, .turn).
+	if got := names(q, map[string]any{"s": "active"}); len(got) != 2+5+4 || !contains(got, "checksum.sha256") || !contains(got, "pk.nca") {
 		t.Fatalf("active tools: %v", got)
 	}
 	if got := names(q, map[string]any{"s": "draft"}); len(got) != 1 || got[0] != "compare" {

@@ -184,10 +184,10 @@ func TestToolListIsCompact(t *testing.T) {
 	// tool.pk.nca's pk.nca/1.1 options (partial AUCs, dosing intervals,
 	// infusion, λz control, urine, molar units) +9.9 KB; chem.sar_table's
 	// tool +6.0 KB (2.6 KB of output schema); leaderboard and claim_handle
-	// +2–3 KB. Together 104.7 KB, 36.0 KB of output schemas. Then 105 KiB:
-	// rename_handle and mailbox's includeArchived, 106.8 KB.
-	if len(raw) > 105<<10 || outputs > 36<<10 {
-		t.Fatalf("tools/list is %d bytes (%d of output schemas): over the 105 KiB (36 KiB) guard", len(raw), outputs)
+	// +2–3 KB. Together 104.7 KB, 36.0 KB of output schemas. Then the
+	// action verbs (GUARD-PENDING).
+	if len(raw) > 108<<10 || outputs > 38<<10 {
+		t.Fatalf("tools/list is %d bytes (%d of output schemas): over the 108 KiB (38 KiB) guard", len(raw), outputs)
 	}
 	// A listed substrate tool's output schema validates what its manifest's
 	// does, without the annotations.

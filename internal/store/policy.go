@@ -52,6 +52,9 @@ var operations = map[string]opKind{
 	"upgradeSchema": opServer,
 	// An admin's setBudget: the budget_set event, to the actor whose budget it is.
 	"setBudget": opServer,
+	// The debate verbs (tools/debate): the rounds they append, the session's
+	// turn and synthesis, and their events.
+	"debate": opServer,
 }
 
 // Known is what this build knows of the names a schema document may use.

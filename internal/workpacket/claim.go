@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/dispatch"
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/request"
@@ -176,4 +177,31 @@ func claimant(a *store.Artifact, s packetState, rc *request.Context, doing strin
 	default:
 		return problem.New(problem.PermissionDenied, "%s is not claimed by you; claim it with claimWorkPacket to %s", a.Unpinned(), doing)
 	}
+}
+
+// Holds refuses, as Complete would, a caller who does not hold the packet
+// named by packet on a live lease (admins pass), and a packet that ended:
+// a tool that writes for the claimant before completing the packet for it
+// (debate.argue) checks first, so a refused completion writes nothing.
+func (p *Packets) Holds(ctx context.Context, packet, doing string) error {
+	rc := request.From(ctx)
+	if err := mayWork(rc, doing); err != nil {
+		return err
+	}
+	r, err := packetRef(packet, "input.args.packet")
+	if err != nil {
+		return err
+	}
+	a, err := p.load(ctx, r)
+	if err != nil {
+		return err
+	}
+	s := stateOf(a)
+	if s.finished() {
+		return packetEnded(a, s, PacketDone)
+	}
+	if rc.Actor.Has(auth.PermAdmin) {
+		return nil
+	}
+	return claimant(a, s, rc, doing)
 }

@@ -18,7 +18,7 @@ import (
 // defaultTypes are the types docs/architecture.md says ship with the substrate, plus
 // group and role, whose members messages to group:<id> and actors:role:<id> reach.
 var defaultTypes = []string{
-	"agent_work_packet", "alias", "analysis", "comment", "dataset", "debate_session", "experiment", "figure",
+	"agent_work_packet", "alias", "analysis", "comment", "dataset", "debate_round", "debate_session", "experiment", "figure",
 	"gate_result", "group", "hypothesis", "kg_edge", "knowledge_gap", "message", "paper", "role", "schema", "skill",
 	"skill_result", "tool", "tool_call", "wiki_page",
 }
