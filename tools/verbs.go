@@ -10,6 +10,7 @@ import (
 	"github.com/scidex/substrate/internal/toolreg"
 	"github.com/scidex/substrate/runtimes/inprocess"
 	"github.com/scidex/substrate/skills"
+	"github.com/scidex/substrate/tools/market"
 )
 
 // Verb is one of the substrate's action verbs (SPEC-001 §7.4): an in_process
@@ -33,6 +34,9 @@ type Verb struct {
 // added.
 func Verbs(d skills.Deps) []Verb {
 	var out []Verb
+	mk := market.New(d.Store, d.Budgets)
+	out = append(out, Verb{Name: market.TradeFunction, Tool: market.TradeTool(), Run: mk.TradeFunc(), Check: market.CheckTrade},
+		Verb{Name: market.QuoteFunction, Tool: market.QuoteTool(), Run: mk.QuoteFunc()})
 	return out
 }
 
