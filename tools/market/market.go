@@ -18,6 +18,7 @@ package market
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -146,6 +147,11 @@ func (m *Market) market(ctx context.Context, st *store.Store, raw string) (*stor
 		return nil, "", schema.SignalRule{}, refuse("hypothesis", "ref", err.Error(), raw)
 	}
 	a, err := st.Get(ctx, r.Unpinned())
+	if errors.Is(err, store.ErrNotFound) {
+		// Unknown and unreadable are one answer: which private artifacts
+		// exist is not told.
+		return nil, "", schema.SignalRule{}, problem.NotFoundRef(r.Unpinned().String())
+	}
 	if err != nil {
 		return nil, "", schema.SignalRule{}, err
 	}
@@ -244,7 +250,7 @@ func (m *Market) Trade(ctx context.Context, in TradeArgs) (map[string]any, error
 		}
 		// One trade of a market at a time: the next is priced on the state
 		// this one leaves.
-		if _, err := tx.Conn().Exec(ctx, "SELECT pg_advisory_xact_lock(hashtextextended('market/' || $1::text, 0))", a.PK); err != nil {
+		if _, err := tx.Conn().Exec(ctx, "SELECT pg_advisory_xact_lock(hashtextextended('market/' || $1::bigint, 0))", a.PK); err != nil {
 			return fmt.Errorf("lock the market of %s: %w", a.Unpinned(), err)
 		}
 		s, err := load(ctx, tx.Conn(), a, kind, rule.Liquidity, actor)
