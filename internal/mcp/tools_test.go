@@ -185,8 +185,11 @@ func TestToolListIsCompact(t *testing.T) {
 	// infusion, λz control, urine, molar units) +9.9 KB; chem.sar_table's
 	// tool +6.0 KB (2.6 KB of output schema); leaderboard and claim_handle
 	// +2–3 KB. Together 104.7 KB, 36.0 KB of output schemas.
-	if len(raw) > 104<<10 || outputs > 36<<10 {
-		t.Fatalf("tools/list is %d bytes (%d of output schemas): over the 104 KiB (36 KiB) guard", len(raw), outputs)
+	// The market verbs (tool.market.trade 1479 bytes, 552 of output schema;
+	// tool.market.quote 1218, 525) add 2.7 KB (1.1 KB).
+	const maxList, maxOutputs = 104<<10 + 2700, 36<<10 + 1100
+	if len(raw) > maxList || outputs > maxOutputs {
+		t.Fatalf("tools/list is %d bytes (%d of output schemas): over the %d (%d) guard", len(raw), outputs, maxList, maxOutputs)
 	}
 	// A listed substrate tool's output schema validates what its manifest's
 	// does, without the annotations.
