@@ -183,6 +183,12 @@ func TestTradeThroughAPI(t *testing.T) {
 		t.Fatalf("alice sees %+v, bob sees %+v", a.Market, b.Market)
 	}
 	near(t, "alice's spent", a.Market.Position.SpentUsd, want, 1e-9)
+	// The trade's event is alice's alone: positions are not broadcast.
+	var audience []string
+	if err := e.Pool.QueryRow(t.Context(), `SELECT audience FROM events WHERE event_type = 'signal.created' AND payload->>'kind' = 'trade'`).Scan(&audience); err != nil ||
+		len(audience) != 1 || audience[0] != "alice" {
+		t.Fatalf("the trade event's audience: %v (%v)", audience, err)
+	}
 
 	before := signals(t, e)
 	budgetBefore := spent(t, e, alice)
