@@ -113,8 +113,12 @@ type Priced struct {
 	PriceYesAfter float64 `json:"price_yes_after"`
 }
 
+// refuse is a refusal naming field; its message says only that the market
+// refused, so a tool call's error (code: message (field: why)) says why once.
 func refuse(field, constraint, msg string, value any) error {
-	return problem.Invalid(problem.Field(field, constraint, msg, value))
+	p := problem.Invalid(problem.Field(field, constraint, msg, value))
+	p.Message = "the trade is refused"
+	return p
 }
 
 // checkTrade refuses what no market could take: a side other than yes or
