@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"github.com/scidex/substrate/internal/budget"
 	"github.com/scidex/substrate/internal/store"
 	"github.com/scidex/substrate/skills/chem"
 )
@@ -18,4 +19,8 @@ type Deps struct {
 	// Sandbox runs the library skills' workers (chem.sar_table's RDKit
 	// script): the server's bwrap runtime. Nil: those skills refuse to run.
 	Sandbox chem.Sandbox
+	// Budgets are the actors' budgets a verb spends from in its own
+	// transaction (market.trade's cost). Nil: budget.New with no operator
+	// default, as the dispatcher's own default.
+	Budgets *budget.Budgets
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/scidex/substrate/runtimes/inprocess"
 	"github.com/scidex/substrate/skills"
 	"github.com/scidex/substrate/tools/debate"
+	"github.com/scidex/substrate/tools/market"
 )
 
 // Verb is one of the substrate's action verbs (SPEC-001 §7.4): an in_process
@@ -37,6 +38,9 @@ func Verbs(d skills.Deps) []Verb {
 	for _, v := range debate.Verbs(d.Store) { // debate.start, .argue, .replay and the debate.turn packets
 		out = append(out, Verb(v))
 	}
+	mk := market.New(d.Store, d.Budgets)
+	out = append(out, Verb{Name: market.TradeFunction, Tool: market.TradeTool(), Run: mk.TradeFunc(), Check: market.CheckTrade},
+		Verb{Name: market.QuoteFunction, Tool: market.QuoteTool(), Run: mk.QuoteFunc()})
 	return out
 }
 

@@ -202,7 +202,7 @@ func (t toolFlags) runtimes(log *slog.Logger, dataDir string, killed func(reason
 		if err != nil {
 			return nil, err
 		}
-		deps := skills.Deps{Store: st, DatasetDir: datasets}
+		deps := skills.Deps{Store: st, DatasetDir: datasets, Budgets: t.budgets()}
 		if box != nil {
 			// The library skills (chem.sar_table) run their workers in it.
 			deps.Sandbox = box

@@ -235,6 +235,27 @@ func (b *Budgets) Settle(ctx context.Context, tx dbsqlc.DBTX, actor, callID stri
 	return bud, nil
 }
 
+// Credit gives amount back to actor's budget, in tx: what a sale in a market
+// returns of what its purchases spent (tools/market). Spending in the current
+// period goes down by it, never below 0 (a credit does not carry into a new
+// period, nor raise the limit). It returns the budget after (nil when the
+// actor has none to count against).
+func (b *Budgets) Credit(ctx context.Context, tx dbsqlc.DBTX, actor string, amount float64, now time.Time) (*Budget, error) {
+	if !(amount > 0) || math.IsInf(amount, 1) {
+		return nil, nil
+	}
+	bud, ok, err := b.lock(ctx, tx, actor, now)
+	if err != nil || !ok {
+		return nil, err
+	}
+	bud.SpentUSD = round(math.Max(0, bud.SpentUSD-amount))
+	if err := dbsqlc.New(tx).BudgetWrite(ctx, dbsqlc.BudgetWriteParams{ActorID: actor, PeriodStart: bud.Start,
+		SpentUsd: bud.SpentUSD, HeldUsd: bud.HeldUSD}); err != nil {
+		return nil, fmt.Errorf("credit the budget of %s: %w", actor, err)
+	}
+	return bud, nil
+}
+
 // Set is an admin's setBudget, in tx: actor's limit (nil: none) and period.
 // Spending so far stands within the same period; a new period starts at 0,
 // as does reset.

@@ -106,8 +106,16 @@ type SignalRule struct {
 	Opponent bool `json:"opponent,omitempty"`
 	// Roles are the permissions any one of which may give a signal of this
 	// kind (judges of duels); empty means contributor.
-	Roles       []string `json:"roles,omitempty"`
-	Description string   `json:"description,omitempty"`
+	Roles []string `json:"roles,omitempty"`
+	// ServerOnly kinds are written only by the server's own operations
+	// (store.ServerSignal): a client's addSignal is refused, so a market's
+	// trades are priced by its verb and never forged.
+	ServerOnly bool `json:"server_only,omitempty"`
+	// Liquidity makes the kind an LMSR prediction market's trades (Hanson's
+	// b, in shares): dimensions yes and no, each signal's value the shares
+	// bought (negative: sold), written by the market verbs (tools/market).
+	Liquidity   float64 `json:"liquidity,omitempty"`
+	Description string  `json:"description,omitempty"`
 }
 
 // Lifecycle lists the states of a type and the transitions between them.

@@ -116,6 +116,20 @@ func (d *Document) checkViews() []string {
 		if rule.Opponent && (len(rule.ValueRange) != 2 || rule.ValueRange[0] == nil || rule.ValueRange[1] == nil || *rule.ValueRange[0] < 0 || *rule.ValueRange[1] > 1) {
 			out = append(out, fmt.Sprintf("signals.%s.value_range: a duel's value is the signalled artifact's score, so its range lies within [0, 1]", kind))
 		}
+		if rule.Liquidity != 0 {
+			if !(rule.Liquidity > 0) || rule.Liquidity > 1e9 {
+				out = append(out, fmt.Sprintf("signals.%s.liquidity: an LMSR market's liquidity b is a number of shares above 0 and at most 1e9 (got %g)", kind, rule.Liquidity))
+			}
+			if len(rule.Dimensions) != 2 || !contains(rule.Dimensions, "yes") || !contains(rule.Dimensions, "no") {
+				out = append(out, fmt.Sprintf("signals.%s.dimensions: a market's trades have the dimensions yes and no (got %s)", kind, strings.Join(rule.Dimensions, ", ")))
+			}
+			if !rule.ServerOnly {
+				out = append(out, fmt.Sprintf("signals.%s.server_only: a market's trades are priced by the server, so the kind is server_only", kind))
+			}
+			if rule.Aggregation != "sum" {
+				out = append(out, fmt.Sprintf("signals.%s.aggregation: a market's quantities are the sums of its trades, so the kind is sum (got %s)", kind, rule.Aggregation))
+			}
+		}
 		if rule.Opponent && rule.Aggregation == "sum" {
 			out = append(out, fmt.Sprintf("signals.%s.aggregation: a duel kind is replace (each judge's latest verdict on a pair counts) or append (every game counts), not sum", kind))
 		}

@@ -125,6 +125,27 @@ func (s *Store) ServerLink(ctx context.Context, op string, p LinkParams) (*Write
 	return s.finish(ctx, res, replay)
 }
 
+// ServerSignal records a signal for one of the server's own operations (op:
+// invokeTool, for a verb such as market.trade): the only writes a signal
+// kind's server_only rule admits, so a market's trades are priced by the
+// server and never forged with addSignal. Everything else of addSignal
+// applies (the kind's declaration, roles, readability), as the request's
+// actor. audience, when given, makes the signal.created event private to
+// those actors (a trader's own trade).
+func (s *Store) ServerSignal(ctx context.Context, op string, p SignalParams, audience []string) (*WriteResult, error) {
+	if err := serverOperation("ServerSignal", op); err != nil {
+		return nil, err
+	}
+	res, replay, err := write(ctx, s, writeOp{Operation: op, IdempotencyKey: p.IdempotencyKey, Input: p, Unmetered: true},
+		func(ctx context.Context, w *writer) (*WriteResult, error) {
+			return s.signalAs(ctx, w, p, &serverSignal{op: op, audience: audience})
+		})
+	if err != nil {
+		return nil, err
+	}
+	return s.finish(ctx, res, replay)
+}
+
 // EventParams is an event a server operation emits about an artifact without
 // writing it: a tool call's progress, a budget debit.
 type EventParams struct {

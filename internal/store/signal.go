@@ -45,7 +45,18 @@ func (s *Store) AddSignal(ctx context.Context, p SignalParams) (*WriteResult, er
 	return s.finish(ctx, res, replay)
 }
 
+// serverSignal is what a server operation's signal (ServerSignal) adds to a
+// client's: the operation, and the audience of its event.
+type serverSignal struct {
+	op       string
+	audience []string
+}
+
 func (s *Store) signal(ctx context.Context, w *writer, p SignalParams) (*WriteResult, error) {
+	return s.signalAs(ctx, w, p, nil)
+}
+
+func (s *Store) signalAs(ctx context.Context, w *writer, p SignalParams, server *serverSignal) (*WriteResult, error) {
 	r, err := ref.Parse(p.Ref)
 	if err != nil {
 		return nil, problem.Invalid(problem.Field("ref", "ref", err.Error(), p.Ref))
@@ -70,6 +81,11 @@ func (s *Store) signal(ctx context.Context, w *writer, p SignalParams) (*WriteRe
 		return nil, problem.Invalid(problems...)
 	}
 	rule := t.Doc.Signals[p.Kind]
+	if rule.ServerOnly && server == nil {
+		return nil, problem.New(problem.PermissionDenied,
+			"%s signals on %s artifacts are written only by the server's own operations (signals.%s.server_only in the %s schema), not by addSignal: %s",
+			p.Kind, t.Name(), p.Kind, t.Name(), orDefault(rule.Description, "see the type's schema"))
+	}
 	if err := allowSignal(t, p.Kind, rule, w.rc.Actor); err != nil {
 		return nil, err
 	}
@@ -95,7 +111,11 @@ func (s *Store) signal(ctx context.Context, w *writer, p SignalParams) (*WriteRe
 	}); err != nil {
 		return nil, fmt.Errorf("insert signal: %w", err)
 	}
-	if _, err := w.journal(ctx, "addSignal", a.Ref().String()); err != nil {
+	journalOp := "addSignal"
+	if server != nil {
+		journalOp = server.op
+	}
+	if _, err := w.journal(ctx, journalOp, a.Ref().String()); err != nil {
 		return nil, err
 	}
 	payload := map[string]any{"ref": a.Unpinned().String(), "kind": p.Kind, "dimension": dim, "value": p.Value, "weight": weight, "voter": w.rc.Actor.ID}
@@ -105,6 +125,9 @@ func (s *Store) signal(ctx context.Context, w *writer, p SignalParams) (*WriteRe
 	audience, err := w.audience(ctx, a)
 	if err != nil {
 		return nil, err
+	}
+	if server != nil && len(server.audience) > 0 {
+		audience = server.audience
 	}
 	if err := w.event(ctx, "signal.created", a.Unpinned().String(), payload, audience); err != nil {
 		return nil, err

@@ -33,7 +33,7 @@ var knownRoles = []string{"owner", "contributor", "reviewer", "admin"}
 // signalAggregation is the aggregation each signal kind must declare: the read
 // side computes vote scores, mean ranks, fund totals and calibration histories
 // by kind name, so a kind's meaning may not vary between types.
-var signalAggregation = map[string]string{"vote": "replace", "rank": "replace", "fund": "sum", "calibration": "append", "usage_count": "sum", "duel": "replace"}
+var signalAggregation = map[string]string{"vote": "replace", "rank": "replace", "fund": "sum", "calibration": "append", "usage_count": "sum", "duel": "replace", "trade": "sum"}
 
 // defaultIDPattern applies when a document gives no id_pattern.
 const defaultIDPattern = `^[A-Za-z0-9][A-Za-z0-9._~-]{0,199}$`

@@ -62,6 +62,8 @@ type signal struct {
 	Outcomes    map[string]float64 `json:"outcomes,omitempty"`
 	Opponent    bool               `json:"opponent,omitempty"`
 	Roles       []string           `json:"roles,omitempty"`
+	ServerOnly  bool               `json:"server_only,omitempty"`
+	Liquidity   float64            `json:"liquidity,omitempty"`
 	Description string             `json:"description"`
 }
 
