@@ -11,6 +11,7 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -131,12 +132,17 @@ func New(st *store.Store) func(context.Context, json.RawMessage, func(runtimes.P
 		}
 		r, _ := ref.Parse(a.Analysis)
 		an, err := st.Get(ctx, r)
+		if errors.Is(err, store.ErrNotFound) {
+			// Not found and not readable look alike: a private analysis
+			// does not exist for whoever may not read it.
+			return nil, runtimes.Errorf(runtimes.CodeToolError, false, "analysis: %s not found", a.Analysis)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("analysis: %w", err)
 		}
 		fig, err := Draw(an.Title, an.Content, a)
 		if err != nil {
-			return nil, err
+			return nil, runtimes.Errorf(runtimes.CodeToolError, false, "%s", err.Error())
 		}
 		src := an.Ref().String()
 		content, err := json.Marshal(map[string]any{
