@@ -18,4 +18,9 @@ type Deps struct {
 	// Sandbox runs the library skills' workers (chem.sar_table's RDKit
 	// script): the server's bwrap runtime. Nil: those skills refuse to run.
 	Sandbox chem.Sandbox
+	// GPUs is how many GPUs the operator says this server has (--gpus) and
+	// MaxVRAMGB the most VRAM one gpu.submit job may ask for
+	// (--gpu-max-vram-gb).
+	GPUs      int
+	MaxVRAMGB float64
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/scidex/substrate/runtimes/inprocess"
 	"github.com/scidex/substrate/skills"
 	"github.com/scidex/substrate/tools/figure"
+	"github.com/scidex/substrate/tools/gpu"
 )
 
 // Verb is one of the substrate's action verbs (SPEC-001 §7.4): an in_process
@@ -35,6 +36,11 @@ type Verb struct {
 func Verbs(d skills.Deps) []Verb {
 	var out []Verb
 	out = append(out, Verb{Name: figure.Function, Tool: figure.Manifest, Run: figure.New(d.Store), Check: figure.Check})
+	gpuOpts := gpu.Options{GPUs: d.GPUs, MaxVRAMGB: d.MaxVRAMGB}
+	if d.Sandbox != nil {
+		gpuOpts.Sandbox = d.Sandbox
+	}
+	out = append(out, Verb{Name: gpu.Function, Tool: gpu.Manifest, Run: gpu.New(gpuOpts), Check: gpuOpts.Check})
 	return out
 }
 

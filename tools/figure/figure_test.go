@@ -221,7 +221,11 @@ func TestFigureGenerateOverGraphQL(t *testing.T) {
 	var sent struct{ SendMessage struct{ Ref string } }
 	e.OK(t, ada, `mutation { sendMessage(input: {recipient: "actor:grace", body: "the private numbers"}) { ... on WriteSuccess { ref } } }`, nil, &sent)
 	priv := analysis(t, e, ada, "Private PK", data)
-	var link struct{ AddLink struct{ Typename string `json:"__typename"` } }
+	var link struct {
+		AddLink struct {
+			Typename string `json:"__typename"`
+		}
+	}
 	e.OK(t, ada, `mutation($f: Ref!, $t: Ref!) { addLink(input: {from: $f, predicate: "derived_from", to: $t}) { __typename } }`,
 		map[string]any{"f": strings.SplitN(priv, "@", 2)[0], "t": sent.SendMessage.Ref}, &link)
 	bob := apitest.Contributor(t, "bob")
