@@ -6,6 +6,8 @@ import (
 
 	"github.com/scidex/substrate/internal/app"
 	"github.com/scidex/substrate/runtimes/inprocess"
+	"github.com/scidex/substrate/skills"
+	"github.com/scidex/substrate/tools"
 )
 
 // The catalog: tool(name, version), tools(query, runtime, lifecycleState),
@@ -38,8 +40,9 @@ func TestCatalog(t *testing.T) {
 	if got := names(q, map[string]any{"q": "quality gate"}); len(got) != 1 || got[0] != "gate_run" {
 		t.Fatalf("search gate: %v", got)
 	}
-	// The two activated here, and the skills' tools the server installed.
-	if got := names(q, map[string]any{"s": "active"}); len(got) != 2+5 || !contains(got, "checksum.sha256") || !contains(got, "pk.nca") {
+	// The two activated here, the skills' tools and the action verbs' the
+	// server installed.
+	if got := names(q, map[string]any{"s": "active"}); len(got) != 2+5+len(tools.Verbs(skills.Deps{})) || !contains(got, "checksum.sha256") || !contains(got, "pk.nca") {
 		t.Fatalf("active tools: %v", got)
 	}
 	if got := names(q, map[string]any{"s": "draft"}); len(got) != 1 || got[0] != "compare" {
