@@ -157,6 +157,22 @@ func TestGPUSubmitRunsInTheSandbox(t *testing.T) {
 		t.Errorf("refused jobs wrote: %v -> %v", before, after)
 	}
 
+	// Budgeted: the hour's GPU price (2 USD) is held when the call is
+	// recorded; a caller with 1 USD left is refused and nothing runs.
+	root := apitest.Token(t, "root", auth.PermAdmin)
+	var sb struct{ SetBudget struct{ Typename string `json:"__typename"` } }
+	e.OK(t, root, `mutation { setBudget(input: {actor: "bea", limitUsd: 1, period: DAY}) { __typename } }`, nil, &sb)
+	if sb.SetBudget.Typename != "Budget" {
+		t.Fatalf("setBudget: %+v", sb)
+	}
+	before = e.Counts(t) // setBudget's own event
+	if c := invoke(t, e, apitest.Contributor(t, "bea"), map[string]any{"script": hello, "vram_gb": 4, "wall_time_min": 1}); c.Typename != "BudgetExceeded" {
+		t.Errorf("over budget: %+v", c)
+	}
+	if after := e.Counts(t); !maps.Equal(before, after) {
+		t.Errorf("a job over budget wrote: %v -> %v", before, after)
+	}
+
 	c = invoke(t, e, ada, map[string]any{"script": hello, "args": []string{"--epochs", "1"}, "vram_gb": 4, "wall_time_min": 1})
 	if c.Typename != "ToolCall" || c.Status != "QUEUED" {
 		t.Fatalf("a job: %+v (want it queued)", c)
