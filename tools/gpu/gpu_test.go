@@ -160,7 +160,11 @@ func TestGPUSubmitRunsInTheSandbox(t *testing.T) {
 	// Budgeted: the hour's GPU price (2 USD) is held when the call is
 	// recorded; a caller with 1 USD left is refused and nothing runs.
 	root := apitest.Token(t, "root", auth.PermAdmin)
-	var sb struct{ SetBudget struct{ Typename string `json:"__typename"` } }
+	var sb struct {
+		SetBudget struct {
+			Typename string `json:"__typename"`
+		}
+	}
 	e.OK(t, root, `mutation { setBudget(input: {actor: "bea", limitUsd: 1, period: DAY}) { __typename } }`, nil, &sb)
 	if sb.SetBudget.Typename != "Budget" {
 		t.Fatalf("setBudget: %+v", sb)
