@@ -23,4 +23,9 @@ type Deps struct {
 	// transaction (market.trade's cost). Nil: budget.New with no operator
 	// default, as the dispatcher's own default.
 	Budgets *budget.Budgets
+	// GPUs is how many GPUs the operator says this server has (--gpus) and
+	// MaxVRAMGB the most VRAM one gpu.submit job may ask for
+	// (--gpu-max-vram-gb).
+	GPUs      int
+	MaxVRAMGB float64
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/scidex/substrate/skills"
 	"github.com/scidex/substrate/tools/debate"
 	"github.com/scidex/substrate/tools/market"
+	"github.com/scidex/substrate/tools/figure"
+	"github.com/scidex/substrate/tools/gpu"
 )
 
 // Verb is one of the substrate's action verbs (SPEC-001 §7.4): an in_process
@@ -41,6 +43,12 @@ func Verbs(d skills.Deps) []Verb {
 	mk := market.New(d.Store, d.Budgets)
 	out = append(out, Verb{Name: market.TradeFunction, Tool: market.TradeTool(), Run: mk.TradeFunc(), Check: market.CheckTrade},
 		Verb{Name: market.QuoteFunction, Tool: market.QuoteTool(), Run: mk.QuoteFunc()})
+	out = append(out, Verb{Name: figure.Function, Tool: figure.Manifest, Run: figure.New(d.Store), Check: figure.Check})
+	gpuOpts := gpu.Options{GPUs: d.GPUs, MaxVRAMGB: d.MaxVRAMGB}
+	if d.Sandbox != nil {
+		gpuOpts.Sandbox = d.Sandbox
+	}
+	out = append(out, Verb{Name: gpu.Function, Tool: gpu.Manifest, Run: gpu.New(gpuOpts), Check: gpuOpts.Check})
 	return out
 }
 

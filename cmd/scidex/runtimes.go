@@ -38,6 +38,7 @@ type toolFlags struct {
 	bwrapShim   *string
 	bwrapCacheM *int
 	gpus        *int
+	gpuMaxVRAM  *float64
 	mcpServers  *string
 	cache       *bool
 	cacheTTL    *time.Duration
@@ -72,9 +73,10 @@ func addToolFlags(f flags, workers int) toolFlags {
 			"MiB of verified bundles the bwrap cache keeps; past it the least recently used bundles no call is running are removed", atLeast(1)),
 		bwrapCache: f.str("bwrap-cache-dir", "SCIDEX_BWRAP_CACHE_DIR", "",
 			"where sandboxed tools' verified bundles are kept (default <data-dir>/bwrap-cache); the sandbox user must be able to traverse it"),
-		bwrapUID: f.integer("bwrap-uid", "SCIDEX_BWRAP_UID", 65534, "the unprivileged uid sandboxed tools run as when the server is root", atLeast(1)),
-		bwrapGID: f.integer("bwrap-gid", "SCIDEX_BWRAP_GID", 65534, "the unprivileged gid sandboxed tools run as when the server is root", atLeast(1)),
-		gpus:     f.integer("gpus", "SCIDEX_GPUS", 0, "GPUs this server can give sandboxed tools; a tool asking for VRAM on a server with none is refused", atLeast(0)),
+		bwrapUID:   f.integer("bwrap-uid", "SCIDEX_BWRAP_UID", 65534, "the unprivileged uid sandboxed tools run as when the server is root", atLeast(1)),
+		bwrapGID:   f.integer("bwrap-gid", "SCIDEX_BWRAP_GID", 65534, "the unprivileged gid sandboxed tools run as when the server is root", atLeast(1)),
+		gpuMaxVRAM: f.float("gpu-max-vram-gb", "SCIDEX_GPU_MAX_VRAM_GB", 16, "the most VRAM one gpu.submit job may ask for; more is refused naming this flag", atLeast(0.0)),
+		gpus:       f.integer("gpus", "SCIDEX_GPUS", 0, "GPUs this server can give sandboxed tools; a tool asking for VRAM on a server with none is refused", atLeast(0)),
 		mcpServers: f.str("mcp-servers", "SCIDEX_MCP_SERVERS", "",
 			`file of the MCP servers mcp_server tools may call: {"servers": {"<name>": {"command": [...], "env": {...}} | {"url": "...", "headers": {...}}}}`),
 		rateLimits: f.str("tool-rate-limits", "SCIDEX_TOOL_RATE_LIMITS", "",
@@ -202,7 +204,7 @@ func (t toolFlags) runtimes(log *slog.Logger, dataDir string, killed func(reason
 		if err != nil {
 			return nil, err
 		}
-		deps := skills.Deps{Store: st, DatasetDir: datasets, Budgets: t.budgets()}
+		deps := skills.Deps{Store: st, DatasetDir: datasets, Budgets: t.budgets(), GPUs: *t.gpus, MaxVRAMGB: *t.gpuMaxVRAM}
 		if box != nil {
 			// The library skills (chem.sar_table) run their workers in it.
 			deps.Sandbox = box

@@ -2,12 +2,12 @@ package pk
 
 import (
 	"bytes"
-	"encoding/xml"
 	"fmt"
 	"math"
 	"strings"
 	"unicode"
 
+	"github.com/scidex/substrate/internal/svgplot"
 	"github.com/scidex/substrate/skills/problem"
 )
 
@@ -120,7 +120,7 @@ func FigureSVG(p Profile, r *Result, units AxisUnits) ([]byte, error) {
 		x0 := float64(panel) * panelW
 		px := func(t float64) float64 { return x0 + plotLeft + (plotRight-plotLeft)*t/ttop }
 		var py func(c float64) float64
-		var yticks []tick
+		var yticks []svgplot.Tick
 		name := "linear"
 		if panel == 0 {
 			py = func(c float64) float64 { return plotBot - (plotBot-plotTop)*c/ctop }
@@ -138,19 +138,19 @@ func FigureSVG(p Profile, r *Result, units AxisUnits) ([]byte, error) {
 		w(`<rect x="%s" y="%s" width="%s" height="%s" fill="none" stroke="#000000"/>`+"\n",
 			coord(x0+plotLeft), coord(plotTop), coord(plotRight-plotLeft), coord(plotBot-plotTop))
 		for _, tk := range tticks {
-			x := px(tk.v)
+			x := px(tk.V)
 			w(`<line class="tick" x1="%s" y1="%s" x2="%s" y2="%s" stroke="#000000"/>`+"\n", coord(x), coord(plotBot), coord(x), coord(plotBot+5))
-			w(`<text class="tick-label" x="%s" y="%s" text-anchor="middle">%s</text>`+"\n", coord(x), coord(plotBot+18), esc(tk.label))
+			w(`<text class="tick-label" x="%s" y="%s" text-anchor="middle">%s</text>`+"\n", coord(x), coord(plotBot+18), esc(tk.Label))
 		}
 		for _, tk := range yticks {
-			y := py(tk.v)
+			y := py(tk.V)
 			size := 5.0
-			if tk.minor {
+			if tk.Minor {
 				size = 3
 			}
 			w(`<line class="tick" x1="%s" y1="%s" x2="%s" y2="%s" stroke="#000000"/>`+"\n", coord(x0+plotLeft-size), coord(y), coord(x0+plotLeft), coord(y))
-			if !tk.minor {
-				w(`<text class="tick-label" x="%s" y="%s" text-anchor="end">%s</text>`+"\n", coord(x0+plotLeft-8), coord(y+4), esc(tk.label))
+			if !tk.Minor {
+				w(`<text class="tick-label" x="%s" y="%s" text-anchor="end">%s</text>`+"\n", coord(x0+plotLeft-8), coord(y+4), esc(tk.Label))
 			}
 		}
 		w(`<text class="axis-label" x="%s" y="%s" text-anchor="middle">%s</text>`+"\n", coord(x0+(plotLeft+plotRight)/2), coord(plotBot+42), esc(xlabel))
@@ -231,10 +231,4 @@ func checkUnit(ps *problem.List, path, u string) {
 			return
 		}
 	}
-}
-
-func esc(s string) string {
-	var b strings.Builder
-	_ = xml.EscapeText(&b, []byte(s))
-	return b.String()
 }
