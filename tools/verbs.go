@@ -10,6 +10,7 @@ import (
 	"github.com/scidex/substrate/internal/toolreg"
 	"github.com/scidex/substrate/runtimes/inprocess"
 	"github.com/scidex/substrate/skills"
+	"github.com/scidex/substrate/tools/notebook"
 )
 
 // Verb is one of the substrate's action verbs (SPEC-001 §7.4): an in_process
@@ -33,6 +34,7 @@ type Verb struct {
 // added.
 func Verbs(d skills.Deps) []Verb {
 	var out []Verb
+	out = append(out, Verb{Name: notebook.Name, Tool: notebook.Manifest, Run: notebook.New(d.Store, d.Sandbox), Check: notebook.Check})
 	return out
 }
 

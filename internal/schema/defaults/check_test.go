@@ -19,6 +19,7 @@ import (
 // group and role, whose members messages to group:<id> and actors:role:<id> reach.
 var defaultTypes = []string{
 	"agent_work_packet", "alias", "analysis", "comment", "dataset", "debate_session", "experiment", "figure",
+	"notebook",
 	"gate_result", "group", "hypothesis", "kg_edge", "knowledge_gap", "message", "paper", "role", "schema", "skill",
 	"skill_result", "tool", "tool_call", "wiki_page",
 }
