@@ -117,8 +117,9 @@ func invoke(t *testing.T, e *apitest.Env, token string, args map[string]any) inv
 
 // Result is the verb's result as a caller reads it.
 type Result struct {
-	Notebook, WrittenAs, Source, Status, Error string
-	Cells                                      []struct {
+	Notebook, Source, Status, Error string
+	WrittenAs                       string `json:"written_as"`
+	Cells                           []struct {
 		Index          int
 		CellType       string `json:"cell_type"`
 		Status         string
@@ -344,19 +345,37 @@ display(Image(data=base64.b64decode("`+png+`")))`),
 		t.Errorf("a process the notebook started outlived the call: %v", left)
 	}
 
-	// One progress event per code cell, and the kernel's start.
+	// Progress as events, one per cell's end (the dispatcher keeps the
+	// last of those closer than 100 ms apart): the last is cell 9's.
 	var poll struct {
-		Poll struct{ Events []struct{ Type, Ref string } }
-	}
-	e.OK(t, alice, `{ poll(types: ["tool_call.progress"], from: START, limit: 1000) { events { type ref } } }`, nil, &poll)
-	n := 0
-	for _, ev := range poll.Poll.Events {
-		if strings.HasPrefix(ev.Ref, "tool_call:"+id) {
-			n++
+		Poll struct {
+			Events []struct {
+				Type, Ref string
+				Payload   struct {
+					Fraction float64
+					Message  string
+					Data     struct {
+						Cell   *int
+						Status string
+					}
+				}
+			}
 		}
 	}
-	if n < 9 {
-		t.Errorf("%d progress events, want one per code cell (9) and the kernel's start", n)
+	e.OK(t, alice, `{ poll(types: ["tool_call.progress"], from: START, limit: 1000) { events { type ref payload } } }`, nil, &poll)
+	var msgs []string
+	last := -1
+	for _, ev := range poll.Poll.Events {
+		if strings.HasPrefix(ev.Ref, "tool_call:"+id) {
+			msgs = append(msgs, ev.Payload.Message)
+			if ev.Payload.Data.Cell != nil {
+				last = *ev.Payload.Data.Cell
+			}
+		}
+	}
+	t.Logf("%d progress events: %v", len(msgs), msgs)
+	if len(msgs) < 3 || last != 9 || msgs[len(msgs)-1] != "cell 9: ok" {
+		t.Errorf("progress events %v, want per-cell reports ending with cell 9's", msgs)
 	}
 }
 
@@ -420,15 +439,15 @@ func TestAnotherCallersNotebookIsExecutedAsADerivedOne(t *testing.T) {
 				Edges []struct {
 					Node struct {
 						Predicate string
-						Target    struct{ Ref string }
+						To        struct{ Ref string }
 					}
 				}
 			}
 		}
 	}
-	e.OK(t, bob, `query($r: Ref!) { artifact(ref: $r) { createdBy { id } links(direction: OUT, predicates: ["derived_from"], first: 5) { edges { node { predicate target { ref } } } } } }`,
+	e.OK(t, bob, `query($r: Ref!) { artifact(ref: $r) { createdBy { id } links(direction: OUT, predicates: ["derived_from"], first: 5) { edges { node { predicate to { ref } } } } } }`,
 		map[string]any{"r": derived}, &links)
-	if l := links.Artifact.Links.Edges; len(l) != 1 || l[0].Node.Target.Ref != r.Source {
+	if l := links.Artifact.Links.Edges; len(l) != 1 || l[0].Node.To.Ref != r.Source {
 		t.Errorf("derived_from links %+v, want one to %s", l, r.Source)
 	}
 	if links.Artifact.CreatedBy.ID != "bob" && !strings.HasSuffix(links.Artifact.CreatedBy.ID, "bob") {

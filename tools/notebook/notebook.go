@@ -202,6 +202,9 @@ func New(st *store.Store, box Sandbox) func(context.Context, json.RawMessage, fu
 		// Read as the caller: a notebook it may not read is not found, and
 		// nothing runs.
 		nb, err := st.Get(ctx, r)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, problem.NotFoundRef(a.Ref)
+		}
 		if err != nil {
 			return nil, err
 		}
