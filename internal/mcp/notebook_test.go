@@ -41,7 +41,11 @@ func notebookEnv(t *testing.T) *apitest.Env {
 		}
 		t.Skipf("%s is not installed (scripts/deps run)", missing)
 	}
-	dir := t.TempDir()
+	dir, err := os.MkdirTemp("", "mcp-notebook-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -185,8 +185,10 @@ func TestToolListIsCompact(t *testing.T) {
 	// infusion, λz control, urine, molar units) +9.9 KB; chem.sar_table's
 	// tool +6.0 KB (2.6 KB of output schema); leaderboard and claim_handle
 	// +2–3 KB. Together 104.7 KB, 36.0 KB of output schemas.
-	if len(raw) > 104<<10 || outputs > 36<<10 {
-		t.Fatalf("tools/list is %d bytes (%d of output schemas): over the 104 KiB (36 KiB) guard", len(raw), outputs)
+	// 106 KiB (37 KiB): tool.notebook.execute adds 1.9 KB (1.0 KB of output
+	// schema), measured on its branch at 106.6 KB (37.0 KB) in all.
+	if len(raw) > 106<<10 || outputs > 37<<10 {
+		t.Fatalf("tools/list is %d bytes (%d of output schemas): over the 106 KiB (37 KiB) guard", len(raw), outputs)
 	}
 	// A listed substrate tool's output schema validates what its manifest's
 	// does, without the annotations.
