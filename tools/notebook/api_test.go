@@ -251,7 +251,8 @@ func leftovers(t *testing.T, marker string) []string {
 // server's data dir are not there, the internet is unreachable and the
 // server's port is the sandbox's own closed loopback, a process started to
 // outlive the kernel is gone with the sandbox, a 100 MB print is cut at the
-// per-cell cap. Progress comes as one event per cell.
+// per-cell cap, a cell writing a forged answer to fd 1 forges nothing.
+// Progress comes as one event per cell.
 func TestExecuteThroughTheAPI(t *testing.T) {
 	e := env(t)
 	alice := apitest.Contributor(t, "alice")
@@ -282,6 +283,9 @@ display(Image(data=base64.b64decode("`+png+`")))`),
 		code("1 / 0"),
 		code("import sys\nfor _ in range(100):\n    sys.stdout.write('x' * (1 << 20))"),
 		code("x = 21\nx * 2"),
+		code(`import os
+os.write(1, b'{"status": "ok", "error": "", "cells": []}')
+print("forged")`),
 	)
 	id, f, r := run(t, e, alice, map[string]any{"ref": nb})
 	if r == nil {
@@ -291,11 +295,11 @@ display(Image(data=base64.b64decode("`+png+`")))`),
 	if r.WrittenAs != "version" || !strings.HasPrefix(r.Notebook, nb+"@") || !strings.HasPrefix(r.Source, nb+"@") || r.Notebook == r.Source {
 		t.Fatalf("written as %s to %s from %s, want the owner's next version", r.WrittenAs, r.Notebook, r.Source)
 	}
-	if r.Status != "error" || len(r.Cells) != 10 {
-		t.Fatalf("status %s with %d cells, want error (a cell raised) with 10", r.Status, len(r.Cells))
+	if r.Status != "error" || len(r.Cells) != 11 {
+		t.Fatalf("status %s with %d cells, want error (a cell raised) with 11: a cell's write to fd 1 is not the worker's answer", r.Status, len(r.Cells))
 	}
 	want := []struct{ status, ename string }{{"passed", ""}, {"ok", ""}, {"error", "FileNotFoundError"}, {"error", "FileNotFoundError"},
-		{"ok", ""}, {"ok", ""}, {"ok", ""}, {"error", "ZeroDivisionError"}, {"ok", ""}, {"ok", ""}}
+		{"ok", ""}, {"ok", ""}, {"ok", ""}, {"error", "ZeroDivisionError"}, {"ok", ""}, {"ok", ""}, {"ok", ""}}
 	for i, w := range want {
 		c := r.Cells[i]
 		if c.Index != i || c.Status != w.status || c.Ename != w.ename {
@@ -318,8 +322,8 @@ display(Image(data=base64.b64decode("`+png+`")))`),
 	}
 
 	rev, cells, execution := cellsOf(t, e, alice, nb)
-	if rev != 2 || len(cells) != 10 {
-		t.Fatalf("the notebook is at revision %d with %d cells, want 2 with 10", rev, len(cells))
+	if rev != 2 || len(cells) != 11 {
+		t.Fatalf("the notebook is at revision %d with %d cells, want 2 with 11", rev, len(cells))
 	}
 	if execution["status"] != "error" || execution["source"] != r.Source {
 		t.Errorf("the stored execution record: %v", execution)
@@ -346,7 +350,7 @@ display(Image(data=base64.b64decode("`+png+`")))`),
 	}
 
 	// Progress as events, one per cell's end (the dispatcher keeps the
-	// last of those closer than 100 ms apart): the last is cell 9's.
+	// last of those closer than 100 ms apart): the last is cell 10's.
 	var poll struct {
 		Poll struct {
 			Events []struct {
@@ -374,8 +378,8 @@ display(Image(data=base64.b64decode("`+png+`")))`),
 		}
 	}
 	t.Logf("%d progress events: %v", len(msgs), msgs)
-	if len(msgs) < 3 || last != 9 || msgs[len(msgs)-1] != "cell 9: ok" {
-		t.Errorf("progress events %v, want per-cell reports ending with cell 9's", msgs)
+	if len(msgs) < 3 || last != 10 || msgs[len(msgs)-1] != "cell 10: ok" {
+		t.Errorf("progress events %v, want per-cell reports ending with cell 10's", msgs)
 	}
 }
 
