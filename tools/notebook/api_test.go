@@ -309,6 +309,7 @@ print("forged")`),
 	if tb := r.Cells[7].Traceback; !strings.Contains(tb, "ZeroDivisionError") || strings.Contains(tb, "\x1b[") || len(tb) > 1600 {
 		t.Errorf("cells[7]'s traceback is not the trimmed plain text: %q", tb)
 	}
+	t.Logf("cells[8]: %s %s %s", r.Cells[8].Status, r.Cells[8].Ename, r.Cells[8].Evalue)
 	if c := r.Cells[8]; !c.Truncated || c.OutputBytes["text"] > 64<<10 || c.OutputBytes["text"] < 60<<10 {
 		t.Errorf("the 100 MB print: truncated %v, %d bytes of text kept, want truncated at 64 KiB", c.Truncated, c.OutputBytes["text"])
 	} else {
@@ -515,5 +516,26 @@ func TestRefusals(t *testing.T) {
 		if strings.HasPrefix(ev.Ref, "tool_call:"+id) {
 			t.Errorf("the refused notebook ran: a progress event %s", ev.Ref)
 		}
+	}
+}
+
+// A cell over the sandbox's 1 GiB memory cap fails, reported: a
+// MemoryError where the cap is an address-space limit, the kernel killed
+// (DeadKernelError, the rest skipped) where it is a memory cgroup.
+func TestACellOverTheMemoryCapFails(t *testing.T) {
+	e := env(t)
+	alice := apitest.Contributor(t, "alice")
+	nb := create(t, e, alice, "Greedy", code("x = bytearray(3 << 30)\nx[-1] = 1"), code("print('after')"))
+	_, f, r := run(t, e, alice, map[string]any{"ref": nb})
+	if r == nil {
+		t.Fatalf("the call ended %s: %s", f.Status, f.Error)
+	}
+	c := r.Cells[0]
+	t.Logf("cell 0: %s %s %s; cell 1: %s; %s", c.Status, c.Ename, c.Evalue, r.Cells[1].Status, r.Error)
+	switch {
+	case c.Status == "error" && c.Ename == "MemoryError" && r.Cells[1].Status == "ok":
+	case c.Status == "error" && c.Ename == "DeadKernelError" && r.Cells[1].Status == "skipped" && r.Status == "error":
+	default:
+		t.Errorf("a 3 GiB allocation: cell 0 %s %s, cell 1 %s, status %s", c.Status, c.Ename, r.Cells[1].Status, r.Status)
 	}
 }

@@ -53,6 +53,9 @@ const (
 	MaxCellTimeout      = 120 * time.Second
 	NotebookTimeout     = 300 * time.Second
 	WorkerMemoryBytes   = 1 << 30
+	// KernelMemoryBytes is the kernel's address space (RLIMIT_AS), under
+	// the sandbox's memory so that a greedy cell fails alone.
+	KernelMemoryBytes = 896 << 20
 	// workerOverhead is the sandbox's wall time beyond the notebook's:
 	// starting and stopping the kernel.
 	workerOverhead = 60 * time.Second
@@ -221,7 +224,7 @@ func New(st *store.Store, box Sandbox) func(context.Context, json.RawMessage, fu
 		}
 		room := store.MaxContentBytes - len(stripOutputs(doc, cells)) - contentSlack
 		req := workerInput{CellTimeoutS: int(cellTimeout / time.Second), NotebookTimeoutS: int(NotebookTimeout / time.Second),
-			CellOutputBytes: MaxCellOutputBytes, TotalOutputBytes: max(0, min(MaxTotalOutputBytes, room)), TracebackBytes: TracebackBytes, AnswerBytes: answerBytes}
+			CellOutputBytes: MaxCellOutputBytes, TotalOutputBytes: max(0, min(MaxTotalOutputBytes, room)), TracebackBytes: TracebackBytes, AnswerBytes: answerBytes, KernelMemory: KernelMemoryBytes}
 		for _, c := range cells {
 			req.Cells = append(req.Cells, workerCell{CellType: c.cellType, Source: c.source})
 		}

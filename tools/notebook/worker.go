@@ -69,6 +69,7 @@ type workerInput struct {
 	TotalOutputBytes int          `json:"total_output_bytes"`
 	TracebackBytes   int          `json:"traceback_bytes"`
 	AnswerBytes      int          `json:"answer_bytes"`
+	KernelMemory     int          `json:"kernel_memory_bytes"`
 }
 
 // workerResult is one cell as the worker ran it.

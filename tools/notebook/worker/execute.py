@@ -8,7 +8,7 @@
 # on stdin is what the server built from a checked notebook ({"cells":
 # [{"cell_type", "source"}], "cell_timeout_s", "notebook_timeout_s",
 # "cell_output_bytes", "total_output_bytes", "traceback_bytes",
-# "answer_bytes"}), its answer
+# "answer_bytes", "kernel_memory_bytes"}), its answer
 # one JSON object on its stdout, its progress JSON lines on the fd
 # SCIDEX_PROGRESS_FD names. Isolated (-I -S): Debian's dist-packages are put
 # on the path by hand; the kernel is Debian's python3 -I.
@@ -67,13 +67,20 @@ CELL_OUTPUT = int(req["cell_output_bytes"])
 TOTAL_OUTPUT = int(req["total_output_bytes"])
 TRACEBACK = int(req["traceback_bytes"])
 ANSWER = int(req["answer_bytes"])
+KERNEL_AS = int(req["kernel_memory_bytes"])
 
 # The kernel: Debian's interpreter, isolated (no PYTHON* variables, no user
 # site, no current directory on its path), its state under /tmp.
 spec_dir = "/tmp/jupyter/kernels/python3"
 os.makedirs(spec_dir, exist_ok=True)
 with open(os.path.join(spec_dir, "kernel.json"), "w") as f:
-    json.dump({"argv": ["/usr/bin/python3", "-I", "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+    # The kernel's address space is capped below the sandbox's memory: a
+    # greedy cell gets a MemoryError, and the worker keeps its answer,
+    # rather than the whole sandbox being killed at its cgroup's cap.
+    json.dump({"argv": ["/usr/bin/python3", "-I", "-c",
+                        "import resource; resource.setrlimit(resource.RLIMIT_AS, (%d, %d)); "
+                        "from ipykernel import kernelapp; kernelapp.launch_new_instance()" % (KERNEL_AS, KERNEL_AS),
+                        "-f", "{connection_file}"],
                "display_name": "Python 3 (sandbox)", "language": "python"}, f)
 os.environ.update({"JUPYTER_PATH": "/tmp/jupyter", "JUPYTER_RUNTIME_DIR": "/tmp/jupyter/runtime",
                    "JUPYTER_CONFIG_DIR": "/tmp/jupyter/config", "JUPYTER_DATA_DIR": "/tmp/jupyter/data",
