@@ -1049,6 +1049,13 @@ func (ec *executionContext) _Artifact(ctx context.Context, sel ast.SelectionSet,
 			return graphql.Null
 		}
 		return ec._Paper(ctx, sel, obj)
+	case model.Notebook:
+		return ec._Notebook(ctx, sel, &obj)
+	case *model.Notebook:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Notebook(ctx, sel, obj)
 	case model.Message:
 		return ec._Message(ctx, sel, &obj)
 	case *model.Message:
@@ -1230,6 +1237,13 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Paper(ctx, sel, obj)
+	case model.Notebook:
+		return ec._Notebook(ctx, sel, &obj)
+	case *model.Notebook:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Notebook(ctx, sel, obj)
 	case model.Message:
 		return ec._Message(ctx, sel, &obj)
 	case *model.Message:

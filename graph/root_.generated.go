@@ -52,6 +52,7 @@ type ResolverRoot interface {
 	Message() MessageResolver
 	MessageDelivery() MessageDeliveryResolver
 	Mutation() MutationResolver
+	Notebook() NotebookResolver
 	Paper() PaperResolver
 	ProvenanceStep() ProvenanceStepResolver
 	Query() QueryResolver
@@ -909,6 +910,36 @@ type ComplexityRoot struct {
 		RequestID    func(childComplexity int) int
 		RetryAfterMs func(childComplexity int) int
 		Retryable    func(childComplexity int) int
+	}
+
+	Notebook struct {
+		ArtifactID          func(childComplexity int) int
+		Cells               func(childComplexity int) int
+		Comments            func(childComplexity int, first *int, after *string) int
+		Content             func(childComplexity int) int
+		ContentHash         func(childComplexity int) int
+		CreatedAt           func(childComplexity int) int
+		CreatedBy           func(childComplexity int) int
+		Execution           func(childComplexity int) int
+		History             func(childComplexity int, first *int, after *string) int
+		ID                  func(childComplexity int) int
+		IsLatest            func(childComplexity int) int
+		LifecycleState      func(childComplexity int) int
+		Links               func(childComplexity int, direction *model.LinkDirection, predicates []string, first *int, after *string) int
+		Metadata            func(childComplexity int) int
+		Nbformat            func(childComplexity int) int
+		NbformatMinor       func(childComplexity int) int
+		Provenance          func(childComplexity int) int
+		QualityScore        func(childComplexity int) int
+		Ref                 func(childComplexity int) int
+		Revision            func(childComplexity int) int
+		Signals             func(childComplexity int, kinds []string) int
+		StoredSchemaVersion func(childComplexity int) int
+		SupersededBy        func(childComplexity int) int
+		Title               func(childComplexity int) int
+		Type                func(childComplexity int) int
+		UpdatedAt           func(childComplexity int) int
+		UpdatedBy           func(childComplexity int) int
 	}
 
 	PageInfo struct {
@@ -6109,6 +6140,189 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.NotFound.Retryable(childComplexity), true
+
+	case "Notebook.artifactId":
+		if e.ComplexityRoot.Notebook.ArtifactID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notebook.ArtifactID(childComplexity), true
+	case "Notebook.cells":
+		if e.ComplexityRoot.Notebook.Cells == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notebook.Cells(childComplexity), true
+	case "Notebook.comments":
+		if e.ComplexityRoot.Notebook.Comments == nil {
+			break
+		}
+
+		args, err := ec.field_Notebook_comments_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Notebook.Comments(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Notebook.content":
+		if e.ComplexityRoot.Notebook.Content == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notebook.Content(childComplexity), true
+	case "Notebook.contentHash":
+		if e.ComplexityRoot.Notebook.ContentHash == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notebook.ContentHash(childComplexity), true
+	case "Notebook.createdAt":
+		if e.ComplexityRoot.Notebook.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notebook.CreatedAt(childComplexity), true
+	case "Notebook.createdBy":
+		if e.ComplexityRoot.Notebook.CreatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notebook.CreatedBy(childComplexity), true
+	case "Notebook.execution":
+		if e.ComplexityRoot.Notebook.Execution == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notebook.Execution(childComplexity), true
+	case "Notebook.history":
+		if e.ComplexityRoot.Notebook.History == nil {
+			break
+		}
+
+		args, err := ec.field_Notebook_history_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Notebook.History(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Notebook.id":
+		if e.ComplexityRoot.Notebook.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notebook.ID(childComplexity), true
+	case "Notebook.isLatest":
+		if e.ComplexityRoot.Notebook.IsLatest == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notebook.IsLatest(childComplexity), true
+	case "Notebook.lifecycleState":
+		if e.ComplexityRoot.Notebook.LifecycleState == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notebook.LifecycleState(childComplexity), true
+	case "Notebook.links":
+		if e.ComplexityRoot.Notebook.Links == nil {
+			break
+		}
+
+		args, err := ec.field_Notebook_links_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Notebook.Links(childComplexity, args["direction"].(*model.LinkDirection), args["predicates"].([]string), args["first"].(*int), args["after"].(*string)), true
+	case "Notebook.metadata":
+		if e.ComplexityRoot.Notebook.Metadata == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notebook.Metadata(childComplexity), true
+	case "Notebook.nbformat":
+		if e.ComplexityRoot.Notebook.Nbformat == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notebook.Nbformat(childComplexity), true
+	case "Notebook.nbformatMinor":
+		if e.ComplexityRoot.Notebook.NbformatMinor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notebook.NbformatMinor(childComplexity), true
+	case "Notebook.provenance":
+		if e.ComplexityRoot.Notebook.Provenance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notebook.Provenance(childComplexity), true
+	case "Notebook.qualityScore":
+		if e.ComplexityRoot.Notebook.QualityScore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notebook.QualityScore(childComplexity), true
+	case "Notebook.ref":
+		if e.ComplexityRoot.Notebook.Ref == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notebook.Ref(childComplexity), true
+	case "Notebook.revision":
+		if e.ComplexityRoot.Notebook.Revision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notebook.Revision(childComplexity), true
+	case "Notebook.signals":
+		if e.ComplexityRoot.Notebook.Signals == nil {
+			break
+		}
+
+		args, err := ec.field_Notebook_signals_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Notebook.Signals(childComplexity, args["kinds"].([]string)), true
+	case "Notebook.storedSchemaVersion":
+		if e.ComplexityRoot.Notebook.StoredSchemaVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notebook.StoredSchemaVersion(childComplexity), true
+	case "Notebook.supersededBy":
+		if e.ComplexityRoot.Notebook.SupersededBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notebook.SupersededBy(childComplexity), true
+	case "Notebook.title":
+		if e.ComplexityRoot.Notebook.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notebook.Title(childComplexity), true
+	case "Notebook.type":
+		if e.ComplexityRoot.Notebook.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notebook.Type(childComplexity), true
+	case "Notebook.updatedAt":
+		if e.ComplexityRoot.Notebook.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notebook.UpdatedAt(childComplexity), true
+	case "Notebook.updatedBy":
+		if e.ComplexityRoot.Notebook.UpdatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notebook.UpdatedBy(childComplexity), true
 
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {

@@ -573,6 +573,41 @@ func (r *messageResolver) Comments(ctx context.Context, obj *model.Message, firs
 }
 
 // CreatedBy is the resolver for the createdBy field.
+func (r *notebookResolver) CreatedBy(ctx context.Context, obj *model.Notebook) (*model.Actor, error) {
+	return r.artifactCreatedBy(ctx, obj.Base)
+}
+
+// UpdatedBy is the resolver for the updatedBy field.
+func (r *notebookResolver) UpdatedBy(ctx context.Context, obj *model.Notebook) (*model.Actor, error) {
+	return r.artifactUpdatedBy(ctx, obj.Base)
+}
+
+// Provenance is the resolver for the provenance field.
+func (r *notebookResolver) Provenance(ctx context.Context, obj *model.Notebook) ([]*model.ProvenanceStep, error) {
+	return r.artifactProvenance(ctx, obj.Base)
+}
+
+// Links is the resolver for the links field.
+func (r *notebookResolver) Links(ctx context.Context, obj *model.Notebook, direction *model.LinkDirection, predicates []string, first *int, after *string) (*model.LinkConnection, error) {
+	return r.artifactLinks(ctx, obj.Base, direction, predicates, first, after)
+}
+
+// Signals is the resolver for the signals field.
+func (r *notebookResolver) Signals(ctx context.Context, obj *model.Notebook, kinds []string) (*model.SignalSummary, error) {
+	return r.artifactSignals(ctx, obj.Base, kinds)
+}
+
+// History is the resolver for the history field.
+func (r *notebookResolver) History(ctx context.Context, obj *model.Notebook, first *int, after *string) (*model.ArtifactConnection, error) {
+	return r.artifactHistory(ctx, obj.Base, first, after)
+}
+
+// Comments is the resolver for the comments field.
+func (r *notebookResolver) Comments(ctx context.Context, obj *model.Notebook, first *int, after *string) (*model.ArtifactConnection, error) {
+	return r.artifactComments(ctx, obj.Base, first, after)
+}
+
+// CreatedBy is the resolver for the createdBy field.
 func (r *paperResolver) CreatedBy(ctx context.Context, obj *model.Paper) (*model.Actor, error) {
 	return r.artifactCreatedBy(ctx, obj.Base)
 }
@@ -888,6 +923,8 @@ func (r *Resolver) KnowledgeGap() graph.KnowledgeGapResolver { return &knowledge
 
 func (r *Resolver) Message() graph.MessageResolver { return &messageResolver{r} }
 
+func (r *Resolver) Notebook() graph.NotebookResolver { return &notebookResolver{r} }
+
 func (r *Resolver) Paper() graph.PaperResolver { return &paperResolver{r} }
 
 func (r *Resolver) Role() graph.RoleResolver { return &roleResolver{r} }
@@ -921,6 +958,7 @@ type (
 	kgEdgeResolver          struct{ *Resolver }
 	knowledgeGapResolver    struct{ *Resolver }
 	messageResolver         struct{ *Resolver }
+	notebookResolver        struct{ *Resolver }
 	paperResolver           struct{ *Resolver }
 	roleResolver            struct{ *Resolver }
 	schemaResolver          struct{ *Resolver }

@@ -111,6 +111,15 @@ func setArtifactComplexity(c *graph.ComplexityRoot) {
 	c.Message.Links = linksCost
 	c.Message.History = pageCost
 	c.Message.Comments = pageCost
+	c.Notebook.Content = jsonCost
+	c.Notebook.Provenance = unpagedListCost
+	c.Notebook.Links = linksCost
+	c.Notebook.History = pageCost
+	c.Notebook.Comments = pageCost
+	c.Notebook.Cells = jsonCost
+	c.Notebook.Execution = jsonCost
+	c.Notebook.Metadata = jsonCost
+	c.Notebook.Nbformat = jsonCost
 	c.Paper.Content = jsonCost
 	c.Paper.Provenance = unpagedListCost
 	c.Paper.Links = linksCost

@@ -11,9 +11,10 @@ import (
 	"github.com/scidex/substrate/runtimes/inprocess"
 	"github.com/scidex/substrate/skills"
 	"github.com/scidex/substrate/tools/debate"
-	"github.com/scidex/substrate/tools/market"
 	"github.com/scidex/substrate/tools/figure"
 	"github.com/scidex/substrate/tools/gpu"
+	"github.com/scidex/substrate/tools/market"
+	"github.com/scidex/substrate/tools/notebook"
 )
 
 // Verb is one of the substrate's action verbs (SPEC-001 §7.4): an in_process
@@ -49,6 +50,7 @@ func Verbs(d skills.Deps) []Verb {
 		gpuOpts.Sandbox = d.Sandbox
 	}
 	out = append(out, Verb{Name: gpu.Function, Tool: gpu.Manifest, Run: gpu.New(gpuOpts), Check: gpuOpts.Check})
+	out = append(out, Verb{Name: notebook.Name, Tool: notebook.Manifest, Run: notebook.New(d.Store, d.Sandbox), Check: notebook.Check})
 	return out
 }
 

@@ -781,6 +781,34 @@ func (a *Message) Subject() (*string, error) {
 	return a.str("subject")
 }
 
+// Notebook is the typed view of a notebook artifact.
+type Notebook struct{ *Base }
+
+// Cells reads content.cells.
+func (a *Notebook) Cells() (JSON, error) {
+	return a.json("cells")
+}
+
+// Execution reads content.execution.
+func (a *Notebook) Execution() (JSON, error) {
+	return a.json("execution")
+}
+
+// Metadata reads content.metadata.
+func (a *Notebook) Metadata() (JSON, error) {
+	return a.json("metadata")
+}
+
+// Nbformat reads content.nbformat.
+func (a *Notebook) Nbformat() (JSON, error) {
+	return a.json("nbformat")
+}
+
+// NbformatMinor reads content.nbformat_minor.
+func (a *Notebook) NbformatMinor() (*int, error) {
+	return a.integer("nbformat_minor")
+}
+
 // Paper is the typed view of a paper artifact.
 type Paper struct{ *Base }
 
@@ -1367,6 +1395,7 @@ var Typed = map[string]string{
 	"kg_edge":           "KgEdge",
 	"knowledge_gap":     "KnowledgeGap",
 	"message":           "Message",
+	"notebook":          "Notebook",
 	"paper":             "Paper",
 	"role":              "Role",
 	"schema":            "Schema",
@@ -1410,6 +1439,8 @@ func Wrap(base *Base) Artifact {
 		return &KnowledgeGap{base}
 	case "message":
 		return &Message{base}
+	case "notebook":
+		return &Notebook{base}
 	case "paper":
 		return &Paper{base}
 	case "role":

@@ -1658,6 +1658,13 @@ func (ec *executionContext) _Artifact(ctx context.Context, sel ast.SelectionSet,
 			return graphql.Null
 		}
 		return ec._Paper(ctx, sel, obj)
+	case model.Notebook:
+		return ec._Notebook(ctx, sel, &obj)
+	case *model.Notebook:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Notebook(ctx, sel, obj)
 	case model.Message:
 		return ec._Message(ctx, sel, &obj)
 	case *model.Message:
@@ -1839,6 +1846,13 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Paper(ctx, sel, obj)
+	case model.Notebook:
+		return ec._Notebook(ctx, sel, &obj)
+	case *model.Notebook:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Notebook(ctx, sel, obj)
 	case model.Message:
 		return ec._Message(ctx, sel, &obj)
 	case *model.Message:

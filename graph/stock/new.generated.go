@@ -81,6 +81,8 @@ func (r resolverRoot) MessageDelivery() MessageDeliveryResolver { return r.root.
 
 func (r resolverRoot) Mutation() MutationResolver { return r.root.Mutation() }
 
+func (r resolverRoot) Notebook() NotebookResolver { return r.root.Notebook() }
+
 func (r resolverRoot) Paper() PaperResolver { return r.root.Paper() }
 
 func (r resolverRoot) ProvenanceStep() ProvenanceStepResolver { return r.root.ProvenanceStep() }

@@ -19,7 +19,7 @@ import (
 // group and role, whose members messages to group:<id> and actors:role:<id> reach.
 var defaultTypes = []string{
 	"agent_work_packet", "alias", "analysis", "comment", "dataset", "debate_round", "debate_session", "experiment", "figure",
-	"gate_result", "group", "hypothesis", "kg_edge", "knowledge_gap", "message", "paper", "role", "schema", "skill",
+	"gate_result", "group", "hypothesis", "kg_edge", "knowledge_gap", "message", "notebook", "paper", "role", "schema", "skill",
 	"skill_result", "tool", "tool_call", "wiki_page",
 }
 

@@ -103,7 +103,7 @@ func TestCheckTypeSetRejects(t *testing.T) {
 	if checkTypeSet(defaultTypes[1:]) == nil {
 		t.Error("a missing type passed")
 	}
-	if checkTypeSet(append([]string{"notebook"}, defaultTypes...)) == nil {
+	if checkTypeSet(append([]string{"spreadsheet"}, defaultTypes...)) == nil {
 		t.Error("an extra type passed")
 	}
 }
