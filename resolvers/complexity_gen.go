@@ -28,6 +28,7 @@ func setArtifactComplexity(c *graph.ComplexityRoot) {
 	c.Analysis.Links = linksCost
 	c.Analysis.History = pageCost
 	c.Analysis.Comments = pageCost
+	c.Analysis.Data = jsonCost
 	c.Analysis.Inputs = unpagedListCost
 	c.Analysis.Metrics = jsonCost
 	c.Analysis.Parameters = jsonCost

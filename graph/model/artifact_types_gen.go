@@ -170,6 +170,11 @@ func (a *Analysis) Conclusion() (*string, error) {
 	return a.str("conclusion")
 }
 
+// Data reads content.data.
+func (a *Analysis) Data() (JSON, error) {
+	return a.json("data")
+}
+
 // Inputs reads content.inputs.
 func (a *Analysis) Inputs() ([]string, error) {
 	return a.strings("inputs")

@@ -169,6 +169,7 @@ type ComplexityRoot struct {
 		ContentHash         func(childComplexity int) int
 		CreatedAt           func(childComplexity int) int
 		CreatedBy           func(childComplexity int) int
+		Data                func(childComplexity int) int
 		History             func(childComplexity int, first *int, after *string) int
 		ID                  func(childComplexity int) int
 		Inputs              func(childComplexity int) int
@@ -2062,6 +2063,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Analysis.CreatedBy(childComplexity), true
+	case "Analysis.data":
+		if e.ComplexityRoot.Analysis.Data == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Analysis.Data(childComplexity), true
 	case "Analysis.history":
 		if e.ComplexityRoot.Analysis.History == nil {
 			break
