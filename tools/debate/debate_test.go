@@ -403,3 +403,50 @@ func TestDebateCatchesUpFromDurableState(t *testing.T) {
 		t.Fatalf("caught-up packet: %+v", p)
 	}
 }
+
+// An agent that claims a turn's packet and ends it with completeWorkPacket
+// (FAILED, no argument) instead of debate.argue cannot stall the debate: the
+// next replay issues the turn a new packet, the ended one is refused, and
+// the new one is answered as usual.
+func TestAnEndedPacketWithoutItsRoundIsReissued(t *testing.T) {
+	e := apitest.New(t)
+	alice := apitest.Contributor(t, "alice")
+	saboteur := apitest.Contributor(t, "agent-saboteur")
+	var st startOut
+	ok(t, e, alice, "debate.start", map[string]any{"topic": "T", "personas": []string{"theorist", "skeptic"}, "k": 1}, &st)
+	if p := claim(t, e, saboteur, st.Packet); p.Status != "claimed" && p.Status != "CLAIMED" {
+		t.Fatalf("claim: %+v", p)
+	}
+	var done struct {
+		CompleteWorkPacket struct {
+			Typename string `json:"__typename"`
+			Message  string
+		}
+	}
+	e.OK(t, saboteur, `mutation($r: Ref!) { completeWorkPacket(input: {ref: $r, status: FAILED, resultRefs: [], summary: "no"}) { __typename ... on Problem { message } } }`,
+		map[string]any{"r": st.Packet}, &done)
+	if done.CompleteWorkPacket.Typename == "Problem" || strings.HasSuffix(done.CompleteWorkPacket.Typename, "Denied") {
+		t.Fatalf("completeWorkPacket: %+v", done)
+	}
+	var r, again replayOut
+	ok(t, e, alice, "debate.replay", map[string]any{"session": st.Session}, &r)
+	if len(r.Rounds) != 0 || r.Next == nil || r.Next.Turn != 1 || r.Next.Packet == "" || r.Next.Packet == st.Packet {
+		t.Fatalf("replay after the packet ended without a round: %+v (the ended packet %s)", r.Next, st.Packet)
+	}
+	ok(t, e, alice, "debate.replay", map[string]any{"session": st.Session}, &again)
+	if again.Next == nil || again.Next.Packet != r.Next.Packet {
+		t.Fatalf("a second replay issued yet another packet: %+v", again.Next)
+	}
+	agent := apitest.Contributor(t, "agent-theorist")
+	if c := invoke(t, e, saboteur, "debate.argue", map[string]any{"packet": st.Packet, "argument": "late"}); c.Status != "FAILED" {
+		t.Errorf("an answer on the ended packet: %+v", c)
+	}
+	if p := claim(t, e, agent, r.Next.Packet); p.Inputs.Turn != 1 || p.Inputs.Persona != "theorist" {
+		t.Fatalf("the new packet: %+v", p)
+	}
+	var a argueOut
+	ok(t, e, agent, "debate.argue", map[string]any{"packet": r.Next.Packet, "argument": "A"}, &a)
+	if a.Round == "" || a.NextPacket == nil {
+		t.Fatalf("the answer on the new packet: %+v", a)
+	}
+}

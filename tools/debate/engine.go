@@ -85,6 +85,9 @@ type participant struct {
 type turnState struct {
 	Number int    `json:"number"`
 	Packet string `json:"packet"`
+	// Attempt counts the packets the turn had before this one (each ended
+	// without its round).
+	Attempt int `json:"attempt,omitempty"`
 }
 
 // session is the part of a debate_session the verbs read.
@@ -187,8 +190,17 @@ func (e *engine) issue(ctx context.Context, sess *store.Artifact) (string, error
 		if n > s.turns()+1 || s.Synthesis != nil || (sess.LifecycleState != nil && *sess.LifecycleState != "open") {
 			return "", nil
 		}
+		retry := 0
 		if s.Turn != nil && s.Turn.Number == n {
-			return s.Turn.Packet, nil
+			live, err := e.packetLive(ctx, s.Turn.Packet)
+			if err != nil || live {
+				return s.Turn.Packet, err
+			}
+			// The turn's packet ended without its round: it expired, its
+			// call was cancelled, or its claimant completed it with
+			// completeWorkPacket instead of debate.argue. The turn gets a
+			// new packet, so no agent can stall the debate.
+			retry = s.Turn.Attempt + 1
 		}
 		rd, persona, synth := s.at(n)
 		args, err := json.Marshal(map[string]any{"session": sess.Unpinned().String(), "turn": n, "round": rd, "persona": persona,
@@ -197,13 +209,16 @@ func (e *engine) issue(ctx context.Context, sess *store.Artifact) (string, error
 			return "", fmt.Errorf("encode turn %d: %w", n, err)
 		}
 		owner := dispatch.AsCaller(ctx, sess, "debate")
-		call, err := e.d.Invoke(owner, dispatch.InvokeInput{Name: TurnTool, Args: args,
-			IdempotencyKey: fmt.Sprintf("debate/%s/%d", sess.ID, n)})
+		key := fmt.Sprintf("debate/%s/%d", sess.ID, n)
+		if retry > 0 {
+			key = fmt.Sprintf("%s/%d", key, retry)
+		}
+		call, err := e.d.Invoke(owner, dispatch.InvokeInput{Name: TurnTool, Args: args, IdempotencyKey: key})
 		if err != nil {
 			return "", fmt.Errorf("issue turn %d of %s: %w", n, sess.Unpinned(), err)
 		}
 		packet := ref.Ref{Type: workpacket.PacketType, ID: call.ID}.String()
-		content, err := withFields(sess.Content, map[string]any{"turn": turnState{Number: n, Packet: packet}})
+		content, err := withFields(sess.Content, map[string]any{"turn": turnState{Number: n, Packet: packet, Attempt: retry}})
 		if err != nil {
 			return "", err
 		}
@@ -221,6 +236,27 @@ func (e *engine) issue(ctx context.Context, sess *store.Artifact) (string, error
 		}
 		return packet, nil
 	}
+}
+
+// packetLive says whether a turn's packet may still be answered: it is
+// open or claimed (an expired claim is the expiry sweep's to end).
+func (e *engine) packetLive(ctx context.Context, packet string) (bool, error) {
+	r, err := ref.Parse(packet)
+	if err != nil {
+		return false, fmt.Errorf("the session's turn names packet %q: %w", packet, err)
+	}
+	a, err := e.st.ServerGet(ctx, op, r)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read packet %s: %w", packet, err)
+	}
+	var st struct {
+		Status string `json:"status"`
+	}
+	_ = json.Unmarshal(a.Content, &st)
+	return st.Status == workpacket.PacketOpen || st.Status == workpacket.PacketClaimed, nil
 }
 
 // transcript is what a packet shows of the rounds so far.
