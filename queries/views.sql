@@ -95,6 +95,36 @@ WHERE (sqlc.narg(after_score)::float8 IS NULL
 ORDER BY sc.score DESC, sc.artifact_pk
 LIMIT @lim::integer;
 
+-- name: ViewMarketPage :many
+-- A page of a market view as of as_of: each artifact's YES price under an
+-- LMSR of liquidity b over its trades (signals of the kind, dimension yes or
+-- no, shares summed: 1 / (1 + e^((q_no - q_yes) / b)), the exponent clamped
+-- within float8), highest first. Artifacts never traded are not listed.
+-- Prices are rounded to 1e-9 so every page computes the numbers its cursor
+-- compares.
+WITH q AS (
+    SELECT s.artifact_pk,
+        coalesce(sum(s.value) FILTER (WHERE s.dimension = 'yes'), 0)::float8 AS q_yes,
+        coalesce(sum(s.value) FILTER (WHERE s.dimension = 'no'), 0)::float8 AS q_no,
+        count(*)::integer AS n
+    FROM signals s JOIN artifacts a ON a.pk = s.artifact_pk
+    WHERE a.type = @type AND s.kind = @kind AND s.created_at <= @as_of::timestamptz
+    GROUP BY s.artifact_pk
+), scored AS (
+    SELECT q.artifact_pk, q.n,
+        round((1.0 / (1.0 + exp(least(greatest((q.q_no - q.q_yes) / @liquidity::float8, -700.0), 700.0))))::numeric, 9)::float8 AS score
+    FROM q
+)
+SELECT sc.artifact_pk, sc.score, sc.n
+FROM scored sc JOIN artifacts a ON a.pk = sc.artifact_pk
+WHERE (sqlc.narg(after_score)::float8 IS NULL
+       OR sc.score < sqlc.narg(after_score)::float8
+       OR (sc.score = sqlc.narg(after_score)::float8 AND sc.artifact_pk > @after_pk::bigint))
+  AND (@admin::boolean OR a.visibility = 'public' OR a.created_by = @actor::text OR @actor::text = ANY (a.participants)
+       OR EXISTS (SELECT 1 FROM message_deliveries md WHERE md.message_pk = a.pk AND md.recipient = @actor::text))
+ORDER BY sc.score DESC, sc.artifact_pk
+LIMIT @lim::integer;
+
 -- name: ViewBrierPage :many
 -- A page of a Brier view: forecasters by the mean (p - outcome)^2 of their
 -- forecasts (made by as_of) on the artifacts of the type that have resolved

@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
+	"strings"
 	"time"
 
+	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/request"
 	"github.com/scidex/substrate/internal/toolreg"
 	"github.com/scidex/substrate/runtimes/inprocess"
@@ -56,13 +59,32 @@ func Verbs(d skills.Deps) []Verb {
 
 // InstallVerbs makes every verb's tool present, current and active, as the
 // server (the system actor). It runs at every start and changes nothing when
-// nothing changed.
-func InstallVerbs(ctx context.Context, reg *toolreg.Registrar, verbs []Verb) error {
+// nothing changed. A verb this server cannot offer — its runtime is not
+// configured (debate.turn without skill_call), or its caps are above the
+// operator's maxima (gpu.submit's hour under a shorter --tool-max-wall-time)
+// — is left out with one warning naming why; it does not stop the start.
+func InstallVerbs(ctx context.Context, reg *toolreg.Registrar, verbs []Verb, log *slog.Logger) error {
 	ctx = request.With(ctx, request.System("install-verbs", time.Now()))
 	for _, v := range verbs {
-		if err := reg.Install(ctx, v.Tool); err != nil {
+		err := reg.Install(ctx, v.Tool)
+		if p, ok := problem.As(err); ok && p.Code == problem.ValidationFailed && unservable(p) {
+			log.Warn("action verb not offered by this server", "verb", v.Name, "why", p.Error())
+			continue
+		}
+		if err != nil {
 			return fmt.Errorf("tools: install the %s verb: %w", v.Name, err)
 		}
 	}
 	return nil
+}
+
+// unservable says whether a refusal of a verb's manifest is about this
+// server (its runtimes, the operator's caps) rather than the manifest.
+func unservable(p *problem.Problem) bool {
+	for _, d := range p.Details {
+		if d.Path != "content.runtime" && !strings.HasPrefix(d.Path, "content.resource_caps.") {
+			return false
+		}
+	}
+	return len(p.Details) > 0
 }

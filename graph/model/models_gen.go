@@ -1886,17 +1886,20 @@ const (
 	ViewKindDecayWeighted ViewKind = "DECAY_WEIGHTED"
 	// Forecasters' mean Brier score on resolved artifacts.
 	ViewKindBrier ViewKind = "BRIER"
+	// The YES price of the artifact's prediction market (LMSR over its trade signals).
+	ViewKindMarket ViewKind = "MARKET"
 )
 
 var AllViewKind = []ViewKind{
 	ViewKindElo,
 	ViewKindDecayWeighted,
 	ViewKindBrier,
+	ViewKindMarket,
 }
 
 func (e ViewKind) IsValid() bool {
 	switch e {
-	case ViewKindElo, ViewKindDecayWeighted, ViewKindBrier:
+	case ViewKindElo, ViewKindDecayWeighted, ViewKindBrier, ViewKindMarket:
 		return true
 	}
 	return false

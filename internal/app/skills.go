@@ -15,5 +15,5 @@ func InstallSkills(ctx context.Context, a *App) error {
 		return err
 	}
 	debate.Bind(a.Store, a.Dispatch, a.Packets)
-	return tools.InstallVerbs(ctx, a.Registrar, tools.Verbs(skills.Deps{Store: a.Store}))
+	return tools.InstallVerbs(ctx, a.Registrar, tools.Verbs(skills.Deps{Store: a.Store}), a.log)
 }

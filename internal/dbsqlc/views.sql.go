@@ -392,6 +392,85 @@ func (q *Queries) ViewLock(ctx context.Context, type_ string, view string) error
 	return err
 }
 
+const viewMarketPage = `-- name: ViewMarketPage :many
+WITH q AS (
+    SELECT s.artifact_pk,
+        coalesce(sum(s.value) FILTER (WHERE s.dimension = 'yes'), 0)::float8 AS q_yes,
+        coalesce(sum(s.value) FILTER (WHERE s.dimension = 'no'), 0)::float8 AS q_no,
+        count(*)::integer AS n
+    FROM signals s JOIN artifacts a ON a.pk = s.artifact_pk
+    WHERE a.type = $6 AND s.kind = $7 AND s.created_at <= $8::timestamptz
+    GROUP BY s.artifact_pk
+), scored AS (
+    SELECT q.artifact_pk, q.n,
+        round((1.0 / (1.0 + exp(least(greatest((q.q_no - q.q_yes) / $9::float8, -700.0), 700.0))))::numeric, 9)::float8 AS score
+    FROM q
+)
+SELECT sc.artifact_pk, sc.score, sc.n
+FROM scored sc JOIN artifacts a ON a.pk = sc.artifact_pk
+WHERE ($1::float8 IS NULL
+       OR sc.score < $1::float8
+       OR (sc.score = $1::float8 AND sc.artifact_pk > $2::bigint))
+  AND ($3::boolean OR a.visibility = 'public' OR a.created_by = $4::text OR $4::text = ANY (a.participants)
+       OR EXISTS (SELECT 1 FROM message_deliveries md WHERE md.message_pk = a.pk AND md.recipient = $4::text))
+ORDER BY sc.score DESC, sc.artifact_pk
+LIMIT $5::integer
+`
+
+type ViewMarketPageParams struct {
+	AfterScore *float64
+	AfterPk    int64
+	Admin      bool
+	Actor      string
+	Lim        int32
+	Type       string
+	Kind       string
+	AsOf       time.Time
+	Liquidity  float64
+}
+
+type ViewMarketPageRow struct {
+	ArtifactPk int64
+	Score      float64
+	N          int32
+}
+
+// A page of a market view as of as_of: each artifact's YES price under an
+// LMSR of liquidity b over its trades (signals of the kind, dimension yes or
+// no, shares summed: 1 / (1 + e^((q_no - q_yes) / b)), the exponent clamped
+// within float8), highest first. Artifacts never traded are not listed.
+// Prices are rounded to 1e-9 so every page computes the numbers its cursor
+// compares.
+func (q *Queries) ViewMarketPage(ctx context.Context, arg ViewMarketPageParams) ([]ViewMarketPageRow, error) {
+	rows, err := q.db.Query(ctx, viewMarketPage,
+		arg.AfterScore,
+		arg.AfterPk,
+		arg.Admin,
+		arg.Actor,
+		arg.Lim,
+		arg.Type,
+		arg.Kind,
+		arg.AsOf,
+		arg.Liquidity,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ViewMarketPageRow{}
+	for rows.Next() {
+		var i ViewMarketPageRow
+		if err := rows.Scan(&i.ArtifactPk, &i.Score, &i.N); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const viewScoresDelete = `-- name: ViewScoresDelete :exec
 DELETE FROM view_scores WHERE type = $1 AND view = $2
 `

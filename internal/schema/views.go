@@ -10,7 +10,8 @@ import (
 // document under "views" (docs/leaderboards.md): a new leaderboard is a new
 // entry there, never code. internal/views computes them.
 type View struct {
-	// Kind is how the view aggregates: ViewElo, ViewDecayWeighted or ViewBrier.
+	// Kind is how the view aggregates: ViewElo, ViewDecayWeighted, ViewBrier
+	// or ViewMarket.
 	Kind string `json:"kind"`
 	// Signal is the signal kind it reads (declared under signals).
 	Signal string `json:"signal"`
@@ -31,6 +32,9 @@ const (
 	ViewElo           = "elo"
 	ViewDecayWeighted = "decay_weighted"
 	ViewBrier         = "brier"
+	// ViewMarket ranks by the YES price of the LMSR market over a kind with
+	// a liquidity: 1 / (1 + e^((q_no - q_yes) / b)), q the sums of its trades.
+	ViewMarket = "market"
 )
 
 // DefaultInitialRating is an Elo rating before any game.
@@ -102,8 +106,16 @@ func (d *Document) checkViews() []string {
 			unwanted("initial_rating", v.InitialRating != 0)
 			unwanted("half_life_hours", v.HalfLifeHours != 0)
 			unwanted("dimension", v.Dimension != "")
+		case ViewMarket:
+			if !(rule.Liquidity > 0) {
+				out = append(out, fmt.Sprintf("%s.signal: a market view prices trades, and signals.%s declares no liquidity", at, v.Signal))
+			}
+			unwanted("k_factor", v.KFactor != 0)
+			unwanted("initial_rating", v.InitialRating != 0)
+			unwanted("half_life_hours", v.HalfLifeHours != 0)
+			unwanted("dimension", v.Dimension != "")
 		default:
-			out = append(out, fmt.Sprintf("%s.kind: %q is not a view kind (elo, decay_weighted or brier)", at, v.Kind))
+			out = append(out, fmt.Sprintf("%s.kind: %q is not a view kind (elo, decay_weighted, brier or market)", at, v.Kind))
 		}
 	}
 	for _, kind := range d.SignalKinds() {

@@ -53,7 +53,9 @@ func TestSearchRelevanceHighlightsAndFreshness(t *testing.T) {
 	createH(t, env, tok, map[string]any{"id": "unrelated", "title": "APOE4 and tau spreading", "content": map[string]any{"mechanism": "Unrelated."}})
 
 	// Created a moment ago, found at once; the title match ranks first.
-	out := search(t, env, tok, map[string]any{"q": "TREM2"})
+	// (Among hypotheses: the verbs' tool manifests installed at start
+	// mention TREM2 in their examples.)
+	out := search(t, env, tok, map[string]any{"q": "TREM2", "types": []string{"hypothesis"}})
 	s := out.Search
 	if s.ModeUsed != "LEXICAL" || s.FellBack || len(s.Edges) != 2 {
 		t.Fatalf("search TREM2: %+v", s)

@@ -241,6 +241,15 @@ func (v *Views) Leaderboard(ctx context.Context, p Params) (*Page, error) {
 		for _, r := range rows {
 			page.Entries = append(page.Entries, Entry{Score: r.Score, Count: int(r.N), ArtifactPK: r.ArtifactPk})
 		}
+	case schema.ViewMarket:
+		rows, err := v.q.ViewMarketPage(ctx, dbsqlc.ViewMarketPageParams{AfterScore: afterScore, AfterPk: afterPK, Admin: admin, Actor: actor,
+			Lim: lim, AsOf: asOf, Liquidity: d.Rule.Liquidity, Type: p.Type, Kind: d.View.Signal})
+		if err != nil {
+			return nil, fmt.Errorf("market page %s/%s: %w", p.Type, p.View, err)
+		}
+		for _, r := range rows {
+			page.Entries = append(page.Entries, Entry{Score: r.Score, Count: int(r.N), ArtifactPK: r.ArtifactPk})
+		}
 	case schema.ViewBrier:
 		states, outcomes := resolutions(d.Rule)
 		rows, err := v.q.ViewBrierPage(ctx, dbsqlc.ViewBrierPageParams{AfterScore: afterScore, AfterVoter: afterActor, Lim: lim,

@@ -308,3 +308,68 @@ func grepLog(s string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// The hypothesis schema's market view ranks hypotheses by the YES price the
+// market quotes: one bought YES above one bought NO, each at the price
+// market.quote gives, the untraded one not listed; a kind with no liquidity
+// cannot back a market view.
+func TestMarketLeaderboard(t *testing.T) {
+	e := apitest.New(t)
+	alice := apitest.Contributor(t, "alice")
+	up := hypothesis(t, e, alice, "hypothesis", "APOE4 drives tau spread")
+	down := hypothesis(t, e, alice, "hypothesis", "TREM2 R47H impairs phagocytosis")
+	hypothesis(t, e, alice, "hypothesis", "Never traded")
+	succeeded(t, "buy YES", invoke(t, e, alice, market.TradeFunction, map[string]any{"hypothesis": up, "side": "yes", "amount": 30, "limit": 0.9}))
+	succeeded(t, "buy NO", invoke(t, e, alice, market.TradeFunction, map[string]any{"hypothesis": down, "side": "no", "amount": 20, "limit": 0.9}))
+	var out struct {
+		Leaderboard struct {
+			Kind  string
+			Edges []struct {
+				Node struct {
+					Rank     int
+					Score    float64
+					Artifact struct{ Ref string }
+				}
+			}
+		}
+	}
+	e.OK(t, alice, `{ leaderboard(type: "hypothesis", view: "market", first: 10) { kind edges { node { rank score artifact { ref } } } } }`, nil, &out)
+	lb := out.Leaderboard
+	if lb.Kind != "MARKET" || len(lb.Edges) != 2 {
+		t.Fatalf("the market leaderboard: %+v", lb)
+	}
+	for i, h := range []string{up, down} {
+		n := lb.Edges[i].Node
+		if got, _, _ := strings.Cut(n.Artifact.Ref, "@"); got != h || n.Rank != i+1 {
+			t.Fatalf("rank %d: %+v, want %s", i+1, n, h)
+		}
+		q := succeeded(t, "quote", invoke(t, e, alice, market.QuoteFunction, map[string]any{"hypothesis": h, "side": "yes", "amount": 1}))
+		near(t, fmt.Sprintf("rank %d's price", i+1), n.Score, q.Market.PriceYes, 1e-9)
+	}
+	near(t, "the YES price after 30 YES", lb.Edges[0].Node.Score, 1/(1+math.Exp(-0.3)), 1e-9)
+
+	reviewer := apitest.Token(t, "rosalind", auth.PermReviewer, auth.PermContributor)
+	var bad struct {
+		CreateArtifact struct {
+			Typename string `json:"__typename"`
+			Problems []struct{ Path, Message string }
+		}
+	}
+	doc := map[string]any{"type": "bet", "schema_version": 1, "title": "Bet", "description": "A bet.", "id_strategy": "uuid",
+		"mutability": "mutable_with_history", "lock_mode": "optimistic", "content_schema": map[string]any{"type": "object"},
+		"links": map[string]any{}, "validators": []string{},
+		"signals":   map[string]any{"vote": map[string]any{"dimensions": []string{"default"}, "value_range": []any{-1, 1}, "aggregation": "replace", "description": "A vote."}},
+		"views":     map[string]any{"price": map[string]any{"kind": "market", "signal": "vote", "description": "Not a market."}},
+		"lifecycle": map[string]any{"initial": nil, "states": []string{}, "transitions": []any{}},
+		"merge":     map[string]any{"text_fields": []any{}, "append_only_arrays": []any{}},
+		"examples":  []any{map[string]any{"id": "example", "title": "e", "content": map[string]any{}}}}
+	e.OK(t, reviewer, `mutation($in: CreateArtifactInput!) { createArtifact(input: $in) { __typename ... on ValidationFailed { problems { path message } } } }`,
+		map[string]any{"in": map[string]any{"type": "schema", "id": "bet", "title": "Bet", "content": doc}}, &bad)
+	named := false
+	for _, p := range bad.CreateArtifact.Problems {
+		named = named || strings.Contains(p.Message, "views.price.signal") && strings.Contains(p.Message, "liquidity")
+	}
+	if bad.CreateArtifact.Typename != "ValidationFailed" || !named {
+		t.Fatalf("a market view over a vote: %+v, want views.price.signal named for its missing liquidity", bad.CreateArtifact)
+	}
+}
