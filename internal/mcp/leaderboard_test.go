@@ -67,7 +67,7 @@ func TestLeaderboardTool(t *testing.T) {
 		t.Errorf("first 101: %s", text(res))
 	}
 	if msg := toolError(t, call(t, cs, "leaderboard", map[string]any{"type": "hypothesis", "view": "glicko"})); msg["code"] != "VALIDATION_FAILED" ||
-		!strings.Contains(msg["message"].(string)+text(call(t, cs, "leaderboard", map[string]any{"type": "hypothesis", "view": "glicko"})), "elo, forecasters, trending") {
+		!strings.Contains(msg["message"].(string)+text(call(t, cs, "leaderboard", map[string]any{"type": "hypothesis", "view": "glicko"})), "elo, forecasters, market, trending") {
 		t.Errorf("unknown view: %v", msg)
 	}
 }
