@@ -3,12 +3,8 @@ package chem
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	_ "embed"
-	"encoding/hex"
 	"encoding/json"
-	"fmt"
-	"io"
 	"time"
 
 	"github.com/scidex/substrate/runtimes"
@@ -19,9 +15,12 @@ import (
 //go:embed worker/sar_table.py
 var workerScript []byte
 
+// worker is the bundle: the script alone.
+var worker = runtimes.OneFile{Path: workerFile, Content: workerScript}
+
 // WorkerSHA256 is the script's hash: the bundle's one file, checked by the
 // sandbox's cache before every run.
-var WorkerSHA256 = func() string { s := sha256.Sum256(workerScript); return hex.EncodeToString(s[:]) }()
+var WorkerSHA256 = worker.File().SHA256
 
 // The worker's sandbox caps: RDKit's import alone takes some 150 MB; the
 // maximum common substructure search stops itself at 20 s (MCS_TIMEOUT_S).
@@ -47,19 +46,9 @@ func WorkerTool(version string) *runtimes.Tool {
 		Ref: "tool:chem.sar_table@" + version, Name: "chem.sar_table.worker", Version: version, Runtime: "bwrap",
 		Config: json.RawMessage(`{"command": ["` + workerFile + `"]}`),
 		Caps:   runtimes.Caps{WallTime: WorkerWallTime, MemoryBytes: WorkerMemoryBytes, CPUCount: 1, Network: "deny"},
-		Files:  []runtimes.File{{Path: workerFile, SHA256: WorkerSHA256, Size: int64(len(workerScript))}},
-		Bundle: embedded{},
+		Files:  []runtimes.File{worker.File()},
+		Bundle: worker,
 	}
-}
-
-// embedded is the bundle of the script compiled into this binary.
-type embedded struct{}
-
-func (embedded) Open(_ context.Context, f runtimes.File) (io.ReadCloser, error) {
-	if f.Path != workerFile {
-		return nil, fmt.Errorf("chem: the worker bundle has no file %q", f.Path)
-	}
-	return io.NopCloser(bytes.NewReader(workerScript)), nil
 }
 
 // WorkerInput is what the worker reads on stdin, built by Request from a

@@ -9,15 +9,11 @@
 package gpu
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
 	_ "embed"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"time"
 
@@ -121,27 +117,17 @@ func New(o Options) func(context.Context, json.RawMessage, func(runtimes.Progres
 // its command the script and its arguments, no network, the VRAM and wall
 // time asked for as caps.
 func Job(a Args) *runtimes.Tool {
-	sum := sha256.Sum256([]byte(a.Script))
-	hash := hex.EncodeToString(sum[:])
+	bundle := runtimes.OneFile{Path: jobFile, Content: []byte(a.Script)}
+	file := bundle.File()
 	cmd, _ := json.Marshal(map[string]any{"command": append([]string{jobFile}, a.Args...)})
 	wall := time.Duration(math.Round(a.WallTimeMin * float64(time.Minute)))
 	return &runtimes.Tool{
-		Ref: "tool:" + Function + "@" + Version, Name: Function + ".job", Version: "job-" + hash[:16], Runtime: "bwrap",
+		Ref: "tool:" + Function + "@" + Version, Name: Function + ".job", Version: "job-" + file.SHA256[:16], Runtime: "bwrap",
 		Config: cmd,
 		Caps:   runtimes.Caps{WallTime: wall, VRAMGB: a.VRAMGB, CPUCount: 1, Network: "deny"},
-		Files:  []runtimes.File{{Path: jobFile, SHA256: hash, Size: int64(len(a.Script))}},
-		Bundle: script(a.Script),
+		Files:  []runtimes.File{file},
+		Bundle: bundle,
 	}
-}
-
-// script is a job's bundle: the one file.
-type script string
-
-func (s script) Open(_ context.Context, f runtimes.File) (io.ReadCloser, error) {
-	if f.Path != jobFile {
-		return nil, fmt.Errorf("gpu: the job bundle has no file %q", f.Path)
-	}
-	return io.NopCloser(bytes.NewReader([]byte(s))), nil
 }
 
 func nonNil(xs []string) []string {

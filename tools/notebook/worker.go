@@ -1,14 +1,9 @@
 package notebook
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
 	_ "embed"
-	"encoding/hex"
 	"encoding/json"
-	"fmt"
-	"io"
 	"time"
 
 	"github.com/scidex/substrate/runtimes"
@@ -19,11 +14,11 @@ import (
 //go:embed worker/execute.py
 var workerScript []byte
 
-// workerSHA256 is the script's hash: the bundle's one file, checked by the
-// sandbox's cache before every run.
-var workerSHA256 = func() string { s := sha256.Sum256(workerScript); return hex.EncodeToString(s[:]) }()
-
 const workerFile = "execute.py"
+
+// worker is the bundle: the script alone, its hash checked by the sandbox's
+// cache before every run.
+var worker = runtimes.OneFile{Path: workerFile, Content: workerScript}
 
 // Sandbox runs a sandboxed program: the bwrap runtime (runtimes/bwrap)
 // satisfies it (skills.Deps.Sandbox is one).
@@ -40,18 +35,9 @@ func workerTool(wall time.Duration) *runtimes.Tool {
 		Ref: "tool:notebook.execute@" + Version, Name: "notebook.execute.worker", Version: Version, Runtime: "bwrap",
 		Config: json.RawMessage(`{"command": ["` + workerFile + `"]}`),
 		Caps:   runtimes.Caps{WallTime: wall, MemoryBytes: WorkerMemoryBytes, CPUCount: 1, Network: "deny"},
-		Files:  []runtimes.File{{Path: workerFile, SHA256: workerSHA256, Size: int64(len(workerScript))}},
-		Bundle: embedded{},
+		Files:  []runtimes.File{worker.File()},
+		Bundle: worker,
 	}
-}
-
-type embedded struct{}
-
-func (embedded) Open(_ context.Context, f runtimes.File) (io.ReadCloser, error) {
-	if f.Path != workerFile {
-		return nil, fmt.Errorf("notebook: the worker bundle has no file %q", f.Path)
-	}
-	return io.NopCloser(bytes.NewReader(workerScript)), nil
 }
 
 // workerCell is a cell as the worker gets it: its type and source, nothing
