@@ -43,3 +43,19 @@ JOIN by_all USING (artifact_pk, kind, dimension);
 SELECT artifact_pk, voter, value, created_at FROM signals
 WHERE artifact_pk = ANY (@pks::bigint[]) AND kind = @kind
 ORDER BY artifact_pk, pk;
+
+-- name: MarketState :many
+-- A prediction market's trades on an artifact (tools/market), by side: the
+-- shares held in all, the trades, the volume, and the given trader's shares,
+-- spending (each trade's metadata.cost_usd) and trades.
+SELECT dimension,
+       sum(value)::float8 AS shares, count(*)::integer AS trades, sum(abs(value))::float8 AS volume,
+       coalesce(sum(value) FILTER (WHERE voter = @trader::text), 0)::float8 AS mine,
+       coalesce(sum((metadata->>'cost_usd')::float8) FILTER (WHERE voter = @trader::text), 0)::float8 AS spent,
+       (count(*) FILTER (WHERE voter = @trader::text))::integer AS my_trades
+FROM signals WHERE artifact_pk = @artifact_pk AND kind = @kind GROUP BY dimension;
+
+-- name: MarketLock :exec
+-- One trade of a market at a time, for the rest of the transaction: the next
+-- is priced on the state this one leaves.
+SELECT pg_advisory_xact_lock(hashtextextended('market/' || @artifact_pk::bigint, 0));

@@ -12,6 +12,67 @@ import (
 	"github.com/scidex/substrate/internal/pgjson"
 )
 
+const marketLock = `-- name: MarketLock :exec
+SELECT pg_advisory_xact_lock(hashtextextended('market/' || $1::bigint, 0))
+`
+
+// One trade of a market at a time, for the rest of the transaction: the next
+// is priced on the state this one leaves.
+func (q *Queries) MarketLock(ctx context.Context, artifactPk int64) error {
+	_, err := q.db.Exec(ctx, marketLock, artifactPk)
+	return err
+}
+
+const marketState = `-- name: MarketState :many
+SELECT dimension,
+       sum(value)::float8 AS shares, count(*)::integer AS trades, sum(abs(value))::float8 AS volume,
+       coalesce(sum(value) FILTER (WHERE voter = $1::text), 0)::float8 AS mine,
+       coalesce(sum((metadata->>'cost_usd')::float8) FILTER (WHERE voter = $1::text), 0)::float8 AS spent,
+       (count(*) FILTER (WHERE voter = $1::text))::integer AS my_trades
+FROM signals WHERE artifact_pk = $2 AND kind = $3 GROUP BY dimension
+`
+
+type MarketStateRow struct {
+	Dimension string
+	Shares    float64
+	Trades    int32
+	Volume    float64
+	Mine      float64
+	Spent     float64
+	MyTrades  int32
+}
+
+// A prediction market's trades on an artifact (tools/market), by side: the
+// shares held in all, the trades, the volume, and the given trader's shares,
+// spending (each trade's metadata.cost_usd) and trades.
+func (q *Queries) MarketState(ctx context.Context, trader string, artifactPk int64, kind string) ([]MarketStateRow, error) {
+	rows, err := q.db.Query(ctx, marketState, trader, artifactPk, kind)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []MarketStateRow{}
+	for rows.Next() {
+		var i MarketStateRow
+		if err := rows.Scan(
+			&i.Dimension,
+			&i.Shares,
+			&i.Trades,
+			&i.Volume,
+			&i.Mine,
+			&i.Spent,
+			&i.MyTrades,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const signalAggregates = `-- name: SignalAggregates :many
 WITH s AS (
     SELECT pk, artifact_pk, kind, dimension, voter, voter_kind, value, weight, unit, reason, metadata, created_at, opponent_pk FROM signals WHERE artifact_pk = ANY ($1::bigint[])

@@ -180,37 +180,22 @@ func (m *Market) market(ctx context.Context, st *store.Store, raw string) (*stor
 // load reads the market's state from its trades, the caller's position
 // among them.
 func load(ctx context.Context, db dbsqlc.DBTX, a *store.Artifact, kind string, b float64, actor string) (*State, error) {
-	rows, err := db.Query(ctx, `
-SELECT dimension, sum(value), count(*), sum(abs(value)),
-       coalesce(sum(value) FILTER (WHERE voter = $3), 0),
-       coalesce(sum((metadata->>'cost_usd')::float8) FILTER (WHERE voter = $3), 0),
-       count(*) FILTER (WHERE voter = $3)
-FROM signals WHERE artifact_pk = $1 AND kind = $2 GROUP BY dimension`, a.PK, kind, actor)
+	rows, err := dbsqlc.New(db).MarketState(ctx, actor, a.PK, kind)
 	if err != nil {
 		return nil, fmt.Errorf("read the market of %s: %w", a.Unpinned(), err)
 	}
-	defer rows.Close()
 	s := &State{Ref: a.Unpinned().String(), Kind: kind, Liquidity: b}
-	for rows.Next() {
-		var dim string
-		var sum, vol, mine, spent float64
-		var n, myN int
-		if err := rows.Scan(&dim, &sum, &n, &vol, &mine, &spent, &myN); err != nil {
-			return nil, fmt.Errorf("read the market of %s: %w", a.Unpinned(), err)
-		}
-		switch dim {
+	for _, r := range rows {
+		switch r.Dimension {
 		case "yes":
-			s.Yes, s.Position.Yes = sum, mine
+			s.Yes, s.Position.Yes = r.Shares, r.Mine
 		case "no":
-			s.No, s.Position.No = sum, mine
+			s.No, s.Position.No = r.Shares, r.Mine
 		}
-		s.Trades += n
-		s.Volume += vol
-		s.Position.Spent += spent
-		s.Position.Trades += myN
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read the market of %s: %w", a.Unpinned(), err)
+		s.Trades += int(r.Trades)
+		s.Volume += r.Volume
+		s.Position.Spent += r.Spent
+		s.Position.Trades += int(r.MyTrades)
 	}
 	s.PriceYes, s.PriceNo = PriceYes(s.Yes, s.No, b), PriceNo(s.Yes, s.No, b)
 	return s, nil
@@ -254,7 +239,7 @@ func (m *Market) Trade(ctx context.Context, in TradeArgs) (map[string]any, error
 		}
 		// One trade of a market at a time: the next is priced on the state
 		// this one leaves.
-		if _, err := tx.Conn().Exec(ctx, "SELECT pg_advisory_xact_lock(hashtextextended('market/' || $1::bigint, 0))", a.PK); err != nil {
+		if err := dbsqlc.New(tx.Conn()).MarketLock(ctx, a.PK); err != nil {
 			return fmt.Errorf("lock the market of %s: %w", a.Unpinned(), err)
 		}
 		s, err := load(ctx, tx.Conn(), a, kind, rule.Liquidity, actor)
