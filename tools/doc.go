@@ -16,9 +16,14 @@ import (
 )
 
 // InProcess returns the compiled-in functions by the name runtime_config
-// gives them: the tools here, the skills' and the action verbs' (Verbs). d.Store is the store the tools that write artifacts write
-// through, as the caller; the skills take the rest of d.
+// gives them: the tools here, the skills' and the action verbs' (Verbs).
+// d.Store is the store the tools that write artifacts write through, as the
+// caller; the skills and verbs take the rest of d.
 func InProcess(d skills.Deps) map[string]inprocess.Func {
+	return inProcess(d, Verbs(d))
+}
+
+func inProcess(d skills.Deps, verbs []Verb) map[string]inprocess.Func {
 	funcs := map[string]inprocess.Func{
 		checksum.Function: checksum.Run,
 		gaterun.Function:  gaterun.New(d.Store),
@@ -27,7 +32,7 @@ func InProcess(d skills.Deps) map[string]inprocess.Func {
 	for name, f := range skills.Funcs(d) {
 		funcs[name] = f
 	}
-	for _, v := range Verbs(d) {
+	for _, v := range verbs {
 		if v.Run != nil { // a verb's tool of another runtime (debate.turn, a skill_call)
 			funcs[v.Name] = v.Run
 		}
@@ -38,11 +43,12 @@ func InProcess(d skills.Deps) map[string]inprocess.Func {
 // Runtime is the in_process runtime of this build: every function of
 // InProcess, with the skills' and the verbs' argument checks.
 func Runtime(d skills.Deps) *inprocess.Runtime {
+	verbs := Verbs(d)
 	checks := skills.Checks(d)
-	for _, v := range Verbs(d) {
+	for _, v := range verbs {
 		if v.Check != nil {
 			checks[v.Name] = v.Check
 		}
 	}
-	return inprocess.New(InProcess(d)).WithChecks(checks)
+	return inprocess.New(inProcess(d, verbs)).WithChecks(checks)
 }

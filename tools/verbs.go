@@ -48,10 +48,7 @@ func Verbs(d skills.Deps) []Verb {
 	out = append(out, Verb{Name: market.TradeFunction, Tool: market.TradeTool(), Run: mk.TradeFunc(), Check: market.CheckTrade},
 		Verb{Name: market.QuoteFunction, Tool: market.QuoteTool(), Run: mk.QuoteFunc()})
 	out = append(out, Verb{Name: figure.Function, Tool: figure.Manifest, Run: figure.New(d.Store), Check: figure.Check})
-	gpuOpts := gpu.Options{GPUs: d.GPUs, MaxVRAMGB: d.MaxVRAMGB}
-	if d.Sandbox != nil {
-		gpuOpts.Sandbox = d.Sandbox
-	}
+	gpuOpts := gpu.Options{GPUs: d.GPUs, MaxVRAMGB: d.MaxVRAMGB, Sandbox: d.Sandbox}
 	out = append(out, Verb{Name: gpu.Function, Tool: gpu.Manifest, Run: gpu.New(gpuOpts), Check: gpuOpts.Check})
 	out = append(out, Verb{Name: notebook.Name, Tool: notebook.Manifest, Run: notebook.New(d.Store, d.Sandbox), Check: notebook.Check})
 	return out
