@@ -118,11 +118,8 @@ func (s *Store) upgradeOne(ctx context.Context, t *schema.Type, r ref.Ref, rep *
 		return nil // gone meanwhile
 	}
 	if err != nil {
-		if pr, ok := problem.As(err); ok {
-			rep.Failed = append(rep.Failed, UpgradeFailure{Ref: r.String(), Reason: pr.Error()})
-			return nil
-		}
-		// The chain does not apply to this content (evolve.Apply).
+		// The chain does not apply to this content (evolve.Apply), or the
+		// read was refused: the artifact stays as it is, listed.
 		rep.Failed = append(rep.Failed, UpgradeFailure{Ref: r.String(), Reason: err.Error()})
 		return nil
 	}

@@ -152,16 +152,22 @@ func roundRef(sessionID string, n int) ref.Ref {
 	return ref.Ref{Type: RoundType, ID: fmt.Sprintf("%s.%d", sessionID, n)}
 }
 
-// rounds reads the session's rounds in turn order, as ctx's actor.
+// rounds reads the session's rounds in turn order, as ctx's actor, in one
+// statement: the rounds of turns 1.. up to the first turn not answered.
 func (e *engine) rounds(ctx context.Context, sess *store.Artifact, s session) ([]round, error) {
+	refs := make([]ref.Ref, s.turns()+1)
+	for i := range refs {
+		refs[i] = roundRef(sess.ID, i+1)
+	}
+	got, err := e.st.GetMany(ctx, refs)
+	if err != nil {
+		return nil, fmt.Errorf("read the rounds of %s: %w", sess.Unpinned(), err)
+	}
 	var out []round
-	for n := 1; n <= s.turns()+1; n++ {
-		a, err := e.st.Get(ctx, roundRef(sess.ID, n))
-		if errors.Is(err, store.ErrNotFound) {
+	for _, rr := range refs {
+		a, ok := got[rr.String()]
+		if !ok {
 			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read round %d of %s: %w", n, sess.Unpinned(), err)
 		}
 		var r round
 		_ = json.Unmarshal(a.Content, &r)
