@@ -12,6 +12,7 @@ import (
 
 	"github.com/scidex/substrate/graph/model"
 	"github.com/scidex/substrate/internal/event"
+	"github.com/scidex/substrate/internal/ondemand"
 	"github.com/scidex/substrate/internal/problem"
 	"github.com/scidex/substrate/internal/ref"
 	"github.com/scidex/substrate/internal/request"
@@ -24,6 +25,13 @@ const closeTryAgainLater = 1013
 func eventModel(e *event.Event) *model.Event {
 	return &model.Event{ID: strconv.FormatInt(e.Cursor.ID, 10), Cursor: e.Cursor.String(), Type: e.Type, OccurredAt: e.OccurredAt,
 		Source: e.Source, ActorID: e.ActorID, ActorKind: e.ActorKind, Ref: e.Ref, Payload: model.JSON(e.Payload), SchemaVersion: e.SchemaVersion}
+}
+
+// eventCursor is the cursor of an event as the API shows it (one this server
+// made, so it parses).
+func eventCursor(e *model.Event) event.Cursor {
+	c, _ := event.ParseCursor(e.Cursor, "cursor")
+	return c
 }
 
 // subscribeParams is what a subscription asks for: the events it selects, and
@@ -39,7 +47,7 @@ type subscribeParams struct {
 // reads. With a consumerId the cursor of the last event handed over is saved
 // (at most once a second, and at the end), so a later subscription or poll
 // resumes after it; delivery is at least once.
-func subscribe[T any](ctx context.Context, r *Resolver, p subscribeParams, conv func(*event.Event) T) (<-chan T, error) {
+func subscribe[T any](ctx context.Context, r *Resolver, p subscribeParams, conv func(*event.Event) T, cursor func(T) event.Cursor) (<-chan T, error) {
 	rc := request.From(ctx)
 	if rc == nil || rc.Anonymous {
 		return nil, problem.New(problem.Unauthenticated, "subscriptions need a token")
@@ -79,7 +87,30 @@ func subscribe[T any](ctx context.Context, r *Resolver, p subscribeParams, conv 
 	if err != nil {
 		return nil, err
 	}
-	sub := r.Hub.Subscribe(ctx, event.SubscribeOpts{Actor: rc.Actor, Selector: p.Selector, Since: &start})
+	opts := event.SubscribeOpts{Actor: rc.Actor, Selector: p.Selector, Since: &start}
+	if cid == "" && ids == nil {
+		if st := ondemand.Claim(ctx); st != nil {
+			// The transport writes on demand: the hub puts each event on the
+			// channel gqlgen reads and says so, with no goroutine here. (A
+			// consumer saves its cursor as events are confirmed, and SSE
+			// numbers its messages as they are taken: both need the loop below.)
+			k := event.NewSink(conv, cursor, st.Ready, func(reason string) {
+				if reason == "" || r.CloseConn == nil {
+					st.End()
+					return
+				}
+				// Closing writes a frame: not under the hub's lock.
+				go func() {
+					r.CloseConn(ctx, closeTryAgainLater, reason)
+					st.End()
+				}()
+			})
+			opts.Sink = k
+			r.Hub.Subscribe(ctx, opts)
+			return k.C, nil
+		}
+	}
+	sub := r.Hub.Subscribe(ctx, opts)
 	out := make(chan T)
 	go func() {
 		defer close(out)

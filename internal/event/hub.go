@@ -291,15 +291,22 @@ func (h *Hub) dispatch(e *Event) {
 		if !s.wants(e) {
 			return
 		}
-		select {
-		case s.ch <- e:
-		default:
-			h.subs.remove(s)
-			if h.opts.Metrics != nil {
-				h.opts.Metrics.SubscriberDropped()
+		if s.sink != nil {
+			if s.sink.offer(e) {
+				return
 			}
-			s.drop(fmt.Sprintf("subscriber fell %d events behind and was dropped; resume with since: %q", cap(s.ch), s.lastSent().String()))
+		} else {
+			select {
+			case s.ch <- e:
+				return
+			default:
+			}
 		}
+		h.subs.remove(s)
+		if h.opts.Metrics != nil {
+			h.opts.Metrics.SubscriberDropped()
+		}
+		s.drop(fmt.Sprintf("subscriber fell %d events behind and was dropped; resume with since: %q", s.queue(), s.resume().String()))
 	})
 }
 

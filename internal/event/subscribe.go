@@ -7,11 +7,13 @@ import (
 	"github.com/scidex/substrate/internal/auth"
 )
 
-// Sub is one subscriber. Events arrive on C in delivery order; Done closes when
-// the subscription ends, Reason says why if the hub ended it.
+// Sub is one subscriber. Events arrive on C in delivery order (or on its
+// Sink's channel, C then being nil); Done closes when the subscription ends,
+// Reason says why if the hub ended it.
 type Sub struct {
 	C     <-chan *Event
 	ch    chan *Event
+	sink  sink // instead of ch, when SubscribeOpts.Sink is set
 	done  chan struct{}
 	actor auth.Actor
 	sel   *Selector
@@ -39,7 +41,9 @@ func (s *Sub) Reason() string {
 	return s.reason
 }
 
-// Delivered records the cursor of the last event the consumer took from C.
+// Delivered records the cursor of the last event the consumer took from C (a
+// subscriber with a sink need not: the hub names the event before the oldest
+// still queued).
 func (s *Sub) Delivered(c Cursor) {
 	s.mu.Lock()
 	if s.last.Less(c) {
@@ -64,7 +68,30 @@ func (s *Sub) drop(reason string) {
 		s.reason = reason
 		s.mu.Unlock()
 		close(s.done)
+		if s.sink != nil {
+			s.sink.ended(reason)
+		}
 	})
+}
+
+// queue is the subscriber's queue length.
+func (s *Sub) queue() int {
+	if s.sink != nil {
+		return s.sink.size()
+	}
+	return cap(s.ch)
+}
+
+// resume is the cursor a subscriber dropped for falling behind resumes from:
+// the last event handed over, which for a sink is the one before the oldest
+// still queued (taken off the queue: the subscription is over).
+func (s *Sub) resume() Cursor {
+	if s.sink != nil {
+		if c, ok := s.sink.oldest(); ok {
+			return before(c)
+		}
+	}
+	return s.lastSent()
 }
 
 // SubscribeOpts says who subscribes to what, from where.
@@ -75,6 +102,9 @@ type SubscribeOpts struct {
 	// no duplicate at the seam; the zero cursor replays the whole log the actor
 	// may see (FromStart). Without it the subscription starts live, now.
 	Since *Cursor
+	// Sink, when set, receives the events instead of Sub.C (see Sink); its
+	// end runs when the subscription ends.
+	Sink interface{ sink }
 	// buffer, when not 0, is the queue length instead of HubOpts.Buffer
 	// (Follow's, HubOpts.FollowBuffer).
 	buffer int
@@ -89,8 +119,14 @@ func (h *Hub) Subscribe(ctx context.Context, o SubscribeOpts) *Sub {
 	if o.buffer != 0 {
 		n = o.buffer
 	}
-	ch := make(chan *Event, n)
-	s := &Sub{C: ch, ch: ch, done: make(chan struct{}), actor: o.Actor, sel: o.Selector}
+	s := &Sub{done: make(chan struct{}), actor: o.Actor, sel: o.Selector}
+	if o.Sink != nil {
+		o.Sink.open(n)
+		s.sink = o.Sink
+	} else {
+		s.ch = make(chan *Event, n)
+		s.C = s.ch
+	}
 	// Unsubscribe when ctx ends. AfterFunc instead of a goroutine waiting on
 	// ctx: an idle subscriber costs one goroutine stack less (bench/fanout).
 	context.AfterFunc(ctx, func() {
@@ -159,14 +195,7 @@ func (h *Hub) catchUp(ctx context.Context, s *Sub, from Cursor) {
 			if !s.sel.Match(e) {
 				continue
 			}
-			select {
-			case s.ch <- e:
-			case <-ctx.Done():
-				return
-			case <-s.done:
-				return
-			case <-h.quit:
-				s.drop(h.stopReason())
+			if !h.send(ctx, s, e) {
 				return
 			}
 		}
@@ -197,4 +226,31 @@ func (h *Hub) join(ctx context.Context, s *Sub, from Cursor) bool {
 	s.floor = from
 	h.subs.add(s)
 	return true
+}
+
+// send hands a replayed event to s, waiting for room; false when the
+// subscription is over (s left, or the hub stopped and dropped it).
+func (h *Hub) send(ctx context.Context, s *Sub, e *Event) bool {
+	if s.sink != nil {
+		// s.done closes when ctx ends (Subscribe's AfterFunc).
+		if s.sink.send(e, s.done, h.quit) {
+			return true
+		}
+	} else {
+		select {
+		case s.ch <- e:
+			return true
+		case <-ctx.Done():
+			return false
+		case <-s.done:
+			return false
+		case <-h.quit:
+		}
+	}
+	select {
+	case <-h.quit:
+		s.drop(h.stopReason())
+	default:
+	}
+	return false
 }

@@ -32,7 +32,7 @@ const (
 // scidex_jwt cookie from this server's own pages). A connection without a
 // token is refused with 4403 unless anonymous reads are on; a connection
 // closes with 4401 when its token expires.
-func (s *Server) websocket() transport.Websocket {
+func (s *Server) websocket() wsconn.Transport {
 	s.ws = wsconn.New(wsconn.Options{
 		AllowedOrigins:   s.opts.AllowedOrigins,
 		MaxSubscriptions: s.opts.MaxSubscriptions,
@@ -43,12 +43,14 @@ func (s *Server) websocket() transport.Websocket {
 		// PingPongInterval goroutine per connection (bench/fanout).
 		PingInterval: wsPingPong,
 	})
-	return transport.Websocket{
+	// graphql-transport-ws is served by wsconn (one goroutine per
+	// connection, writes on demand); the legacy graphql-ws by gqlgen.
+	return wsconn.Transport{Websocket: transport.Websocket{
 		Implementation:        s.ws,
 		InitFunc:              s.wsInit,
 		InitTimeout:           wsInitTimeout,
 		KeepAlivePingInterval: wsKeepAlive,
-	}
+	}}
 }
 
 // CloseWebsockets closes every open websocket with 1001 ("going away": the
@@ -74,9 +76,7 @@ type wsKey struct{}
 
 func (s *Server) wsInit(ctx context.Context, payload transport.InitPayload) (context.Context, *transport.InitPayload, error) {
 	refuse := func(msg string) (context.Context, *transport.InitPayload, error) {
-		ctx = transport.WithWebsocketCloseCode(ctx, wsconn.CloseForbidden)
-		ctx = transport.AppendCloseReason(ctx, "Forbidden: "+msg)
-		return ctx, nil, errors.New(msg)
+		return wsconn.Refuse(ctx, wsconn.CloseForbidden, "Forbidden: "+msg), nil, errors.New(msg)
 	}
 	rc := request.From(ctx)
 	if rc == nil {

@@ -61,7 +61,7 @@ var (
 	_ transport.WebsocketReadDeadliner = (*conn)(nil)
 )
 
-func newConn(ctx context.Context, ws *websocket.Conn, opts Options) *conn {
+func newConn(ctx context.Context, ws *websocket.Conn, opts Options, served bool) *conn {
 	c := &conn{ws: ws, writeTimeout: opts.WriteTimeout, readLimit: opts.ReadLimit}
 	tooMany := &gqlerror.Error{Message: fmt.Sprintf("too many subscriptions on this connection (max %d)", opts.MaxSubscriptions)}
 	if opts.TooManyFunc != nil {
@@ -71,10 +71,13 @@ func newConn(ctx context.Context, ws *websocket.Conn, opts Options) *conn {
 	if opts.ReadLimit > 0 {
 		ws.SetReadLimit(opts.ReadLimit)
 	}
-	if ws.Subprotocol() == subprotocolTransportWS {
+	switch {
+	case served:
+		c.pingEvery = opts.PingInterval
+	case ws.Subprotocol() == subprotocolTransportWS:
 		c.guard = newGuard(c, opts.MaxSubscriptions)
 		c.pingEvery = opts.PingInterval
-	} else if opts.MaxSubscriptions > 0 {
+	case opts.MaxSubscriptions > 0:
 		c.legacy = newLegacyCap(c, opts.MaxSubscriptions)
 	}
 	return c
@@ -140,6 +143,33 @@ func (c *conn) NextReader() (int, io.Reader, error) {
 		}
 		if out != nil {
 			return websocket.TextMessage, bytes.NewReader(out), nil
+		}
+	}
+}
+
+// read returns the next message from the client, for a connection this
+// package serves. After this side has sent a close frame, messages still
+// arriving are discarded until the client's close frame.
+func (c *conn) read() ([]byte, error) {
+	c.mu.Lock()
+	if c.closing || c.netClosed {
+		c.mu.Unlock()
+		return nil, errServerClosed
+	}
+	if c.peerClosed {
+		c.mu.Unlock()
+		return nil, transport.ErrWebsocketClosed
+	}
+	c.reading = true
+	c.mu.Unlock()
+	defer c.readDone()
+	for {
+		_, data, err := c.ws.ReadMessage()
+		if err != nil {
+			return nil, c.readError(err)
+		}
+		if !c.isClosing() {
+			return data, nil
 		}
 	}
 }

@@ -70,7 +70,7 @@ func newEnv(t *testing.T, ws transport.Websocket, opts wsconn.Options) *env {
 		}
 	})
 	ws.Implementation = wsconn.New(opts)
-	e.gql.AddTransport(ws)
+	e.gql.AddTransport(wsconn.Transport{Websocket: ws})
 	e.srv = httptest.NewServer(wsconn.Middleware(e.gql))
 	t.Cleanup(e.srv.Close)
 	return e

@@ -45,11 +45,15 @@ func (c *conn) ping() {
 	c.pings.Reset(c.pingEvery)
 }
 
-// pong notes a pong from the client.
+// pong notes a pong from the client: the connection lives two intervals
+// more.
 func (c *conn) pong() {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.ponged = true
-	c.mu.Unlock()
+	if c.pings != nil && !c.closing && !c.peerClosed && !c.netClosed && !c.closeRequested {
+		_ = c.ws.SetReadDeadline(time.Now().Add(2 * c.pingEvery))
+	}
 }
 
 func (c *conn) ending() bool {

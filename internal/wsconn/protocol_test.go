@@ -206,14 +206,10 @@ func TestInitFuncRefuses(t *testing.T) {
 	}{
 		{"plain error", func(ctx context.Context) context.Context { return ctx }, 4403, "Forbidden"},
 		{"code and reason from the InitFunc", func(ctx context.Context) context.Context {
-			ctx = transport.WithWebsocketCloseCode(ctx, 4403)
-			return transport.AppendCloseReason(ctx, "Forbidden: token revoked")
+			return wsconn.Refuse(ctx, 4403, "Forbidden: token revoked")
 		}, 4403, "Forbidden: token revoked"},
-		{"reason only", func(ctx context.Context) context.Context {
-			return transport.AppendCloseReason(ctx, "Forbidden: no token")
-		}, 4403, "Forbidden: no token"},
 		{"other code", func(ctx context.Context) context.Context {
-			return transport.WithWebsocketCloseCode(ctx, 4401)
+			return wsconn.Refuse(ctx, 4401, "")
 		}, 4401, "Unauthorized"},
 	}
 	for _, tt := range tests {

@@ -91,15 +91,26 @@ func New(opts Options) *Implementation {
 // origins that Options does not allow; on failure the HTTP error response has
 // been written.
 func (im *Implementation) Accept(w http.ResponseWriter, r *http.Request, options transport.WebsocketAcceptOptions) (transport.WebsocketConn, error) {
+	c, err := im.accept(w, r, preferTransportWS(options.Subprotocols), options.ResponseHeader, false)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// accept upgrades the request, negotiating one of subprotocols. served says
+// the connection is served by this package ([Transport]), not by gqlgen:
+// nothing then stands between the session and the socket.
+func (im *Implementation) accept(w http.ResponseWriter, r *http.Request, subprotocols []string, responseHeader http.Header, served bool) (*conn, error) {
 	h := holderFrom(r.Context())
 	up := websocket.Upgrader{
-		Subprotocols:    preferTransportWS(options.Subprotocols),
+		Subprotocols:    subprotocols,
 		CheckOrigin:     im.origins.Allowed,
 		ReadBufferSize:  cmp.Or(im.opts.ReadBufferSize, defaultReadBuffer),
 		WriteBufferPool: &im.writeBuffers,
 	}
 	header := http.Header{}
-	for k, vs := range options.ResponseHeader {
+	for k, vs := range responseHeader {
 		switch http.CanonicalHeaderKey(k) {
 		case "Sec-Websocket-Protocol", "Sec-Websocket-Extensions":
 			continue // gorilla sets these itself and refuses the latter
@@ -115,7 +126,7 @@ func (im *Implementation) Accept(w http.ResponseWriter, r *http.Request, options
 		}
 		return nil, err
 	}
-	c := newConn(r.Context(), ws, im.opts)
+	c := newConn(r.Context(), ws, im.opts, served)
 	c.untrack = func() { im.conns.Remove(c) }
 	if ok, reason := im.conns.Add(c); !ok {
 		c.closeWith(CloseGoingAway, reason)
