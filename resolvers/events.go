@@ -11,6 +11,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/scidex/substrate/graph/model"
+	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/event"
 	"github.com/scidex/substrate/internal/ondemand"
 	"github.com/scidex/substrate/internal/problem"
@@ -27,13 +28,6 @@ func eventModel(e *event.Event) *model.Event {
 		Source: e.Source, ActorID: e.ActorID, ActorKind: e.ActorKind, Ref: e.Ref, Payload: model.JSON(e.Payload), SchemaVersion: e.SchemaVersion}
 }
 
-// eventCursor is the cursor of an event as the API shows it (one this server
-// made, so it parses).
-func eventCursor(e *model.Event) event.Cursor {
-	c, _ := event.ParseCursor(e.Cursor, "cursor")
-	return c
-}
-
 // subscribeParams is what a subscription asks for: the events it selects, and
 // where it begins (since, else the consumer's stored cursor, else from).
 type subscribeParams struct {
@@ -47,7 +41,7 @@ type subscribeParams struct {
 // reads. With a consumerId the cursor of the last event handed over is saved
 // (at most once a second, and at the end), so a later subscription or poll
 // resumes after it; delivery is at least once.
-func subscribe[T any](ctx context.Context, r *Resolver, p subscribeParams, conv func(*event.Event) T, cursor func(T) event.Cursor) (<-chan T, error) {
+func subscribe[T any](ctx context.Context, r *Resolver, p subscribeParams, conv func(*event.Event) T) (<-chan T, error) {
 	rc := request.From(ctx)
 	if rc == nil || rc.Anonymous {
 		return nil, problem.New(problem.Unauthenticated, "subscriptions need a token")
@@ -89,12 +83,16 @@ func subscribe[T any](ctx context.Context, r *Resolver, p subscribeParams, conv 
 	}
 	opts := event.SubscribeOpts{Actor: rc.Actor, Selector: p.Selector, Since: &start}
 	if cid == "" && ids == nil {
-		if st := ondemand.Claim(ctx); st != nil {
-			// The transport writes on demand: the hub puts each event on the
-			// channel gqlgen reads and says so, with no goroutine here. (A
-			// consumer saves its cursor as events are confirmed, and SSE
-			// numbers its messages as they are taken: both need the loop below.)
-			k := event.NewSink(conv, cursor, st.Ready, func(reason string) {
+		k := event.NewSink(conv)
+		// Subscribers who are the same reader get the same response for the
+		// same event and operation: the transport may encode it once for all.
+		if st := ondemand.Claim(ctx, k.Shared(readerGroup(rc.Actor))); st != nil {
+			// The transport writes on demand: the hub queues each event and
+			// says so, with no goroutine here. (A consumer saves its cursor as
+			// events are confirmed, and SSE numbers its messages as they are
+			// taken: both need the loop below.)
+			opts.Sink, opts.Ready = k, st.Ready
+			opts.End = func(reason string) {
 				if reason == "" || r.CloseConn == nil {
 					st.End()
 					return
@@ -104,8 +102,7 @@ func subscribe[T any](ctx context.Context, r *Resolver, p subscribeParams, conv 
 					r.CloseConn(ctx, closeTryAgainLater, reason)
 					st.End()
 				}()
-			})
-			opts.Sink = k
+			}
 			r.Hub.Subscribe(ctx, opts)
 			return k.C, nil
 		}
@@ -168,6 +165,12 @@ func subscribe[T any](ctx context.Context, r *Resolver, p subscribeParams, conv 
 		}
 	}()
 	return out, nil
+}
+
+// readerGroup names who reads: everything about the actor that decides what
+// it may see.
+func readerGroup(a auth.Actor) string {
+	return fmt.Sprintf("%q %q %v", a.ID, a.Kind, a.Permissions)
 }
 
 // artifactSelector selects the events about one artifact, any version of it.

@@ -19,7 +19,7 @@ func (r *subscriptionResolver) Events(ctx context.Context, types []string, filte
 	if err != nil {
 		return nil, err
 	}
-	return subscribe(ctx, r.Resolver, subscribeParams{Selector: sel, Since: since, ConsumerID: consumerID, From: from}, eventModel, eventCursor)
+	return subscribe(ctx, r.Resolver, subscribeParams{Selector: sel, Since: since, ConsumerID: consumerID, From: from}, eventModel)
 }
 
 func (r *subscriptionResolver) ArtifactEvents(ctx context.Context, ref string, since *string) (<-chan *model.Event, error) {
@@ -27,7 +27,7 @@ func (r *subscriptionResolver) ArtifactEvents(ctx context.Context, ref string, s
 	if err != nil {
 		return nil, err
 	}
-	return subscribe(ctx, r.Resolver, subscribeParams{Selector: sel, Since: since}, eventModel, eventCursor)
+	return subscribe(ctx, r.Resolver, subscribeParams{Selector: sel, Since: since}, eventModel)
 }
 
 func (r *subscriptionResolver) ToolCallUpdates(ctx context.Context, id string) (<-chan *model.ToolCallEvent, error) {
@@ -37,7 +37,7 @@ func (r *subscriptionResolver) ToolCallUpdates(ctx context.Context, id string) (
 	}
 	return subscribe(ctx, r.Resolver, subscribeParams{Selector: sel}, func(e *event.Event) *model.ToolCallEvent {
 		return &model.ToolCallEvent{Event: eventModel(e), Type: e.Type, Payload: model.JSON(e.Payload)}
-	}, func(e *model.ToolCallEvent) event.Cursor { return eventCursor(e.Event) })
+	})
 }
 
 func (r *toolCallEventResolver) ToolCall(ctx context.Context, obj *model.ToolCallEvent) (*model.ToolCall, error) {

@@ -51,8 +51,8 @@ type floor struct {
 }
 
 // artifactRefRE finds the ref of an artifactEvents subscription in a
-// subscribe message (the query is a JSON string: its quotes are escaped).
-var artifactRefRE = regexp.MustCompile(`artifactEvents\(ref: \\"([^\\"]+)\\"`)
+// subscribe message (pageQuery: the ref is the variable "ref").
+var artifactRefRE = regexp.MustCompile(`"variables":\{"ref":"([^"]+)"`)
 
 type floorConn struct {
 	ws *websocket.Conn

@@ -124,7 +124,7 @@ func measure(srv *server, n int) result {
 	// Warm up: a few subscribers receive a few events and leave, so that the
 	// baseline has the write path, the websocket code and the pools paged in.
 	g0 := srv.memory().goroutines
-	feed := func(int) string { return feedQuery }
+	feed := func(int) map[string]any { return feedQuery }
 	warm, _, err := connect(srv.Addr, reader, r, 8, 8, total, feed)
 	benchkit.Check(err)
 	awaitLive(warm, nextProbe)
@@ -140,7 +140,7 @@ func measure(srv *server, n int) result {
 	var subs, fenced, pages []*subscriber
 	if *shape == "prism" {
 		res.pages, res.broad = n, *broadN
-		pages, res.connect, err = connect(srv.Addr, reader, r, n, *dialConc, total, func(i int) string { return pageQuery(r, i) })
+		pages, res.connect, err = connect(srv.Addr, reader, r, n, *dialConc, total, func(i int) map[string]any { return pageQuery(r, i) })
 		benchkit.Check(err)
 		for i, s := range pages {
 			s.expect = 0

@@ -15,12 +15,17 @@ import (
 
 // feedQuery is the subscription of the feed shape, and of the broad group of
 // the prism shape: every hypothesis created.
-const feedQuery = `subscription { events(types: ["hypothesis.created"]) { id occurredAt ref } }`
+var feedQuery = map[string]any{"query": `subscription { events(types: ["hypothesis.created"]) { id occurredAt ref } }`}
 
 // pageQuery is a Prism page's subscription: the events of one artifact, the
-// one measured event seq creates.
-func pageQuery(r *run, seq int) string {
-	return fmt.Sprintf(`subscription { artifactEvents(ref: "hypothesis:%se%d") { id occurredAt ref } }`, r.id, seq)
+// one measured event seq creates. Like the live page's own operation
+// (internal/livepage), the document is the same for every page and the ref a
+// variable, so the server parses and validates it once.
+func pageQuery(r *run, seq int) map[string]any {
+	return map[string]any{
+		"query":     `subscription PageEvents($ref: Ref!) { artifactEvents(ref: $ref) { id occurredAt ref } }`,
+		"variables": map[string]string{"ref": fmt.Sprintf("hypothesis:%se%d", r.id, seq)},
+	}
 }
 
 // subscriber is one websocket client with one subscription. Its reader
@@ -68,7 +73,7 @@ var dialer = &websocket.Dialer{
 // connect opens n subscribers, at most conc handshakes at a time, and returns
 // once each has its connection_ack and has sent its subscribe; subscriber i
 // sends query(i).
-func connect(addr, token string, r *run, n, conc, events int, query func(i int) string) ([]*subscriber, time.Duration, error) {
+func connect(addr, token string, r *run, n, conc, events int, query func(i int) map[string]any) ([]*subscriber, time.Duration, error) {
 	start := time.Now()
 	subs := make([]*subscriber, n)
 	sem := make(chan struct{}, conc)
@@ -104,7 +109,7 @@ func connect(addr, token string, r *run, n, conc, events int, query func(i int) 
 	return subs, time.Since(start), nil
 }
 
-func dial(addr, token string, r *run, events int, query string) (*subscriber, error) {
+func dial(addr, token string, r *run, events int, query map[string]any) (*subscriber, error) {
 	ws, _, err := dialer.Dial("ws://"+addr+"/graphql", http.Header{})
 	if err != nil {
 		return nil, fmt.Errorf("dial: %w", err)
@@ -128,7 +133,7 @@ func dial(addr, token string, r *run, events int, query string) (*subscriber, er
 		}
 	}
 	_ = ws.SetReadDeadline(time.Time{})
-	sub := map[string]any{"id": "1", "type": "subscribe", "payload": map[string]string{"query": query}}
+	sub := map[string]any{"id": "1", "type": "subscribe", "payload": query}
 	if err := ws.WriteJSON(sub); err != nil {
 		return fail(fmt.Errorf("subscribe: %w", err))
 	}

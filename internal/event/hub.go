@@ -293,6 +293,7 @@ func (h *Hub) dispatch(e *Event) {
 		}
 		if s.sink != nil {
 			if s.sink.offer(e) {
+				s.ready()
 				return
 			}
 		} else {

@@ -14,6 +14,8 @@ type Sub struct {
 	C     <-chan *Event
 	ch    chan *Event
 	sink  sink // instead of ch, when SubscribeOpts.Sink is set
+	ready func()
+	end   func(reason string)
 	done  chan struct{}
 	actor auth.Actor
 	sel   *Selector
@@ -69,7 +71,8 @@ func (s *Sub) drop(reason string) {
 		s.mu.Unlock()
 		close(s.done)
 		if s.sink != nil {
-			s.sink.ended(reason)
+			s.sink.clear()
+			s.end(reason)
 		}
 	})
 }
@@ -84,7 +87,7 @@ func (s *Sub) queue() int {
 
 // resume is the cursor a subscriber dropped for falling behind resumes from:
 // the last event handed over, which for a sink is the one before the oldest
-// still queued (taken off the queue: the subscription is over).
+// still queued.
 func (s *Sub) resume() Cursor {
 	if s.sink != nil {
 		if c, ok := s.sink.oldest(); ok {
@@ -102,9 +105,13 @@ type SubscribeOpts struct {
 	// no duplicate at the seam; the zero cursor replays the whole log the actor
 	// may see (FromStart). Without it the subscription starts live, now.
 	Since *Cursor
-	// Sink, when set, receives the events instead of Sub.C (see Sink); its
-	// end runs when the subscription ends.
-	Sink interface{ sink }
+	// Sink, when set, queues the events instead of Sub.C (see Sink). Ready
+	// is called after each event queued, End once when the subscription
+	// ends, with its Reason; both are required with a Sink, and both may run
+	// under the hub's lock: they must not block.
+	Sink  interface{ sink }
+	Ready func()
+	End   func(reason string)
 	// buffer, when not 0, is the queue length instead of HubOpts.Buffer
 	// (Follow's, HubOpts.FollowBuffer).
 	buffer int
@@ -122,7 +129,7 @@ func (h *Hub) Subscribe(ctx context.Context, o SubscribeOpts) *Sub {
 	s := &Sub{done: make(chan struct{}), actor: o.Actor, sel: o.Selector}
 	if o.Sink != nil {
 		o.Sink.open(n)
-		s.sink = o.Sink
+		s.sink, s.ready, s.end = o.Sink, o.Ready, o.End
 	} else {
 		s.ch = make(chan *Event, n)
 		s.C = s.ch
@@ -234,6 +241,7 @@ func (h *Hub) send(ctx context.Context, s *Sub, e *Event) bool {
 	if s.sink != nil {
 		// s.done closes when ctx ends (Subscribe's AfterFunc).
 		if s.sink.send(e, s.done, h.quit) {
+			s.ready()
 			return true
 		}
 	} else {

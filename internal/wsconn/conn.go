@@ -36,7 +36,9 @@ type conn struct {
 	readLimit    int64      // Options.ReadLimit; when positive gqlgen's is ignored
 	guard        *guard     // nil unless the subprotocol is graphql-transport-ws
 	legacy       *legacyCap // nil unless it is legacy graphql-ws with a cap
-	tooMany      []byte     // the error payload of a subscribe over the cap
+	ctx          context.Context // the upgrade request's, for TooManyFunc
+	maxSubs      int
+	tooManyFunc  func(ctx context.Context, max int) *gqlerror.Error
 
 	wmu sync.Mutex
 
@@ -63,11 +65,7 @@ var (
 
 func newConn(ctx context.Context, ws *websocket.Conn, opts Options, served bool) *conn {
 	c := &conn{ws: ws, writeTimeout: opts.WriteTimeout, readLimit: opts.ReadLimit}
-	tooMany := &gqlerror.Error{Message: fmt.Sprintf("too many subscriptions on this connection (max %d)", opts.MaxSubscriptions)}
-	if opts.TooManyFunc != nil {
-		tooMany = opts.TooManyFunc(ctx, opts.MaxSubscriptions)
-	}
-	c.tooMany, _ = json.Marshal(gqlerror.List{tooMany})
+	c.ctx, c.maxSubs, c.tooManyFunc = ctx, opts.MaxSubscriptions, opts.TooManyFunc
 	if opts.ReadLimit > 0 {
 		ws.SetReadLimit(opts.ReadLimit)
 	}
@@ -172,6 +170,17 @@ func (c *conn) read() ([]byte, error) {
 			return data, nil
 		}
 	}
+}
+
+// tooMany is the error payload of a subscribe over the cap, built when one
+// comes (an idle connection need not hold it).
+func (c *conn) tooMany() []byte {
+	e := &gqlerror.Error{Message: fmt.Sprintf("too many subscriptions on this connection (max %d)", c.maxSubs)}
+	if c.tooManyFunc != nil {
+		e = c.tooManyFunc(c.ctx, c.maxSubs)
+	}
+	b, _ := json.Marshal(gqlerror.List{e})
+	return b
 }
 
 func (c *conn) isClosing() bool {

@@ -104,7 +104,7 @@ func (g *guard) subscribe(m message) []byte {
 		return nil
 	case g.max > 0 && len(g.byClient) >= g.max:
 		g.mu.Unlock()
-		_ = g.c.writeData(message{Type: msgError, ID: m.ID, Payload: g.c.tooMany}.encode())
+		_ = g.c.writeData(message{Type: msgError, ID: m.ID, Payload: g.c.tooMany()}.encode())
 		return nil
 	}
 	g.lastID++

@@ -49,7 +49,7 @@ func (l *legacyCap) inbound(data []byte) bool {
 	if !full {
 		return true
 	}
-	_ = l.c.writeData(message{Type: legacyError, ID: m.ID, Payload: l.c.tooMany}.encode())
+	_ = l.c.writeData(message{Type: legacyError, ID: m.ID, Payload: l.c.tooMany()}.encode())
 	_ = l.c.writeData(message{Type: legacyComplete, ID: m.ID}.encode())
 	return false
 }

@@ -25,6 +25,32 @@ type holder struct {
 	// hijacked is closed when gorilla has taken the TCP connection over.
 	hijacked chan struct{}
 	once     sync.Once
+	// cancel ends the connection's context; detached says a goroutine of
+	// the transport's own took it over (and calls it when done).
+	cancel   context.CancelFunc
+	detached bool
+}
+
+// detach hands the connection's context over to a goroutine the transport
+// starts for the rest of the connection, so that the goroutine that served
+// the upgrade (every handler's frame on its stack) can return. It returns
+// the cancel func the new goroutine must call when it is done, or nil
+// without Middleware.
+func detach(ctx context.Context) context.CancelFunc {
+	h := holderFrom(ctx)
+	if h == nil {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.detached = true
+	return h.cancel
+}
+
+func (h *holder) isDetached() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.detached
 }
 
 func (h *holder) set(c *conn) {
@@ -96,6 +122,7 @@ func Middleware(next http.Handler) http.Handler {
 		}
 		h := &holder{hijacked: make(chan struct{})}
 		ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+		h.cancel = cancel
 		stop := context.AfterFunc(r.Context(), cancel) // until the hijack, the request's end is the connection's
 		r = r.WithContext(context.WithValue(ctx, holderKey{}, h))
 		done := make(chan struct{})
@@ -106,8 +133,11 @@ func Middleware(next http.Handler) http.Handler {
 		select {
 		case <-done:
 		case <-h.hijacked:
-			stop()
 		}
+		// Hijacked, the connection outlives the request (with a transport
+		// that detaches, serveUpgrade may even be done already); not
+		// hijacked, serveUpgrade has ended its context itself.
+		stop()
 	})
 }
 
@@ -116,7 +146,11 @@ func Middleware(next http.Handler) http.Handler {
 // process spared): the handler no longer runs on net/http's goroutine.
 func serveUpgrade(next http.Handler, w *upgradeWriter, r *http.Request, done chan<- struct{}, cancel context.CancelFunc) {
 	defer close(done)
-	defer cancel()
+	defer func() {
+		if !w.h.isDetached() {
+			cancel()
+		}
+	}()
 	defer func() {
 		v := recover()
 		if v == nil {

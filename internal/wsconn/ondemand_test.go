@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,14 +22,58 @@ import (
 	"github.com/scidex/substrate/internal/wsconn"
 )
 
-// feed is one claimed subscription as its resolver sees it: values go on ch,
-// then Ready; End ends it.
+// feed is one claimed subscription as its resolver sees it: push queues a
+// value and says Ready; the transport's Next moves the oldest onto ch.
 type feed struct {
 	st ondemand.Stream
-	ch chan string
+	*queue
 }
 
-func (f feed) push(v string) { f.ch <- v; f.st.Ready() }
+type queue struct {
+	mu sync.Mutex
+	q  []string
+	ch chan string // room for one
+}
+
+func (q *queue) Next() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.q) == 0 {
+		return false
+	}
+	select {
+	case q.ch <- q.q[0]:
+	default:
+		panic("Next called before the handler took the value before")
+	}
+	q.q = q.q[1:]
+	return true
+}
+
+// sharedQueue is a queue whose values may share responses, keyed by value.
+type sharedQueue struct{ *queue }
+
+func (q sharedQueue) Peek() (any, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.q) == 0 {
+		return nil, false
+	}
+	return q.q[0], true
+}
+
+func (q sharedQueue) Skip() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.q = q.q[1:]
+}
+
+func (f feed) push(v string) {
+	f.mu.Lock()
+	f.q = append(f.q, v)
+	f.mu.Unlock()
+	f.st.Ready()
+}
 
 // claimedEnv is a server whose subscription resolver claims its stream, as
 // the event hub's does: the handler must only be called when a value waits.
@@ -36,11 +82,19 @@ func (f feed) push(v string) { f.ch <- v; f.st.Ready() }
 type claimedEnv struct {
 	url   string
 	feeds chan feed
+	// shared makes the sources ondemand.Shared; calls counts the handler's
+	// calls (each an execution and an encoding).
+	shared bool
+	calls  atomic.Int64
 }
 
 func newClaimedEnv(t *testing.T, early string) *claimedEnv {
+	return newClaimedEnvShared(t, early, false)
+}
+
+func newClaimedEnvShared(t *testing.T, early string, shared bool) *claimedEnv {
 	t.Helper()
-	e := &claimedEnv{feeds: make(chan feed, 64)}
+	e := &claimedEnv{feeds: make(chan feed, 64), shared: shared}
 	schema := gqlparser.MustLoadSchema(&ast.Source{Input: `type Query { name: String! } type Subscription { tick: String! }`})
 	srv := handler.New(&graphql.ExecutableSchemaMock{
 		SchemaFunc: func() *ast.Schema { return schema },
@@ -51,18 +105,27 @@ func newClaimedEnv(t *testing.T, early string) *claimedEnv {
 			if graphql.GetOperationContext(ctx).Operation.Operation != ast.Subscription {
 				return graphql.OneShot(&graphql.Response{Data: []byte(`{"name":"q"}`)})
 			}
-			st := ondemand.Claim(ctx)
+			q := &queue{ch: make(chan string, 1)}
+			var src ondemand.Source = q
+			if e.shared {
+				src = sharedQueue{q}
+			}
+			st := ondemand.Claim(ctx, src)
 			if st == nil {
 				return graphql.OneShot(graphql.ErrorResponse(ctx, "the transport offered no stream to claim"))
 			}
-			f := feed{st: st, ch: make(chan string, 16)}
+			f := feed{st: st, queue: q}
 			if early != "" {
 				f.push(early)
 			}
 			e.feeds <- f
 			return func(ctx context.Context) *graphql.Response {
+				e.calls.Add(1)
 				select {
 				case v := <-f.ch:
+					if v == "fail" {
+						return graphql.ErrorResponse(ctx, "failed for %s", graphql.GetOperationContext(ctx).OperationName)
+					}
 					b, _ := json.Marshal(map[string]string{"tick": v})
 					return &graphql.Response{Data: b}
 				default:
@@ -200,5 +263,48 @@ func TestClaimedSubscriptionsInterleave(t *testing.T) {
 		default:
 			t.Fatalf("got %s %q %s", m.Type, m.ID, m.Payload)
 		}
+	}
+}
+
+// Operations with the same document and variables whose shared sources name
+// a value alike get one execution and encoding for it; another document, or
+// a response with errors (which carries the operation's own details), gets
+// its own.
+func TestSharedResponsesEncodedOnce(t *testing.T) {
+	e := newClaimedEnvShared(t, "", true)
+	const op = `{"query":"subscription { tick }"}`
+	var conns []*websocket.Conn
+	var feeds []feed
+	for range 3 {
+		c := e.connect(t)
+		subscribe(t, c, "a", op)
+		conns, feeds = append(conns, c), append(feeds, e.nextFeed(t))
+	}
+	other := e.connect(t)
+	subscribe(t, other, "b", `{"query":"subscription Named { tick }"}`)
+	otherFeed := e.nextFeed(t)
+
+	for i, v := range []string{"x", "y"} {
+		for j, f := range feeds {
+			f.push(v)
+			jsonEq(t, expect(t, conns[j], "next", "a").Payload, `{"data":{"tick":"`+v+`"}}`)
+		}
+		if n := e.calls.Load(); n != int64(i+1) {
+			t.Fatalf("after %d values to 3 subscribers of one operation the handler ran %d times, want %d", i+1, n, i+1)
+		}
+	}
+	otherFeed.push("x")
+	jsonEq(t, expect(t, other, "next", "b").Payload, `{"data":{"tick":"x"}}`)
+	if n := e.calls.Load(); n != 3 {
+		t.Fatalf("another document's value: the handler ran %d times in all, want 3", n)
+	}
+	for j, f := range feeds {
+		f.push("fail")
+		if m := expect(t, conns[j], "next", "a"); !strings.Contains(string(m.Payload), "failed") {
+			t.Fatalf("got %s, want the error", m.Payload)
+		}
+	}
+	if n := e.calls.Load(); n != 6 {
+		t.Fatalf("an error response was shared: the handler ran %d times in all, want 6", n)
 	}
 }

@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
@@ -34,7 +36,10 @@ import (
 // interval is Options.PingInterval (else PingPongInterval). An InitFunc
 // refuses a connection by returning an error, with a close code and reason
 // set by [Refuse] (default 4403 Forbidden). transport.GetInitPayload is empty
-// on graphql-transport-ws: keep what the InitFunc needs in its context.
+// on graphql-transport-ws, and so is graphql.OperationContext.Headers: the
+// upgrade request is not kept for the connection's life (an idle connection
+// would hold its headers, a kilobyte); keep what operations need in the
+// InitFunc's context.
 type Transport struct {
 	transport.Websocket
 }
@@ -55,9 +60,47 @@ func (t Transport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Graph
 	if c.pingEvery <= 0 {
 		c.pingEvery = t.PingPongInterval
 	}
-	s := &session{t: t, c: c, exec: exec, ctx: r.Context(), headers: r.Header, max: im.opts.MaxSubscriptions,
+	s := &session{t: t, c: c, exec: exec, ctx: r.Context(), max: im.opts.MaxSubscriptions, shared: &im.responses,
 		ops: map[string]*operation{}, closeCode: websocket.CloseNormalClosure}
-	s.run()
+	cancel := detach(r.Context())
+	if cancel == nil {
+		s.run() // without Middleware
+		return
+	}
+	// The session reads on a goroutine of its own, so that this one, with
+	// every handler's frame on its stack, returns: an idle connection's one
+	// goroutine has a shallow stack (bench/fanout).
+	remote := r.RemoteAddr // not r: the request is not kept
+	go func() {
+		defer cancel()
+		defer func() {
+			if v := recover(); v != nil {
+				log.Printf("wsconn: panic serving %s: %v\n%s", remote, v, debug.Stack())
+				c.closeWith(websocket.CloseInternalServerErr, "internal server error")
+				_ = c.Close()
+			}
+		}()
+		s.run()
+	}()
+}
+
+// aside runs f on a goroutine of its own and waits for it. Handling a
+// message (the InitFunc, an operation's parsing, validation and resolver)
+// grows a stack; the reading goroutine, parked in a read for most of its
+// life, would keep that size (the runtime shrinks a stack only while less
+// than a quarter of it is in use), so it keeps to the read.
+func aside(f func()) {
+	done := make(chan struct{})
+	var panicked any
+	go func() {
+		defer close(done)
+		defer func() { panicked = recover() }()
+		f()
+	}()
+	<-done
+	if panicked != nil {
+		panic(panicked)
+	}
 }
 
 type refusalKey struct{}
@@ -105,8 +148,8 @@ type session struct {
 	c       *conn
 	exec    graphql.GraphExecutor
 	ctx     context.Context // the connection's; the InitFunc's once it accepted
-	headers http.Header
 	max     int // Options.MaxSubscriptions
+	shared  *responses
 
 	closeCode int // for CloseFunc: the code this side closed with
 
@@ -125,9 +168,11 @@ type operation struct {
 	cancel context.CancelFunc
 
 	// Guarded by s.mu. handler is set once the resolver ran; a claimed
-	// operation is scheduled only from then on.
+	// operation (src set) is scheduled only from then on.
 	handler graphql.ResponseHandler
-	ready   int  // values on the resolver's channel not yet delivered
+	src     ondemand.Source
+	shared  ondemand.Shared // src, when its values may share responses
+	key     string          // operationKey, with shared
 	ended   bool // End was called
 	queued  bool // in s.queue
 }
@@ -135,7 +180,6 @@ type operation struct {
 // Ready implements ondemand.Stream.
 func (op *operation) Ready() {
 	op.s.mu.Lock()
-	op.ready++
 	op.s.schedule(op)
 	op.s.mu.Unlock()
 }
@@ -150,7 +194,7 @@ func (op *operation) End() {
 
 // schedule queues op for the writer, starting one if none runs (s.mu held).
 func (s *session) schedule(op *operation) {
-	if op.queued || op.handler == nil || s.ops[op.id] != op {
+	if op.queued || op.src == nil || s.ops[op.id] != op {
 		return
 	}
 	op.queued = true
@@ -175,27 +219,47 @@ func (s *session) write() {
 		s.queue[0] = nil
 		s.queue = s.queue[1:]
 		op.queued = false
-		n, ended := op.ready, op.ended
-		op.ready = 0
+		ended := op.ended
 		live := s.ops[op.id] == op
 		s.mu.Unlock()
 		if live {
-			s.deliver(op, n, ended)
+			s.deliver(op, ended)
 		}
 	}
 }
 
-// deliver calls a claimed operation's handler n times (each returns at once:
-// a value is on its channel), then completes it if its stream ended.
-func (s *session) deliver(op *operation, n int, ended bool) {
+// deliver sends what a claimed operation's source has queued, one value at a
+// time (the handler takes each at once), then completes the operation if its
+// stream had ended. A Ready that comes meanwhile has queued op again.
+func (s *session) deliver(op *operation, ended bool) {
 	defer s.recover(op)
-	for range n {
+	for {
+		var rk responseKey
+		if op.shared != nil {
+			v, ok := op.shared.Peek()
+			if !ok {
+				break
+			}
+			rk = responseKey{op.key, v}
+			if b := s.shared.get(rk); b != nil {
+				op.shared.Skip()
+				s.nextPayload(op, b)
+				continue
+			}
+		}
+		if !op.src.Next() {
+			break
+		}
 		resp := op.handler(op.ctx)
 		if resp == nil {
 			ended = true
 			break
 		}
-		s.next(op, resp)
+		b := encodeResponse(resp)
+		if op.shared != nil && shareable(resp) {
+			s.shared.put(rk, b)
+		}
+		s.nextPayload(op, b)
 	}
 	if ended {
 		s.finish(op)
@@ -234,70 +298,81 @@ func (s *session) recover(op *operation) {
 	s.fail(op, gqlerror.List{gqlerr})
 }
 
+// run reads until the connection ends. Each message is handled aside (see
+// aside): the reading goroutine keeps nothing but the read on its stack.
 func (s *session) run() {
 	defer s.end()
-	if !s.init() {
-		return
-	}
-	for {
-		data, err := s.c.read()
-		if err != nil {
-			s.readFailed(err)
-			return
-		}
-		start := graphql.Now()
-		m, reason := parseClientMessage(data)
-		if reason != "" {
-			s.close(CloseBadRequest, reason)
-			continue // the next read ends the loop
-		}
-		switch m.Type {
-		case msgConnectionInit:
-			s.close(CloseTooManyInitialisationRequests, "Too many initialisation requests")
-		case msgPing:
-			s.send(message{Type: msgPong, Payload: m.Payload})
-		case msgPong:
-			s.c.pong()
-		case msgSubscribe:
-			s.subscribe(m, start)
-		case msgComplete:
-			s.complete(m.ID)
-		}
-	}
-}
-
-// init waits for connection_init and acknowledges it if the InitFunc accepts.
-// Before it, ping is answered and pong ignored, and a subscribe closes the
-// connection: the client is not yet authorised.
-func (s *session) init() bool {
 	if s.t.InitTimeout > 0 {
 		_ = s.c.SetReadDeadline(time.Now().Add(s.t.InitTimeout))
 	}
+	acked := false
 	for {
 		data, err := s.c.read()
 		if err != nil {
 			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
+			if !acked && errors.As(err, &ne) && ne.Timeout() {
 				s.close(CloseConnectionInitialisationTimeout, "Connection initialisation timeout")
-				return false
+				return
 			}
 			s.readFailed(err)
-			return false
+			return
 		}
-		m, reason := parseClientMessage(data)
-		switch {
-		case reason != "":
-			s.close(CloseBadRequest, reason)
-			return false
-		case m.Type == msgPing:
-			s.send(message{Type: msgPong, Payload: m.Payload})
-		case m.Type == msgSubscribe:
-			s.close(CloseUnauthorized, "Unauthorized")
-			return false
-		case m.Type == msgConnectionInit:
-			return s.accept(m.Payload)
+		start := graphql.Now()
+		more := true
+		aside(func() {
+			if acked {
+				s.handle(data, start)
+			} else {
+				acked, more = s.init(data)
+			}
+		})
+		if !more {
+			return
 		}
 	}
+}
+
+// handle handles a message after connection_ack.
+func (s *session) handle(data []byte, start time.Time) {
+	m, reason := parseClientMessage(data)
+	if reason != "" {
+		s.close(CloseBadRequest, reason) // the next read ends the session
+		return
+	}
+	switch m.Type {
+	case msgConnectionInit:
+		s.close(CloseTooManyInitialisationRequests, "Too many initialisation requests")
+	case msgPing:
+		s.send(message{Type: msgPong, Payload: m.Payload})
+	case msgPong:
+		s.c.pong()
+	case msgSubscribe:
+		s.subscribe(m, start)
+	case msgComplete:
+		s.complete(m.ID)
+	}
+}
+
+// init handles a message before connection_ack: ping is answered, pong
+// ignored, a subscribe closes the connection (the client is not yet
+// authorised), and connection_init is acknowledged if the InitFunc accepts.
+// It reports whether the session is acknowledged, and whether it goes on.
+func (s *session) init(data []byte) (acked, more bool) {
+	m, reason := parseClientMessage(data)
+	switch {
+	case reason != "":
+		s.close(CloseBadRequest, reason)
+		return false, false
+	case m.Type == msgPing:
+		s.send(message{Type: msgPong, Payload: m.Payload})
+	case m.Type == msgSubscribe:
+		s.close(CloseUnauthorized, "Unauthorized")
+		return false, false
+	case m.Type == msgConnectionInit:
+		ok := s.accept(m.Payload)
+		return ok, ok
+	}
+	return false, true
 }
 
 // accept runs the InitFunc on connection_init's payload and acknowledges.
@@ -340,7 +415,7 @@ func (s *session) subscribe(m message, start time.Time) {
 		return
 	case s.max > 0 && len(s.ops) >= s.max:
 		s.mu.Unlock()
-		s.send(message{Type: msgError, ID: m.ID, Payload: s.c.tooMany})
+		s.send(message{Type: msgError, ID: m.ID, Payload: s.c.tooMany()})
 		return
 	}
 	op := &operation{s: s, id: m.ID}
@@ -357,7 +432,6 @@ func (s *session) subscribe(m message, start time.Time) {
 		return
 	}
 	params.ReadTime = graphql.TraceTiming{Start: start, End: graphql.Now()}
-	params.Headers = s.headers
 	rc, errs := s.exec.CreateOperationContext(ctx, params)
 	if errs != nil {
 		resp := s.exec.DispatchError(graphql.WithOperationContext(ctx, rc), errs)
@@ -379,16 +453,22 @@ func (s *session) subscribe(m message, start time.Time) {
 // else from a goroutine of its own.
 func (s *session) dispatch(op *operation, rc *graphql.OperationContext) {
 	defer s.recover(op)
-	handler, ctx := s.exec.DispatchOperation(ondemand.WithStream(op.ctx, op), rc)
+	handler, ctx := s.exec.DispatchOperation(ondemand.Offer(op.ctx, op), rc)
+	src := ondemand.Claimed(ctx)
 	s.mu.Lock()
 	op.ctx = ctx
 	op.handler = handler
-	claimed := ondemand.Claimed(ctx)
-	if claimed && (op.ready > 0 || op.ended) {
-		s.schedule(op) // events arrived while the resolver ran
+	op.src = src
+	if sh, ok := src.(ondemand.Shared); ok {
+		if op.key = operationKey(rc); op.key != "" {
+			op.shared = sh
+		}
+	}
+	if src != nil {
+		s.schedule(op) // for what arrived while the resolver ran, if anything
 	}
 	s.mu.Unlock()
-	if !claimed {
+	if src == nil {
 		go s.loop(op)
 	}
 }
@@ -424,14 +504,24 @@ func (s *session) leave(op *operation) bool {
 }
 
 func (s *session) next(op *operation, resp *graphql.Response) {
-	if !s.live(op) {
-		return
+	if s.live(op) {
+		s.nextPayload(op, encodeResponse(resp))
 	}
+}
+
+// nextPayload sends a next message with an encoded response.
+func (s *session) nextPayload(op *operation, b []byte) {
+	if s.live(op) {
+		s.send(message{Type: msgNext, ID: op.id, Payload: b})
+	}
+}
+
+func encodeResponse(resp *graphql.Response) []byte {
 	b, err := json.Marshal(resp)
 	if err != nil {
 		b, _ = json.Marshal(graphql.Response{Errors: gqlerror.List{{Message: "encoding the response: " + err.Error()}}})
 	}
-	s.send(message{Type: msgNext, ID: op.id, Payload: b})
+	return b
 }
 
 // finish completes op, unless it has left already.

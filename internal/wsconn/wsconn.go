@@ -56,7 +56,7 @@ type Options struct {
 	PingInterval time.Duration
 
 	// ReadBufferSize is each connection's read buffer, in bytes; a message
-	// larger than it is read in several steps. Zero gives 1 KB: clients send
+	// larger than it is read in several steps. Zero gives 512 bytes: clients send
 	// small messages (connection_init, subscribe, pong) and an idle
 	// subscriber holds its buffer all the time. (gorilla's own default is to
 	// keep net/http's 4 KB buffer of the upgrade request.)
@@ -64,7 +64,7 @@ type Options struct {
 }
 
 // defaultReadBuffer is Options.ReadBufferSize's default.
-const defaultReadBuffer = 1024
+const defaultReadBuffer = 512
 
 // Implementation is the transport.WebsocketImplementation returned by New.
 type Implementation struct {
@@ -76,6 +76,8 @@ type Implementation struct {
 	writeBuffers sync.Pool
 	// conns are the open connections, for Shutdown.
 	conns drain.Set[*conn]
+	// responses are shared sources' recent responses (shared.go).
+	responses responses
 }
 
 // New returns a gqlgen websocket implementation on gorilla/websocket that
