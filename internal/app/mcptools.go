@@ -23,9 +23,10 @@ import (
 // the MCP server, which tells the sessions subscribed to it
 // (notifications/resources/updated).
 //
-// It subscribes before it returns (before the first listing, so a change in
-// between is not missed, and before Start returns) and follows on its own
-// goroutine (run), with the MCP server's notifier beside it.
+// It subscribes and lists before it returns (the listing after the
+// subscription, so a change in between is not missed; both before Start
+// returns) and follows on its own goroutine (run), with the MCP server's
+// notifier beside it.
 func (a *App) syncMCPTools(ctx context.Context) (run func() error, err error) {
 	m := a.Handler.MCP()
 	if m == nil {
@@ -54,10 +55,13 @@ func (a *App) syncMCPTools(ctx context.Context) (run func() error, err error) {
 		}
 		m.ArtifactChanged(*e.Ref)
 	})
+	// The first listing before Start returns: a client connecting right
+	// after finds every active tool (TestGPUSubmitTool called before run's
+	// goroutine had listed them, under load).
+	sync()
 	return func() error {
 		notified := make(chan error, 1)
 		go func() { notified <- m.Run(ctx) }()
-		sync()
 		err := follow()
 		return errors.Join(err, <-notified)
 	}, nil

@@ -33,9 +33,9 @@ var errServerClosed = fmt.Errorf("wsconn: connection closed by the server: %w", 
 type conn struct {
 	ws           *websocket.Conn
 	writeTimeout time.Duration
-	readLimit    int64      // Options.ReadLimit; when positive gqlgen's is ignored
-	guard        *guard     // nil unless the subprotocol is graphql-transport-ws
-	legacy       *legacyCap // nil unless it is legacy graphql-ws with a cap
+	readLimit    int64           // Options.ReadLimit; when positive gqlgen's is ignored
+	guard        *guard          // nil unless the subprotocol is graphql-transport-ws
+	legacy       *legacyCap      // nil unless it is legacy graphql-ws with a cap
 	ctx          context.Context // the upgrade request's, for TooManyFunc
 	maxSubs      int
 	tooManyFunc  func(ctx context.Context, max int) *gqlerror.Error

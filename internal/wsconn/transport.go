@@ -144,12 +144,12 @@ func refusalFrom(ctx context.Context) (int, string) {
 // subscriptions that wait on their channel), or the session's writer, which
 // runs only while claimed subscriptions have events ready.
 type session struct {
-	t       Transport
-	c       *conn
-	exec    graphql.GraphExecutor
-	ctx     context.Context // the connection's; the InitFunc's once it accepted
-	max     int // Options.MaxSubscriptions
-	shared  *responses
+	t      Transport
+	c      *conn
+	exec   graphql.GraphExecutor
+	ctx    context.Context // the connection's; the InitFunc's once it accepted
+	max    int             // Options.MaxSubscriptions
+	shared *responses
 
 	closeCode int // for CloseFunc: the code this side closed with
 
@@ -173,8 +173,8 @@ type operation struct {
 	src     ondemand.Source
 	shared  ondemand.Shared // src, when its values may share responses
 	key     string          // operationKey, with shared
-	ended   bool // End was called
-	queued  bool // in s.queue
+	ended   bool            // End was called
+	queued  bool            // in s.queue
 }
 
 // Ready implements ondemand.Stream.
