@@ -1,6 +1,16 @@
-// Package wsconn runs gqlgen's websocket transport on gorilla/websocket and
-// makes the graphql-transport-ws subprotocol behave exactly as its
-// specification says.
+// Package wsconn serves GraphQL over websockets on gorilla/websocket, with
+// the graphql-transport-ws subprotocol behaving exactly as its specification
+// says.
+//
+// [Transport] is the transport to use: it serves graphql-transport-ws itself
+// (transport.go: one goroutine per connection, reading; writes on demand; a
+// subscription whose resolver claims its stream, internal/ondemand, costs no
+// goroutine while idle, and subscribers of one operation who are the same
+// reader share each event's encoded response) and hands the legacy
+// graphql-ws to gqlgen's transport.Websocket on the [Implementation] below.
+// The rest of this comment describes that Implementation, which also guards
+// graphql-transport-ws when gqlgen's transport serves it directly (no longer
+// done by the server).
 //
 // # Why this package exists
 //
@@ -55,7 +65,7 @@
 // InitFunc's and every resolver's):
 //
 //	srv := handler.New(schema)
-//	srv.AddTransport(transport.Websocket{
+//	srv.AddTransport(wsconn.Transport{Websocket: transport.Websocket{
 //		Implementation: wsconn.New(wsconn.Options{
 //			AllowedOrigins:   []string{"https://scidex.example"},
 //			MaxSubscriptions: 100,
@@ -73,7 +83,7 @@
 //		},
 //		InitTimeout:           10 * time.Second,
 //		KeepAlivePingInterval: 25 * time.Second, // legacy graphql-ws "ka"
-//	})
+//	}})
 //	srv.AddTransport(transport.POST{})
 //	mux.Handle("/graphql", wsconn.Middleware(srv))
 //
