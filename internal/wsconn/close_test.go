@@ -168,7 +168,7 @@ func TestMissingPong(t *testing.T) {
 func TestWithoutMiddleware(t *testing.T) {
 	initFunc, ctxs := initContexts()
 	h := testserver.New()
-	h.AddTransport(transport.Websocket{Implementation: wsconn.New(wsconn.Options{}), InitFunc: initFunc})
+	h.AddTransport(wsconn.Transport{Websocket: transport.Websocket{Implementation: wsconn.New(wsconn.Options{}), InitFunc: initFunc}})
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	url := "ws" + strings.TrimPrefix(srv.URL, "http")

@@ -25,16 +25,15 @@ const closeTimeout = 5 * time.Second
 // not report to its ErrorFunc.
 var errServerClosed = fmt.Errorf("wsconn: connection closed by the server: %w", net.ErrClosed)
 
-// conn is the transport.WebsocketConn handed to gqlgen. gqlgen reads from one
-// goroutine at a time and serialises its own writes; conn also writes from the
-// reading goroutine (the protocol guard) and from timers (CloseAt), so data
-// writes are serialised by wmu. Close frames go through gorilla's WriteControl,
+// conn is a connection: the transport.WebsocketConn handed to gqlgen (legacy
+// graphql-ws), or a session's (transport.go). Data is written from several
+// goroutines (gqlgen's or the session's, the legacy cap, timers: pings,
+// CloseAt), so data writes are serialised by wmu. Close frames go through gorilla's WriteControl,
 // which may run concurrently with everything else.
 type conn struct {
 	ws           *websocket.Conn
 	writeTimeout time.Duration
 	readLimit    int64           // Options.ReadLimit; when positive gqlgen's is ignored
-	guard        *guard          // nil unless the subprotocol is graphql-transport-ws
 	legacy       *legacyCap      // nil unless it is legacy graphql-ws with a cap
 	ctx          context.Context // the upgrade request's, for TooManyFunc
 	maxSubs      int
@@ -72,9 +71,6 @@ func newConn(ctx context.Context, ws *websocket.Conn, opts Options, served bool)
 	switch {
 	case served:
 		c.pingEvery = opts.PingInterval
-	case ws.Subprotocol() == subprotocolTransportWS:
-		c.guard = newGuard(c, opts.MaxSubscriptions)
-		c.pingEvery = opts.PingInterval
 	case opts.MaxSubscriptions > 0:
 		c.legacy = newLegacyCap(c, opts.MaxSubscriptions)
 	}
@@ -103,10 +99,9 @@ func (c *conn) SetReadDeadline(t time.Time) error {
 	return c.ws.SetReadDeadline(t)
 }
 
-// NextReader returns the next message for gqlgen. On graphql-transport-ws the
-// guard checks each message first: it may answer it, drop it, rewrite it or
-// close the connection. After this side has sent a close frame, messages still
-// arriving are discarded until the client's close frame.
+// NextReader returns the next message for gqlgen (legacy graphql-ws: a start
+// over the cap is answered here). After this side has sent a close frame,
+// messages still arriving are discarded until the client's close frame.
 func (c *conn) NextReader() (int, io.Reader, error) {
 	c.mu.Lock()
 	if c.closing || c.netClosed {
@@ -129,19 +124,10 @@ func (c *conn) NextReader() (int, io.Reader, error) {
 		if c.isClosing() {
 			continue
 		}
-		if c.guard == nil {
-			if c.legacy != nil && !c.legacy.inbound(data) {
-				continue
-			}
-			return mt, bytes.NewReader(data), nil
+		if c.legacy != nil && !c.legacy.inbound(data) {
+			continue
 		}
-		out := c.guard.inbound(data)
-		if c.isClosing() {
-			return 0, nil, errServerClosed
-		}
-		if out != nil {
-			return websocket.TextMessage, bytes.NewReader(out), nil
-		}
+		return mt, bytes.NewReader(data), nil
 	}
 }
 
@@ -217,16 +203,8 @@ func (c *conn) readError(err error) error {
 	return err
 }
 
-// WriteJSON sends v, a message gqlgen built, after the guard has looked at it.
+// WriteJSON sends v, a message gqlgen built (legacy graphql-ws).
 func (c *conn) WriteJSON(v any) error {
-	if c.guard != nil {
-		if m, ok := messageOf(v); ok {
-			if m, ok = c.guard.outboundMessage(m); !ok {
-				return nil
-			}
-			return c.writeData(m.appendJSON(make([]byte, 0, 64+len(m.Payload))))
-		}
-	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -238,11 +216,6 @@ func (c *conn) WriteJSON(v any) error {
 		}
 		if json.Unmarshal(b, &m) == nil {
 			c.legacy.outbound(m.Type, m.ID)
-		}
-	}
-	if c.guard != nil {
-		if b = c.guard.outbound(b); b == nil {
-			return nil
 		}
 	}
 	return c.writeData(b)

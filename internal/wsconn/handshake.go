@@ -7,12 +7,8 @@ import (
 	"github.com/gorilla/websocket"
 )
 
-// WriteClose sends gqlgen's close frame, with the code the protocol asks for
-// on graphql-transport-ws.
+// WriteClose sends gqlgen's close frame.
 func (c *conn) WriteClose(code int, reason string) error {
-	if c.guard != nil {
-		code, reason = c.guard.closeCode(code, reason)
-	}
 	c.closeWith(code, reason)
 	return nil
 }

@@ -14,7 +14,7 @@ const (
 )
 
 // legacyCap caps the operations one legacy graphql-ws connection runs at once
-// (Options.MaxSubscriptions), as the guard does on graphql-transport-ws.
+// (Options.MaxSubscriptions), as the session does on graphql-transport-ws.
 // An operation counts from its start until gqlgen writes its complete or its
 // error: gqlgen ends an operation that fails while running with an error and
 // no complete.

@@ -13,7 +13,7 @@ import (
 // before (gqlgen clears the deadline when it reads a pong), so a client that
 // stops answering is closed (1000, as gqlgen does) two intervals later.
 
-// startPings arms the ping timer; the guard calls it when gqlgen acks.
+// startPings arms the ping timer; the session calls it when it acks.
 func (c *conn) startPings() {
 	if c.pingEvery <= 0 {
 		return

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log"
 	"net"
 	"net/http"
@@ -75,7 +76,11 @@ func (t Transport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Graph
 		defer cancel()
 		defer func() {
 			if v := recover(); v != nil {
-				log.Printf("wsconn: panic serving %s: %v\n%s", remote, v, debug.Stack())
+				stack := debug.Stack()
+				if p, ok := v.(*asidePanic); ok {
+					v, stack = p.v, p.stack
+				}
+				log.Printf("wsconn: panic serving %s: %v\n%s", remote, v, stack)
 				c.closeWith(websocket.CloseInternalServerErr, "internal server error")
 				_ = c.Close()
 			}
@@ -89,12 +94,18 @@ func (t Transport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Graph
 // grows a stack; the reading goroutine, parked in a read for most of its
 // life, would keep that size (the runtime shrinks a stack only while less
 // than a quarter of it is in use), so it keeps to the read.
+// A panic in f is raised again on the caller's goroutine, carrying the
+// stack where it happened.
 func aside(f func()) {
 	done := make(chan struct{})
-	var panicked any
+	var panicked *asidePanic
 	go func() {
 		defer close(done)
-		defer func() { panicked = recover() }()
+		defer func() {
+			if v := recover(); v != nil {
+				panicked = &asidePanic{v, debug.Stack()}
+			}
+		}()
 		f()
 	}()
 	<-done
@@ -102,6 +113,14 @@ func aside(f func()) {
 		panic(panicked)
 	}
 }
+
+// asidePanic is a panic raised in aside, with its stack.
+type asidePanic struct {
+	v     any
+	stack []byte
+}
+
+func (p *asidePanic) String() string { return fmt.Sprintf("%v\n%s", p.v, p.stack) }
 
 type refusalKey struct{}
 
@@ -123,7 +142,10 @@ func Refuse(ctx context.Context, code int, reason string) context.Context {
 }
 
 func refusalFrom(ctx context.Context) (int, string) {
-	f, _ := ctx.Value(refusalKey{}).(refusal)
+	var f refusal
+	if ctx != nil { // an InitFunc that returned its error with no context
+		f, _ = ctx.Value(refusalKey{}).(refusal)
+	}
 	if f.code == 0 {
 		f.code = CloseForbidden
 	}
@@ -448,8 +470,8 @@ func (s *session) subscribe(m message, start time.Time) {
 	s.dispatch(op, rc)
 }
 
-// dispatch runs the operation's resolver (a subscription's runs here, on the
-// reading goroutine) and then delivers: on demand if it claimed its stream,
+// dispatch runs the operation's resolver (a subscription's runs here, aside
+// from the reading goroutine, before the next message is read) and then delivers: on demand if it claimed its stream,
 // else from a goroutine of its own.
 func (s *session) dispatch(op *operation, rc *graphql.OperationContext) {
 	defer s.recover(op)
@@ -504,9 +526,7 @@ func (s *session) leave(op *operation) bool {
 }
 
 func (s *session) next(op *operation, resp *graphql.Response) {
-	if s.live(op) {
-		s.nextPayload(op, encodeResponse(resp))
-	}
+	s.nextPayload(op, encodeResponse(resp))
 }
 
 // nextPayload sends a next message with an encoded response.

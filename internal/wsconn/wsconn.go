@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -88,12 +89,14 @@ func New(opts Options) *Implementation {
 	return &Implementation{opts: opts, origins: origin.New(opts.AllowedOrigins)}
 }
 
-// Accept upgrades the request to a websocket. It negotiates one of the
-// subprotocols gqlgen offers (preferring graphql-transport-ws) and refuses
-// origins that Options does not allow; on failure the HTTP error response has
-// been written.
+// Accept upgrades the request to a websocket for gqlgen's transport. It
+// negotiates one of the subprotocols gqlgen offers but graphql-transport-ws,
+// which [Transport] serves itself (gqlgen's falls short of the protocol, see
+// the package documentation): a client offering only that one gets no
+// subprotocol. It refuses origins that Options does not allow; on failure the
+// HTTP error response has been written.
 func (im *Implementation) Accept(w http.ResponseWriter, r *http.Request, options transport.WebsocketAcceptOptions) (transport.WebsocketConn, error) {
-	c, err := im.accept(w, r, preferTransportWS(options.Subprotocols), options.ResponseHeader, false)
+	c, err := im.accept(w, r, withoutTransportWS(options.Subprotocols), options.ResponseHeader, false)
 	if err != nil {
 		return nil, err
 	}
@@ -139,19 +142,7 @@ func (im *Implementation) accept(w http.ResponseWriter, r *http.Request, subprot
 	return c, nil
 }
 
-// preferTransportWS returns the subprotocols with graphql-transport-ws first,
-// so that a client offering both gets the one this package enforces.
-func preferTransportWS(protocols []string) []string {
-	out := make([]string, 0, len(protocols))
-	for _, p := range protocols {
-		if p == subprotocolTransportWS {
-			out = append(out, p)
-		}
-	}
-	for _, p := range protocols {
-		if p != subprotocolTransportWS {
-			out = append(out, p)
-		}
-	}
-	return out
+// withoutTransportWS returns the subprotocols but graphql-transport-ws.
+func withoutTransportWS(protocols []string) []string {
+	return slices.DeleteFunc(slices.Clone(protocols), func(p string) bool { return p == subprotocolTransportWS })
 }
