@@ -104,6 +104,10 @@ type Config struct {
 
 // App is the substrate wired together.
 type App struct {
+	// syncMCP lists the active tools to the MCP server (syncMCPTools); nil
+	// without MCP.
+	syncMCP func()
+
 	Store     *store.Store
 	Hub       *event.Hub
 	Consumers *event.Consumers
@@ -285,6 +289,9 @@ func (a *App) Start(ctx context.Context) error {
 				_ = a.Stop()
 				return err
 			}
+		}
+		if a.syncMCP != nil {
+			a.syncMCP() // the tools OnStart installed (syncMCPTools)
 		}
 		return nil
 	case err := <-hubErr:

@@ -55,9 +55,10 @@ func (a *App) syncMCPTools(ctx context.Context) (run func() error, err error) {
 		}
 		m.ArtifactChanged(*e.Ref)
 	})
-	// The first listing before Start returns: a client connecting right
-	// after finds every active tool (TestGPUSubmitTool called before run's
-	// goroutine had listed them, under load).
+	// Start lists once more after its OnStart work (which installs the
+	// built-in tools): a client connecting right after Start finds every
+	// active tool, not only once the follower has seen their events.
+	a.syncMCP = sync
 	sync()
 	return func() error {
 		notified := make(chan error, 1)
