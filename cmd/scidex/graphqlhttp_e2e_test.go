@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,5 +63,46 @@ func TestGraphQLHTTPAudit(t *testing.T) {
 	// stopped reporting, not that the server passed.
 	if audits < 50 {
 		t.Errorf("only %d audits reported", audits)
+	}
+
+	// @defer, read by meros (urql's and Relay's multipart reader) from a
+	// fetch response: the initial payload, then each deferred group, which
+	// merged as a client merges them are the answer without @defer.
+	cmd = exec.CommandContext(ctx, node, "defer.mjs")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "SCIDEX_URL="+p.URL, "SCIDEX_TOKEN="+tok)
+	out, err = cmd.CombinedOutput()
+	t.Logf("node defer.mjs:\n%s", out)
+	if err != nil {
+		t.Fatalf("defer.mjs: %v\nserver log:\n%s", err, p.Log())
+	}
+	var got struct {
+		Status      int
+		ContentType string
+		Parts       []struct {
+			HasNext bool
+			Labels  []string
+		}
+		Errors            []string
+		MergedEqualsPlain bool
+		Tools             int
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("defer.mjs printed %q: %v", out, err)
+	}
+	if got.Status != 200 || !strings.HasPrefix(got.ContentType, "multipart/mixed") || len(got.Errors) > 0 {
+		t.Fatalf("@defer over POST: %+v", got)
+	}
+	labels := map[string]int{}
+	for i, part := range got.Parts {
+		if part.HasNext != (i < len(got.Parts)-1) {
+			t.Errorf("part %d of %d: hasNext %v", i, len(got.Parts), part.HasNext)
+		}
+		for _, l := range part.Labels {
+			labels[l]++
+		}
+	}
+	if got.Tools == 0 || labels["author"] != got.Tools || labels["signals"] != got.Tools || !got.MergedEqualsPlain {
+		t.Errorf("@defer over POST: %d tools, deferred groups %v, merged equals the plain answer: %v", got.Tools, labels, got.MergedEqualsPlain)
 	}
 }

@@ -21,8 +21,11 @@ import (
 //   - a mutation or subscription is a 405 with Allow: POST (the GraphQL over
 //     HTTP spec: a GET must not change anything, since links and prefetches
 //     replay it), not gqlgen's 406;
-//   - parse and validation failures get the status post gives them.
-type get struct{}
+//   - parse and validation failures get the status post gives them, and
+//     @defer is answered as post answers it.
+type get struct {
+	maxResponseBytes int64 // the sum of an operation's @defer payloads (incremental.go)
+}
 
 var _ graphql.Transport = get{}
 
@@ -30,7 +33,7 @@ func (get) Supports(r *http.Request) bool {
 	return r.Method == http.MethodGet && r.Header.Get("Upgrade") == ""
 }
 
-func (get) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
+func (g get) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
 	ctx := r.Context()
 	media := responseMedia(r.Header.Get("Accept"))
 	w.Header().Set("Content-Type", media)
@@ -62,7 +65,7 @@ func (get) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor
 		return
 	}
 	responses, ctx := exec.DispatchOperation(ctx, oc)
-	writeResponse(w, http.StatusOK, responses(ctx))
+	answer(ctx, w, r, g.maxResponseBytes, responses)
 }
 
 // queryParams reads a GraphQL request from a GET's query string; the

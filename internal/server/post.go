@@ -31,6 +31,8 @@ const (
 //     so is a body with anything but whitespace after its JSON value (which
 //     gqlgen ignored: `{…} }garbage{` ran the operation and committed it);
 //   - a response to such a request error has no data entry, not "data": null;
+//   - an operation with @defer is streamed as multipart/mixed to a client that
+//     accepts it, and answered whole to one that does not (incremental.go);
 //   - the response is written as gqlgen built it. Its data is JSON already;
 //     marshalling gqlgen's Response struct again made encoding/json validate
 //     and copy all of it, 7 % of the server's CPU on the Prism page
@@ -38,7 +40,9 @@ const (
 //
 // The request body has been read and size-checked by the request middleware.
 // e2e/graphql-http runs the graphql-http server audit against it.
-type post struct{}
+type post struct {
+	maxResponseBytes int64 // the sum of an operation's @defer payloads (incremental.go)
+}
 
 var _ graphql.Transport = post{}
 
@@ -50,7 +54,7 @@ func (post) Supports(r *http.Request) bool {
 	return err == nil && media == mediaJSON
 }
 
-func (post) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
+func (p post) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
 	ctx := r.Context()
 	media := responseMedia(r.Header.Get("Accept"))
 	w.Header().Set("Content-Type", media)
@@ -75,7 +79,7 @@ func (post) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecuto
 		return
 	}
 	responses, ctx := exec.DispatchOperation(ctx, oc)
-	writeResponse(w, http.StatusOK, responses(ctx))
+	answer(ctx, w, r, p.maxResponseBytes, responses)
 }
 
 // decodeOne decodes exactly one JSON value from r into v: anything after it

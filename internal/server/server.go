@@ -251,8 +251,8 @@ func (s *Server) graphQL() *handler.Server {
 	srv := handler.New(executor(cfg))
 	srv.AddTransport(s.websocket())
 	srv.AddTransport(sse{s}) // before get and post: it takes their requests that accept text/event-stream
-	srv.AddTransport(get{})
-	srv.AddTransport(post{})
+	srv.AddTransport(get{maxResponseBytes: s.opts.MaxResponseBytes})
+	srv.AddTransport(post{maxResponseBytes: s.opts.MaxResponseBytes})
 	srv.AddTransport(otherRequests{}) // last: it answers whatever the others do not serve
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.SetParserTokenLimit(s.opts.ParserTokenLimit)
