@@ -133,6 +133,13 @@ func measure(srv *server, n int) result {
 		time.Sleep(20 * time.Millisecond)
 	}
 	res.mem0 = srv.memory()
+	name := "scidex"
+	if srv.floor {
+		name = "floor"
+	}
+	if *profileDir != "" { // the base of the connections' allocations: pprof -base
+		srv.saveProfile(filepath.Join(*profileDir, fmt.Sprintf("fanout-%s-heap0-%d.prof", name, n)), "/debug/pprof/heap?gc=1")
+	}
 
 	// fenced are the subscribers the probes reach: all of them on a feed, the
 	// broad group in the prism shape, whose pages see only their own
@@ -168,10 +175,6 @@ func measure(srv *server, n int) result {
 	}
 	res.live = time.Since(t0)
 	res.memN = srv.memory()
-	name := "scidex"
-	if srv.floor {
-		name = "floor"
-	}
 	if *profileDir != "" {
 		srv.saveProfile(filepath.Join(*profileDir, fmt.Sprintf("fanout-%s-heap-%d.prof", name, n)), "/debug/pprof/heap?gc=1")
 		srv.saveProfile(filepath.Join(*profileDir, fmt.Sprintf("fanout-%s-goroutine-%d.txt", name, n)), "/debug/pprof/goroutine?debug=1")

@@ -101,6 +101,10 @@ func (res *result) print(name string) {
 		name, res.n, res.connect.Round(time.Millisecond), *dialConc, res.live.Round(time.Millisecond))
 	fmt.Printf("    memory (after a forced GC): RSS %.1f MB -> %.1f MB = %.1f KB per idle subscriber (Go heap in use %.1f KB, goroutine stacks %.1f KB, %.1f goroutines each)\n",
 		mb(res.mem0.rss), mb(res.memN.rss), rss/1024, heap/1024, stack/1024, gs)
+	per := func(f func(mem) int64) float64 { return float64(f(res.memN)-f(res.mem0)) / float64(res.n) / 1024 }
+	fmt.Printf("      and per subscriber: allocated while connecting %.1f KB; free heap spans not returned to the OS %.1f KB, GC metadata %.1f KB, span structures %.1f KB, other runtime %.1f KB\n",
+		per(func(m mem) int64 { return m.totalAlloc }), per(func(m mem) int64 { return m.heapFree }), per(func(m mem) int64 { return m.gcSys }),
+		per(func(m mem) int64 { return m.mspan }), per(func(m mem) int64 { return m.otherSys }))
 	wl := slices.Clone(res.pub.writeLat)
 	sortDurations(wl)
 	fmt.Printf("    published %d events in %s (%.0f/s offered), write reply p50 %s p99 %s\n",

@@ -106,12 +106,24 @@ type mem struct {
 	heapInuse  int64 // runtime.MemStats.HeapInuse after a forced GC
 	stackInuse int64 // runtime.MemStats.StackInuse
 	goroutines int64
+	// The rest of what RSS holds beyond the heap's and stacks' spans in use:
+	// free heap spans not yet returned to the OS (HeapIdle - HeapReleased),
+	// the GC's metadata (GCSys), span structures (MSpanInuse), other runtime
+	// memory (OtherSys).
+	heapFree, gcSys, mspan, otherSys int64
+	totalAlloc                       int64 // every byte allocated so far
 }
 
 var (
 	heapInuseRE = regexp.MustCompile(`(?m)^# HeapInuse = (\d+)`)
 	stackRE     = regexp.MustCompile(`(?m)^# Stack = (\d+) /`)
 	goroutineRE = regexp.MustCompile(`goroutine profile: total (\d+)`)
+	heapIdleRE  = regexp.MustCompile(`(?m)^# HeapIdle = (\d+)`)
+	releasedRE  = regexp.MustCompile(`(?m)^# HeapReleased = (\d+)`)
+	gcSysRE     = regexp.MustCompile(`(?m)^# GCSys = (\d+)`)
+	mspanRE     = regexp.MustCompile(`(?m)^# MSpan = (\d+) /`)
+	otherSysRE  = regexp.MustCompile(`(?m)^# OtherSys = (\d+)`)
+	totalRE     = regexp.MustCompile(`(?m)^# TotalAlloc = (\d+)`)
 )
 
 // memory forces a GC in the server (the heap profile with gc=1 runs one
@@ -121,6 +133,9 @@ func (s *server) memory() mem {
 	var m mem
 	m.heapInuse = atoiMatch(heapInuseRE, heap)
 	m.stackInuse = atoiMatch(stackRE, heap)
+	m.heapFree = atoiMatch(heapIdleRE, heap) - atoiMatch(releasedRE, heap)
+	m.gcSys, m.mspan, m.otherSys = atoiMatch(gcSysRE, heap), atoiMatch(mspanRE, heap), atoiMatch(otherSysRE, heap)
+	m.totalAlloc = atoiMatch(totalRE, heap)
 	m.goroutines = atoiMatch(goroutineRE, s.pprofGet("/debug/pprof/goroutine?debug=1"))
 	m.rss = procStatusKB(s.Cmd.Process.Pid, "VmRSS") * 1024
 	return m

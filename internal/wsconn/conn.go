@@ -32,6 +32,7 @@ var errServerClosed = fmt.Errorf("wsconn: connection closed by the server: %w", 
 // which may run concurrently with everything else.
 type conn struct {
 	ws           *websocket.Conn
+	cork         *corkConn // what ws writes to (cork.go); nil in tests that make a conn of their own
 	writeTimeout time.Duration
 	readLimit    int64           // Options.ReadLimit; when positive gqlgen's is ignored
 	legacy       *legacyCap      // nil unless it is legacy graphql-ws with a cap
@@ -234,7 +235,13 @@ func (c *conn) writeData(b []byte) error {
 	if c.writeTimeout > 0 {
 		_ = c.ws.SetWriteDeadline(time.Now().Add(c.writeTimeout))
 	}
+	// Corked, a message is one write system call however gorilla frames it
+	// (and none while a session's writer is delivering: see session.write).
+	c.cork.hold()
 	err := c.ws.WriteMessage(websocket.TextMessage, b)
+	if uerr := c.cork.release(); err == nil {
+		err = uerr
+	}
 	if errors.Is(err, websocket.ErrCloseSent) {
 		return nil // a close frame overtook this message
 	}

@@ -229,6 +229,13 @@ func (s *session) schedule(op *operation) {
 
 // write delivers what claimed operations have ready, then exits.
 func (s *session) write() {
+	// Everything delivered in this run goes out together (cork.go).
+	s.c.cork.hold()
+	defer func() {
+		if err := s.c.cork.release(); err != nil {
+			s.writeFailed(err)
+		}
+	}()
 	for {
 		s.mu.Lock()
 		if len(s.queue) == 0 {
@@ -572,11 +579,17 @@ func (s *session) fail(op *operation, errs gqlerror.List) {
 // broken connection) ends the connection: the reader sees it closed.
 func (s *session) send(m message) {
 	if err := s.c.writeData(m.appendJSON(make([]byte, 0, 64+len(m.Payload)))); err != nil {
-		if s.t.ErrorFunc != nil {
-			s.t.ErrorFunc(s.ctx, transport.WebsocketError{Err: err})
-		}
-		_ = s.c.ws.NetConn().Close()
+		s.writeFailed(err)
 	}
+}
+
+// writeFailed ends a connection that could not be written to: the next read
+// fails and ends the session.
+func (s *session) writeFailed(err error) {
+	if s.t.ErrorFunc != nil {
+		s.t.ErrorFunc(s.ctx, transport.WebsocketError{Err: err})
+	}
+	_ = s.c.ws.NetConn().Close()
 }
 
 // close sends a close frame; the next read ends the session.

@@ -122,7 +122,8 @@ func (im *Implementation) accept(w http.ResponseWriter, r *http.Request, subprot
 		}
 		header[k] = vs
 	}
-	ws, err := up.Upgrade(w, r, header)
+	cw := &corking{ResponseWriter: w}
+	ws, err := up.Upgrade(cw, r, header)
 	if err != nil {
 		// Gorilla has written the error response or hijacked the connection;
 		// the holder tells Middleware's writer to drop what gqlgen writes next.
@@ -132,6 +133,7 @@ func (im *Implementation) accept(w http.ResponseWriter, r *http.Request, subprot
 		return nil, err
 	}
 	c := newConn(r.Context(), ws, im.opts, served)
+	c.cork = cw.conn
 	c.untrack = func() { im.conns.Remove(c) }
 	if ok, reason := im.conns.Add(c); !ok {
 		c.closeWith(CloseGoingAway, reason)
