@@ -40,6 +40,7 @@ var (
 	binPath    = flag.String("bin", "", "use this scidex binary instead of building ./cmd/scidex (to compare two builds)")
 	withFloor  = flag.Bool("floor", true, "also measure the fan-out floor (a minimal gorilla/websocket broadcaster) with the same subscribers")
 	shape      = flag.String("shape", "feed", `"feed": N subscribers on one events feed (P4b); "prism": N Prism pages, each on artifactEvents of its own artifact, plus -broad subscribers on the events feed, the writes spread over the pages' artifacts (P4a)`)
+	subBuffer  = flag.Int("subscriber-buffer", 0, "the server's --subscriber-buffer (0: its default, 256): how far a subscriber may fall behind before it is dropped (the floor never drops one; its publishers wait instead)")
 	broadN     = flag.Int("broad", 100, "-shape prism: subscribers on the broad events feed besides the N pages")
 )
 

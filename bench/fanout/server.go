@@ -64,6 +64,9 @@ func startServer(bin, dataDir string, metrics bool) *server {
 		mp = freePort()
 		args = append(args, "--metrics-addr", mp)
 	}
+	if *subBuffer > 0 {
+		args = append(args, "--subscriber-buffer", fmt.Sprint(*subBuffer))
+	}
 	s := launch(bin, args, []string{"DATABASE_URL=", "SCIDEX_JWT_SECRET=" + benchkit.Secret})
 	s.pprof, s.metrics = pp, mp
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {

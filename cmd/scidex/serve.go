@@ -16,6 +16,7 @@ import (
 	"github.com/scidex/substrate/internal/app"
 	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/documents"
+	"github.com/scidex/substrate/internal/event"
 	"github.com/scidex/substrate/internal/server"
 	"github.com/scidex/substrate/internal/store"
 )
@@ -42,6 +43,7 @@ func serve(ctx context.Context, args []string) error {
 	pprofAddr := f.str("pprof-addr", "SCIDEX_PPROF_ADDR", "", "serve net/http/pprof on this address, for profiling; off when empty", hostPort)
 	origins := f.str("allowed-origins", "SCIDEX_ALLOWED_ORIGINS", "", "comma-separated browser origins besides this server's own whose pages may use the session cookie (CORS with credentials), open a websocket or call /mcp")
 	maxSubs := f.integer("max-subscriptions", "SCIDEX_MAX_SUBSCRIPTIONS", server.DefaultMaxSubscriptions, "operations active at once on one websocket", atLeast(1))
+	subBuffer := f.integer("subscriber-buffer", "SCIDEX_SUBSCRIBER_BUFFER", event.DefaultBuffer, "events queued for one live subscriber; one that falls this far behind is dropped with a cursor to resume from", atLeast(1))
 	maxStreams := f.integer("max-event-streams", "SCIDEX_MAX_EVENT_STREAMS", server.DefaultMaxEventStreams, "subscriptions one actor holds open over SSE at once", atLeast(1))
 	listenURL := f.str("listen-url", "SCIDEX_LISTEN_URL", "", "direct database connection for LISTEN (the event hub's and the job queue's) when DATABASE_URL goes through a transaction pooler", connString)
 	tf := addToolFlags(f, 4)
@@ -104,7 +106,7 @@ func serve(ctx context.Context, args []string) error {
 	}
 	m, killed := newMetrics(*metricsAddr)
 	a, err := app.New(app.Config{
-		Pool: db.pool, Listen: listen, Logger: log, PprofAddr: *pprofAddr, Metrics: m, MetricsAddr: *metricsAddr, Tracing: tr,
+		Pool: db.pool, Listen: listen, Logger: log, HubBuffer: *subBuffer, PprofAddr: *pprofAddr, Metrics: m, MetricsAddr: *metricsAddr, Tracing: tr,
 		Store: store.Opts{Limiter: limiter, ShadowValidators: splitList(*shadow), NoProvenanceStamps: !*stampProvenance, MessageRetention: *retention},
 		Tools: toolOpts, Runtimes: tf.runtimes(log, *c.dataDir, killed), Queue: tf.queueOpts(),
 		OnStart: []func(context.Context, *app.App) error{app.InstallSkills},

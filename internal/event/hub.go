@@ -28,7 +28,7 @@ type HubOpts struct {
 	Listen *pgx.ConnConfig
 	Logger *slog.Logger
 	// Buffer is each live subscriber's queue length; a subscriber that falls this
-	// far behind is dropped. Default 256.
+	// far behind is dropped. Default DefaultBuffer.
 	Buffer int
 	// FollowBuffer is the queue length of the server's own followers (Follow):
 	// a few subscribers whose drop costs a replay from the log, so they get a
@@ -71,6 +71,7 @@ type Hub struct {
 	pos     Cursor // every event up to pos has been dispatched
 	subs    index  // the live subscribers
 	stopped string
+	toTell  []*Sub // dispatch's, kept between calls
 }
 
 // NewHub returns a hub; Run starts it.
@@ -79,7 +80,7 @@ func NewHub(opts HubOpts) *Hub {
 		opts.Logger = slog.Default()
 	}
 	if opts.Buffer == 0 {
-		opts.Buffer = 256
+		opts.Buffer = DefaultBuffer
 	}
 	if opts.FollowBuffer == 0 {
 		opts.FollowBuffer = max(opts.Buffer, 1024)
@@ -118,6 +119,9 @@ func (h *Hub) Lag(ctx context.Context) (newest, dispatched int64, err error) {
 	}
 	return t.ID, pos.ID, nil
 }
+
+// DefaultBuffer is HubOpts.Buffer's default.
+const DefaultBuffer = 256
 
 // Subscribers is how many live subscribers the hub has.
 func (h *Hub) Subscribers() int {
@@ -266,8 +270,11 @@ func (h *Hub) drain(ctx context.Context) (heldBack bool, err error) {
 		if err != nil {
 			return false, err
 		}
-		for _, e := range evs {
-			h.dispatch(e)
+		batch := max(1, min(dispatchBatch, h.opts.Buffer/4))
+		for rest := evs; len(rest) > 0; {
+			n := min(len(rest), batch)
+			h.dispatch(rest[:n]...)
+			rest = rest[n:]
 		}
 		if held || len(evs) < 500 {
 			return held, nil
@@ -275,40 +282,67 @@ func (h *Hub) drain(ctx context.Context) (heldBack bool, err error) {
 	}
 }
 
-func (h *Hub) dispatch(e *Event) {
+// dispatchBatch is how many events dispatch hands out at most before it tells
+// the subscribers; never more than a quarter of a subscriber's queue
+// (HubOpts.Buffer), so a batch does not drop one that keeps up between
+// batches.
+const dispatchBatch = 32
+
+// dispatch hands out evs, in order, each to the subscribers it may be for,
+// and then tells each subscriber that got any of them once. A hub that keeps
+// up dispatches one event at a time; one that fell behind (the log holds more
+// than it has dispatched) hands each subscriber a run of events, which its
+// transport writes together instead of one at a time (wsconn's cork).
+func (h *Hub) dispatch(evs ...*Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if !h.pos.Less(e.Cursor) {
-		return // already dispatched (a page re-read after a retry)
-	}
-	h.pos = e.Cursor
-	if h.opts.Metrics != nil {
-		h.opts.Metrics.EventDispatched(e.OccurredAt)
-	}
-	// Only the subscribers e may be for (index); each is handed e without
-	// waiting, so a slow one never holds up the others.
-	h.subs.visit(e, func(s *Sub) {
-		if !s.wants(e) {
-			return
+	ready := h.toTell[:0]
+	for _, e := range evs {
+		if !h.pos.Less(e.Cursor) {
+			continue // already dispatched (a page re-read after a retry)
 		}
-		if s.sink != nil {
-			if s.sink.offer(e) {
-				s.ready()
-				return
-			}
-		} else {
-			select {
-			case s.ch <- e:
-				return
-			default:
-			}
-		}
-		h.subs.remove(s)
+		h.pos = e.Cursor
 		if h.opts.Metrics != nil {
-			h.opts.Metrics.SubscriberDropped()
+			h.opts.Metrics.EventDispatched(e.OccurredAt)
 		}
-		s.drop(fmt.Sprintf("subscriber fell %d events behind and was dropped; resume with since: %q", s.queue(), s.resume().String()))
-	})
+		// Only the subscribers e may be for (index); each is handed e without
+		// waiting, so a slow one never holds up the others.
+		h.subs.visit(e, func(s *Sub) {
+			if !s.wants(e) {
+				return
+			}
+			if s.sink != nil {
+				if s.sink.offer(e) {
+					if !s.toTell {
+						s.toTell = true
+						ready = append(ready, s)
+					}
+					return
+				}
+			} else {
+				select {
+				case s.ch <- e:
+					return
+				default:
+				}
+			}
+			h.subs.remove(s)
+			if h.opts.Metrics != nil {
+				h.opts.Metrics.SubscriberDropped()
+			}
+			s.drop(fmt.Sprintf("subscriber fell %d events behind and was dropped; resume with since: %q", s.queue(), s.resume().String()))
+		})
+	}
+	for i, s := range ready {
+		s.toTell = false
+		ready[i] = nil
+		select {
+		case <-s.done: // dropped after it was handed an event of this batch
+		default:
+			s.ready()
+		}
+	}
+	h.toTell = ready[:0]
 }
 
 // shutdown ends every subscription with reason, and every later one: a

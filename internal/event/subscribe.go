@@ -31,6 +31,8 @@ type Sub struct {
 
 	// seen is the index stamp of the last dispatch that visited s (the hub's mu).
 	seen uint64
+	// toTell: a batch being dispatched has queued an event for s (the hub's mu).
+	toTell bool
 }
 
 // Done is closed when the hub dropped the subscriber (see Reason) or it unsubscribed.
