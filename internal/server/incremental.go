@@ -34,7 +34,8 @@ import (
 //     is silently left out.
 //
 // The response cap (--max-response-bytes) bounds each payload as it bounds a
-// query's and, here, their sum: past it, the rest is one error.
+// query's (capResponses, over every transport) and, here, their sum: past
+// it, the rest is one error.
 
 // mediaMultipartMixed is what an incremental response is sent as.
 const (
@@ -164,8 +165,8 @@ func mergeDeferred(ctx context.Context, limit int64, first *graphql.Response, re
 			}
 			out.Extensions[k] = v
 		}
-		if data == nil || resp.Data == nil {
-			continue
+		if data == nil || resp.Data == nil || string(resp.Data) == "null" {
+			continue // a group replaced by its error (over the cap) adds only the error
 		}
 		add, err := parseJSON(resp.Data)
 		if err != nil {

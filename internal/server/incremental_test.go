@@ -247,3 +247,58 @@ func canonicalJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// Over the websocket each deferred payload is held to the response cap as a
+// query's is: one over it is replaced by RESPONSE_TOO_LARGE.
+func TestDeferredPayloadOverTheWebsocketIsCapped(t *testing.T) {
+	const limit = 3000
+	env := apitest.New(t, apitest.Opts{Server: func(o *server.Opts) { o.MaxResponseBytes = limit }})
+	tok := apitest.Contributor(t, "ada")
+	h := createH(t, env, tok, map[string]any{"title": "0 " + strings.Repeat("long ", 90), "content": map[string]any{"n": 0}})
+	hash := h.ContentHash
+	for i := 1; i <= 8; i++ { // nine versions of 450-character titles: a history of over 4 KB
+		r := update(t, env, tok, map[string]any{"ref": unpinned(h.Ref), "baseContentHash": hash,
+			"title": fmt.Sprintf("%d %s", i, strings.Repeat("long ", 90)), "patch": []any{map[string]any{"op": "replace", "path": "/n", "value": i}}})
+		if r.Typename != "WriteSuccess" {
+			t.Fatalf("update %d: %+v", i, r)
+		}
+		hash = r.ContentHash
+	}
+	ws := env.WS(t, tok)
+	ws.Subscribe("d", `query($ref: Ref!) { artifact(ref: $ref) { ref ... @defer(label: "history") { history { edges { node { title } } } } } }`,
+		map[string]any{"ref": unpinned(h.Ref)})
+	var payloads []string
+	for m := ws.Next("d"); m.Type != "complete"; m = ws.Next("d") {
+		if m.Type != "next" {
+			t.Fatalf("%s: %s", m.Type, m.Payload)
+		}
+		payloads = append(payloads, string(m.Payload))
+	}
+	if len(payloads) != 2 || strings.Contains(payloads[0], "RESPONSE_TOO_LARGE") || !strings.Contains(payloads[1], "RESPONSE_TOO_LARGE") {
+		t.Errorf("payloads: %q", payloads)
+	}
+	for _, p := range payloads {
+		if len(p) > limit {
+			t.Errorf("a payload of %d bytes went out, the limit is %d", len(p), limit)
+		}
+	}
+
+	// Over POST, answered whole: the group's error, the rest of the data.
+	_, body := httpAsk(t, env, tok, http.MethodPost, "application/json",
+		`{ artifact(ref: "`+unpinned(h.Ref)+`") { ref ... @defer { history { edges { node { title } } } } } }`)
+	var got struct {
+		Data struct {
+			Artifact struct {
+				Ref     string
+				History any
+			}
+		}
+		Errors []apitest.GQLError
+	}
+	if err := json.Unmarshal(body, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Data.Artifact.Ref == "" || got.Data.Artifact.History != nil || len(got.Errors) != 1 || got.Errors[0].Extensions["reason"] != "RESPONSE_TOO_LARGE" {
+		t.Errorf("merged, a group over the limit: %s", body)
+	}
+}

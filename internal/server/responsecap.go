@@ -66,9 +66,10 @@ func (s *Server) capResponses(ctx context.Context, next graphql.ResponseHandler)
 	if graphql.HasOperationContext(ctx) { // DispatchError's responses have none
 		oc = graphql.GetOperationContext(ctx)
 	}
-	if !b.over && oc != nil && oc.Operation != nil && oc.Operation.Operation == ast.Subscription && int64(len(resp.Data)) > b.limit {
-		// gqlgen runs no root field middleware for a subscription's field, so
-		// capRootField never sees an event: its data is measured once written.
+	if !b.over && oc != nil && oc.Operation != nil && (oc.Operation.Operation == ast.Subscription || resp.Path != nil) && int64(len(resp.Data)) > b.limit {
+		// gqlgen runs no root field middleware for a subscription's field, nor
+		// for a deferred group's (a payload with a path), so capRootField
+		// never sees them: their data is measured once written.
 		b.over = true
 	}
 	if !b.over {
@@ -86,6 +87,8 @@ func (s *Server) capResponses(ctx context.Context, next graphql.ResponseHandler)
 			"code": string(problem.ValidationFailed), "reason": "RESPONSE_TOO_LARGE", "limit": b.limit, "requestId": request.IDFrom(ctx),
 		}}},
 		Extensions: resp.Extensions,
+		// A deferred group's stays in its place in the stream.
+		Path: resp.Path, Label: resp.Label, HasNext: resp.HasNext,
 	}
 }
 
