@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/scidex/substrate/internal/event"
@@ -36,7 +37,13 @@ func (a *App) syncMCPTools(ctx context.Context) (run func() error, err error) {
 	if err != nil {
 		return nil, err
 	}
-	sync := func() {
+	// One listing at a time, each applied before the next lists: a sync the
+	// follower started before OnStart's installs must not apply its older
+	// list after Start's newer one (TestGPUSubmitTool found its tool unknown).
+	var mu sync.Mutex
+	list := func() {
+		mu.Lock()
+		defer mu.Unlock()
 		tools, err := activeTools(ctx, a.Store)
 		if err != nil {
 			if ctx.Err() == nil {
@@ -51,15 +58,15 @@ func (a *App) syncMCPTools(ctx context.Context) (run func() error, err error) {
 			return
 		}
 		if strings.HasPrefix(*e.Ref, "tool:") {
-			sync()
+			list()
 		}
 		m.ArtifactChanged(*e.Ref)
 	})
 	// Start lists once more after its OnStart work (which installs the
 	// built-in tools): a client connecting right after Start finds every
 	// active tool, not only once the follower has seen their events.
-	a.syncMCP = sync
-	sync()
+	a.syncMCP = list
+	list()
 	return func() error {
 		notified := make(chan error, 1)
 		go func() { notified <- m.Run(ctx) }()
