@@ -12,10 +12,6 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
-	"github.com/vektah/gqlparser/v2/gqlerror"
-
-	"github.com/scidex/substrate/internal/problem"
-	"github.com/scidex/substrate/internal/request"
 )
 
 // Incremental delivery of @defer over GET and POST. An operation whose first
@@ -37,11 +33,12 @@ import (
 // query's (capResponses, over every transport) and, here, their sum: past
 // it, the rest is one error.
 
-// mediaMultipartMixed is what an incremental response is sent as.
+// An incremental response: its media type, the boundary between its parts,
+// and what comes before each part's JSON and after it.
 const (
 	mediaMultipartMixed = "multipart/mixed"
 	multipartBoundary   = "-"
-	multipartType       = `multipart/mixed; boundary="-"; deferSpec=20220824`
+	multipartType       = mediaMultipartMixed + `; boundary="` + multipartBoundary + `"; deferSpec=20220824`
 	partHeader          = "\r\nContent-Type: application/json; charset=utf-8\r\n\r\n"
 	partDelimiter       = "\r\n--" + multipartBoundary
 )
@@ -184,22 +181,17 @@ func mergeDeferred(ctx context.Context, limit int64, first *graphql.Response, re
 	return &out
 }
 
-// drainResponses reads the responses still to come, so the executor's deferred groups
-// finish rather than wait for a reader.
+// drainResponses reads the responses still to come, so the executor's
+// deferred groups finish rather than wait for a reader.
 func drainResponses(ctx context.Context, responses graphql.ResponseHandler) {
 	for responses(ctx) != nil {
 	}
 }
 
-// tooLarge is the response that replaces data over the limit.
+// tooLarge replaces the deferred payloads past the limit on their sum.
 func tooLarge(ctx context.Context, limit int64) *graphql.Response {
-	return &graphql.Response{
-		Data: json.RawMessage("null"),
-		Errors: gqlerror.List{{Message: fmt.Sprintf("the response's deferred payloads are larger together than the limit of %d bytes (--max-response-bytes): "+
-			"ask for fewer fields or smaller pages", limit), Extensions: map[string]any{
-			"code": string(problem.ValidationFailed), "reason": "RESPONSE_TOO_LARGE", "limit": limit, "requestId": request.IDFrom(ctx),
-		}}},
-	}
+	return tooLargeResponse(ctx, limit, fmt.Sprintf("the response's deferred payloads are larger together than the limit of %d bytes (--max-response-bytes): "+
+		"ask for fewer fields or smaller pages", limit))
 }
 
 // jnode is a JSON value that keeps its object members in order: an object

@@ -81,14 +81,21 @@ func (s *Server) capResponses(ctx context.Context, next graphql.ResponseHandler)
 		msg += "; the mutation ran, only its response was dropped"
 	}
 	s.log.InfoContext(ctx, "response over the limit", "request_id", request.IDFrom(ctx), "limit", b.limit)
+	out := tooLargeResponse(ctx, b.limit, msg)
+	out.Extensions = resp.Extensions
+	// A deferred group's stays in its place in the stream.
+	out.Path, out.Label, out.HasNext = resp.Path, resp.Label, resp.HasNext
+	return out
+}
+
+// tooLargeResponse is the response whose data went over the limit: null, and
+// one RESPONSE_TOO_LARGE error saying so (msg).
+func tooLargeResponse(ctx context.Context, limit int64, msg string) *graphql.Response {
 	return &graphql.Response{
 		Data: json.RawMessage("null"),
 		Errors: gqlerror.List{{Message: msg, Extensions: map[string]any{
-			"code": string(problem.ValidationFailed), "reason": "RESPONSE_TOO_LARGE", "limit": b.limit, "requestId": request.IDFrom(ctx),
+			"code": string(problem.ValidationFailed), "reason": "RESPONSE_TOO_LARGE", "limit": limit, "requestId": request.IDFrom(ctx),
 		}}},
-		Extensions: resp.Extensions,
-		// A deferred group's stays in its place in the stream.
-		Path: resp.Path, Label: resp.Label, HasNext: resp.HasNext,
 	}
 }
 

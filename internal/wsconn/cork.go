@@ -29,7 +29,8 @@ var corkBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); retu
 
 // corkConn is a hijacked connection whose writes can be gathered. Its methods
 // are safe for concurrent use (gorilla writes control frames from any
-// goroutine).
+// goroutine). Close is the connection's own, taking no lock: it drops what is
+// gathered and interrupts a Write blocked on a client that does not read.
 type corkConn struct {
 	net.Conn
 	mu    sync.Mutex
@@ -116,10 +117,6 @@ func (c *corkConn) flushLocked() {
 	}
 	c.buf = nil
 }
-
-// Close closes the connection at once, dropping what is gathered (a Write
-// blocked on a client that does not read is what Close must interrupt, so it
-// takes no lock).
 
 // corking is the ResponseWriter gorilla upgrades: its Hijack hands gorilla a
 // corkConn.
