@@ -1425,7 +1425,7 @@ func (ec *executionContext) _Actor(ctx context.Context, sel ast.SelectionSet, ob
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var artifactConnectionImplementors = []string{"ArtifactConnection"}
@@ -1469,7 +1469,7 @@ func (ec *executionContext) _ArtifactConnection(ctx context.Context, sel ast.Sel
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var artifactEdgeImplementors = []string{"ArtifactEdge"}
@@ -1507,7 +1507,7 @@ func (ec *executionContext) _ArtifactEdge(ctx context.Context, sel ast.Selection
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var calibrationPointImplementors = []string{"CalibrationPoint"}
@@ -1556,7 +1556,7 @@ func (ec *executionContext) _CalibrationPoint(ctx context.Context, sel ast.Selec
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var delegationStepImplementors = []string{"DelegationStep"}
@@ -1605,7 +1605,7 @@ func (ec *executionContext) _DelegationStep(ctx context.Context, sel ast.Selecti
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var linkImplementors = []string{"Link"}
@@ -1666,7 +1666,7 @@ func (ec *executionContext) _Link(ctx context.Context, sel ast.SelectionSet, obj
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var linkConnectionImplementors = []string{"LinkConnection"}
@@ -1704,7 +1704,7 @@ func (ec *executionContext) _LinkConnection(ctx context.Context, sel ast.Selecti
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var linkEdgeImplementors = []string{"LinkEdge"}
@@ -1742,7 +1742,7 @@ func (ec *executionContext) _LinkEdge(ctx context.Context, sel ast.SelectionSet,
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var pageInfoImplementors = []string{"PageInfo"}
@@ -1790,7 +1790,7 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var provenanceStepImplementors = []string{"ProvenanceStep"}
@@ -1874,7 +1874,7 @@ func (ec *executionContext) _ProvenanceStep(ctx context.Context, sel ast.Selecti
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var signalAggregateImplementors = []string{"SignalAggregate"}
@@ -1937,7 +1937,7 @@ func (ec *executionContext) _SignalAggregate(ctx context.Context, sel ast.Select
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var signalSummaryImplementors = []string{"SignalSummary"}
@@ -1987,7 +1987,7 @@ func (ec *executionContext) _SignalSummary(ctx context.Context, sel ast.Selectio
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var voteSummaryImplementors = []string{"VoteSummary"}
@@ -2035,7 +2035,7 @@ func (ec *executionContext) _VoteSummary(ctx context.Context, sel ast.SelectionS
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 // endregion **************************** object.gotpl ****************************

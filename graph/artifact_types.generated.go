@@ -18532,7 +18532,7 @@ func (ec *executionContext) _AgentWorkPacket(ctx context.Context, sel ast.Select
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var aliasImplementors = []string{"Alias", "Node", "Artifact"}
@@ -18717,7 +18717,7 @@ func (ec *executionContext) _Alias(ctx context.Context, sel ast.SelectionSet, ob
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var analysisImplementors = []string{"Analysis", "Node", "Artifact"}
@@ -18927,7 +18927,7 @@ func (ec *executionContext) _Analysis(ctx context.Context, sel ast.SelectionSet,
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var commentImplementors = []string{"Comment", "Node", "Artifact"}
@@ -19097,7 +19097,7 @@ func (ec *executionContext) _Comment(ctx context.Context, sel ast.SelectionSet, 
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var datasetImplementors = []string{"Dataset", "Node", "Artifact"}
@@ -19302,7 +19302,7 @@ func (ec *executionContext) _Dataset(ctx context.Context, sel ast.SelectionSet, 
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var debateRoundImplementors = []string{"DebateRound", "Node", "Artifact"}
@@ -19492,7 +19492,7 @@ func (ec *executionContext) _DebateRound(ctx context.Context, sel ast.SelectionS
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var debateSessionImplementors = []string{"DebateSession", "Node", "Artifact"}
@@ -19677,7 +19677,7 @@ func (ec *executionContext) _DebateSession(ctx context.Context, sel ast.Selectio
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var experimentImplementors = []string{"Experiment", "Node", "Artifact"}
@@ -19887,7 +19887,7 @@ func (ec *executionContext) _Experiment(ctx context.Context, sel ast.SelectionSe
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var figureImplementors = []string{"Figure", "Node", "Artifact"}
@@ -20082,7 +20082,7 @@ func (ec *executionContext) _Figure(ctx context.Context, sel ast.SelectionSet, o
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var gateResultImplementors = []string{"GateResult", "Node", "Artifact"}
@@ -20272,7 +20272,7 @@ func (ec *executionContext) _GateResult(ctx context.Context, sel ast.SelectionSe
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var genericArtifactImplementors = []string{"GenericArtifact", "Node", "Artifact"}
@@ -20417,7 +20417,7 @@ func (ec *executionContext) _GenericArtifact(ctx context.Context, sel ast.Select
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var groupImplementors = []string{"Group", "Node", "Artifact"}
@@ -20572,7 +20572,7 @@ func (ec *executionContext) _Group(ctx context.Context, sel ast.SelectionSet, ob
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var hypothesisImplementors = []string{"Hypothesis", "Node", "Artifact"}
@@ -20782,7 +20782,7 @@ func (ec *executionContext) _Hypothesis(ctx context.Context, sel ast.SelectionSe
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var kgEdgeImplementors = []string{"KgEdge", "Node", "Artifact"}
@@ -20982,7 +20982,7 @@ func (ec *executionContext) _KgEdge(ctx context.Context, sel ast.SelectionSet, o
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var knowledgeGapImplementors = []string{"KnowledgeGap", "Node", "Artifact"}
@@ -21157,7 +21157,7 @@ func (ec *executionContext) _KnowledgeGap(ctx context.Context, sel ast.Selection
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var messageImplementors = []string{"Message", "Node", "Artifact"}
@@ -21354,7 +21354,7 @@ func (ec *executionContext) _Message(ctx context.Context, sel ast.SelectionSet, 
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var notebookImplementors = []string{"Notebook", "Node", "Artifact"}
@@ -21524,7 +21524,7 @@ func (ec *executionContext) _Notebook(ctx context.Context, sel ast.SelectionSet,
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var paperImplementors = []string{"Paper", "Node", "Artifact"}
@@ -21729,7 +21729,7 @@ func (ec *executionContext) _Paper(ctx context.Context, sel ast.SelectionSet, ob
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var roleImplementors = []string{"Role", "Node", "Artifact"}
@@ -21884,7 +21884,7 @@ func (ec *executionContext) _Role(ctx context.Context, sel ast.SelectionSet, obj
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var schemaImplementors = []string{"Schema", "Node", "Artifact"}
@@ -22104,7 +22104,7 @@ func (ec *executionContext) _Schema(ctx context.Context, sel ast.SelectionSet, o
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var skillImplementors = []string{"Skill", "Node", "Artifact"}
@@ -22324,7 +22324,7 @@ func (ec *executionContext) _Skill(ctx context.Context, sel ast.SelectionSet, ob
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var skillResultImplementors = []string{"SkillResult", "Node", "Artifact"}
@@ -22534,7 +22534,7 @@ func (ec *executionContext) _SkillResult(ctx context.Context, sel ast.SelectionS
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var toolImplementors = []string{"Tool", "Node", "Artifact"}
@@ -22775,7 +22775,7 @@ func (ec *executionContext) _Tool(ctx context.Context, sel ast.SelectionSet, obj
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var toolCallImplementors = []string{"ToolCall", "Node", "Artifact", "InvokeToolResult", "CancelToolCallResult"}
@@ -23055,7 +23055,7 @@ func (ec *executionContext) _ToolCall(ctx context.Context, sel ast.SelectionSet,
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var wikiPageImplementors = []string{"WikiPage", "Node", "Artifact"}
@@ -23235,7 +23235,7 @@ func (ec *executionContext) _WikiPage(ctx context.Context, sel ast.SelectionSet,
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 // endregion **************************** object.gotpl ****************************

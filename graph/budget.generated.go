@@ -364,7 +364,7 @@ func (ec *executionContext) _Budget(ctx context.Context, sel ast.SelectionSet, o
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var budgetExceededImplementors = []string{"BudgetExceeded", "Problem", "RunSkillResult", "InvokeToolResult"}
@@ -427,7 +427,7 @@ func (ec *executionContext) _BudgetExceeded(ctx context.Context, sel ast.Selecti
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 // endregion **************************** object.gotpl ****************************

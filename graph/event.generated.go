@@ -465,7 +465,7 @@ func (ec *executionContext) _Consumer(ctx context.Context, sel ast.SelectionSet,
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var deadLetterImplementors = []string{"DeadLetter"}
@@ -519,7 +519,7 @@ func (ec *executionContext) _DeadLetter(ctx context.Context, sel ast.SelectionSe
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var eventImplementors = []string{"Event"}
@@ -599,7 +599,7 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var pollResultImplementors = []string{"PollResult"}
@@ -642,7 +642,7 @@ func (ec *executionContext) _PollResult(ctx context.Context, sel ast.SelectionSe
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 // endregion **************************** object.gotpl ****************************

@@ -408,7 +408,7 @@ func (ec *executionContext) _MessageDelivery(ctx context.Context, sel ast.Select
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 // endregion **************************** object.gotpl ****************************

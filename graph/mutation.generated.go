@@ -2633,7 +2633,7 @@ func (ec *executionContext) _BatchResult(ctx context.Context, sel ast.SelectionS
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var mutationImplementors = []string{"Mutation"}
@@ -2809,7 +2809,7 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var notCommittedImplementors = []string{"NotCommitted", "WriteResult"}
@@ -2842,7 +2842,7 @@ func (ec *executionContext) _NotCommitted(ctx context.Context, sel ast.Selection
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var writeSuccessImplementors = []string{"WriteSuccess", "ClaimHandleResult", "RenameHandleResult", "SendMessageResult", "AckMessageResult", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "RegisterToolResult"}
@@ -2905,7 +2905,7 @@ func (ec *executionContext) _WriteSuccess(ctx context.Context, sel ast.Selection
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 // endregion **************************** object.gotpl ****************************

@@ -856,7 +856,7 @@ func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionS
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var __EnumValueImplementors = []string{"__EnumValue"}
@@ -904,7 +904,7 @@ func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionS
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var __FieldImplementors = []string{"__Field"}
@@ -962,7 +962,7 @@ func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, 
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var __InputValueImplementors = []string{"__InputValue"}
@@ -1020,7 +1020,7 @@ func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.Selection
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var __SchemaImplementors = []string{"__Schema"}
@@ -1078,7 +1078,7 @@ func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet,
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var __TypeImplementors = []string{"__Type"}
@@ -1161,7 +1161,7 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 // endregion **************************** object.gotpl ****************************

@@ -772,7 +772,7 @@ func (ec *executionContext) _IdempotencyKeyReuse(ctx context.Context, sel ast.Se
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var lifecycleViolationImplementors = []string{"LifecycleViolation", "AckMessageResult", "UpdateArtifactResult", "WriteResult", "Problem", "CancelToolCallResult", "ClaimWorkPacketResult", "ReportWorkPacketProgressResult", "CompleteWorkPacketResult"}
@@ -845,7 +845,7 @@ func (ec *executionContext) _LifecycleViolation(ctx context.Context, sel ast.Sel
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var linkTargetMissingImplementors = []string{"LinkTargetMissing", "AddLinkResult", "CiteResult", "WriteResult", "Problem"}
@@ -903,7 +903,7 @@ func (ec *executionContext) _LinkTargetMissing(ctx context.Context, sel ast.Sele
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var mergeHintImplementors = []string{"MergeHint"}
@@ -956,7 +956,7 @@ func (ec *executionContext) _MergeHint(ctx context.Context, sel ast.SelectionSet
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var mutabilityViolationImplementors = []string{"MutabilityViolation", "UpdateArtifactResult", "WriteResult", "Problem"}
@@ -1019,7 +1019,7 @@ func (ec *executionContext) _MutabilityViolation(ctx context.Context, sel ast.Se
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var notFoundImplementors = []string{"NotFound", "RenameHandleResult", "SendMessageResult", "AckMessageResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem", "RunSkillResult", "InvokeToolResult", "CancelToolCallResult", "ClaimWorkPacketResult", "ReportWorkPacketProgressResult", "CompleteWorkPacketResult"}
@@ -1077,7 +1077,7 @@ func (ec *executionContext) _NotFound(ctx context.Context, sel ast.SelectionSet,
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var permissionDeniedImplementors = []string{"PermissionDenied", "ClaimHandleResult", "RenameHandleResult", "SetBudgetResult", "SendMessageResult", "AckMessageResult", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem", "RunSkillResult", "InvokeToolResult", "RegisterToolResult", "CancelToolCallResult", "ClaimWorkPacketResult", "ReportWorkPacketProgressResult", "CompleteWorkPacketResult"}
@@ -1130,7 +1130,7 @@ func (ec *executionContext) _PermissionDenied(ctx context.Context, sel ast.Selec
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var rateLimitedImplementors = []string{"RateLimited", "ClaimHandleResult", "RenameHandleResult", "SendMessageResult", "AckMessageResult", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem", "RunSkillResult", "InvokeToolResult", "RegisterToolResult"}
@@ -1183,7 +1183,7 @@ func (ec *executionContext) _RateLimited(ctx context.Context, sel ast.SelectionS
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var validationFailedImplementors = []string{"ValidationFailed", "ClaimHandleResult", "RenameHandleResult", "SetBudgetResult", "SendMessageResult", "AckMessageResult", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem", "RunSkillResult", "InvokeToolResult", "RegisterToolResult", "ClaimWorkPacketResult", "ReportWorkPacketProgressResult", "CompleteWorkPacketResult"}
@@ -1241,7 +1241,7 @@ func (ec *executionContext) _ValidationFailed(ctx context.Context, sel ast.Selec
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var validationProblemImplementors = []string{"ValidationProblem"}
@@ -1294,7 +1294,7 @@ func (ec *executionContext) _ValidationProblem(ctx context.Context, sel ast.Sele
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var versionConflictImplementors = []string{"VersionConflict", "UpdateArtifactResult", "WriteResult", "Problem", "ClaimWorkPacketResult", "ReportWorkPacketProgressResult", "CompleteWorkPacketResult"}
@@ -1377,7 +1377,7 @@ func (ec *executionContext) _VersionConflict(ctx context.Context, sel ast.Select
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 // endregion **************************** object.gotpl ****************************

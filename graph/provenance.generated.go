@@ -223,7 +223,7 @@ func (ec *executionContext) _ProducedConnection(ctx context.Context, sel ast.Sel
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var producedEdgeImplementors = []string{"ProducedEdge"}
@@ -276,7 +276,7 @@ func (ec *executionContext) _ProducedEdge(ctx context.Context, sel ast.Selection
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var provenanceStampImplementors = []string{"ProvenanceStamp"}
@@ -324,7 +324,7 @@ func (ec *executionContext) _ProvenanceStamp(ctx context.Context, sel ast.Select
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 // endregion **************************** object.gotpl ****************************

@@ -2175,7 +2175,7 @@ func (ec *executionContext) _ArtifactDiff(ctx context.Context, sel ast.Selection
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var diffOpImplementors = []string{"DiffOp"}
@@ -2213,7 +2213,7 @@ func (ec *executionContext) _DiffOp(ctx context.Context, sel ast.SelectionSet, o
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var queryImplementors = []string{"Query"}
@@ -2395,7 +2395,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var schemaDocImplementors = []string{"SchemaDoc"}
@@ -2473,7 +2473,7 @@ func (ec *executionContext) _SchemaDoc(ctx context.Context, sel ast.SelectionSet
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var searchConnectionImplementors = []string{"SearchConnection"}
@@ -2531,7 +2531,7 @@ func (ec *executionContext) _SearchConnection(ctx context.Context, sel ast.Selec
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var searchEdgeImplementors = []string{"SearchEdge"}
@@ -2569,7 +2569,7 @@ func (ec *executionContext) _SearchEdge(ctx context.Context, sel ast.SelectionSe
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var searchHitImplementors = []string{"SearchHit"}
@@ -2617,7 +2617,7 @@ func (ec *executionContext) _SearchHit(ctx context.Context, sel ast.SelectionSet
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var textFieldDiffImplementors = []string{"TextFieldDiff"}
@@ -2660,7 +2660,7 @@ func (ec *executionContext) _TextFieldDiff(ctx context.Context, sel ast.Selectio
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 // endregion **************************** object.gotpl ****************************

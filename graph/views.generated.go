@@ -536,7 +536,7 @@ func (ec *executionContext) _BrierPoint(ctx context.Context, sel ast.SelectionSe
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var brierTraceImplementors = []string{"BrierTrace"}
@@ -594,7 +594,7 @@ func (ec *executionContext) _BrierTrace(ctx context.Context, sel ast.SelectionSe
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var eloRatingImplementors = []string{"EloRating"}
@@ -667,7 +667,7 @@ func (ec *executionContext) _EloRating(ctx context.Context, sel ast.SelectionSet
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var leaderboardImplementors = []string{"Leaderboard"}
@@ -735,7 +735,7 @@ func (ec *executionContext) _Leaderboard(ctx context.Context, sel ast.SelectionS
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var leaderboardEdgeImplementors = []string{"LeaderboardEdge"}
@@ -773,7 +773,7 @@ func (ec *executionContext) _LeaderboardEdge(ctx context.Context, sel ast.Select
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 var leaderboardEntryImplementors = []string{"LeaderboardEntry"}
@@ -843,7 +843,7 @@ func (ec *executionContext) _LeaderboardEntry(ctx context.Context, sel ast.Selec
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return objectValue(fields, out)
 }
 
 // endregion **************************** object.gotpl ****************************

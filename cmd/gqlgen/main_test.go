@@ -98,6 +98,9 @@ func TestRewriteFollowsThePlan(t *testing.T) {
 	if !strings.Contains(out, "deferred := deferredGroup(ctx, fields)") || strings.Contains(out, "NewDeferredGroup") {
 		t.Errorf("the object still makes its @defer group every time:\n%s", out)
 	}
+	if !strings.Contains(out, "\treturn objectValue(fields, out)\n}") || strings.Contains(out, "\treturn out\n") {
+		t.Errorf("the object is still written by gqlgen's field set:\n%s", out)
+	}
 
 	// A field in the right shape that the plan leaves out (its type is not a
 	// scalar or an enum, say) keeps gqlgen's path.
@@ -146,6 +149,11 @@ func TestMismatchFailsGeneration(t *testing.T) {
 			name: "an object without its @defer group",
 			src:  snippets(plainRef, list, strings.Replace(object, "graphql.NewDeferredGroup(ctx)", "graphql.DeferredGroup{}", 1)),
 			want: []string{"object SignalAggregate (_SignalAggregate): no graphql.NewDeferredGroup(ctx)"},
+		},
+		{
+			name: "an object returning its field set another way",
+			src:  snippets(plainRef, list, strings.Replace(object, "return out", "return graphql.Marshaler(out)", 1)),
+			want: []string{`object SignalAggregate (_SignalAggregate): not one "return out" at its end`},
 		},
 		{
 			name: "an @defer group the plan does not know",

@@ -19,6 +19,8 @@ const (
 	newGroup   = "graphql.NewDeferredGroup(ctx)"
 	lazyGroup  = "deferredGroup(ctx, fields)" // graph/inorder.go
 	collect    = "fields := graphql.CollectFields("
+	fieldSet   = "\n\treturn out\n}"
+	objectOut  = "\n\treturn objectValue(fields, out)\n}" // graph/inorder.go
 )
 
 // plainField matches gqlgen's function for a field that reads a struct field
@@ -91,7 +93,7 @@ func rewriteDir(dir string, pl *plan) error {
 	}
 	log.Printf("lists marshalled in order: %d (%s)", len(pl.lists), strings.Join(sortedKeys(elems), ", "))
 	log.Printf("fields marshalled straight from the object: %d", len(pl.direct))
-	log.Printf("objects making their @defer group only when needed: %d", len(pl.groups))
+	log.Printf("objects making their @defer group only when needed, and written without gqlgen's field set: %d", len(pl.groups))
 	return nil
 }
 
@@ -122,7 +124,12 @@ func rewriteFile(src []byte, pl *plan, h *hits) []byte {
 				h.problems = append(h.problems, fmt.Sprintf("function %s makes an @defer group but is not the marshaller of an object the plan knows", name))
 				continue
 			}
+			if bytes.Count(parts[i], []byte(fieldSet)) != 1 {
+				h.problems = append(h.problems, fmt.Sprintf("object %s (%s): not one \"return out\" at its end", pl.groups[name], name))
+				continue
+			}
 			parts[i] = bytes.ReplaceAll(parts[i], []byte(newGroup), []byte(lazyGroup))
+			parts[i] = bytes.Replace(parts[i], []byte(fieldSet), []byte(objectOut), 1)
 			h.groups[name] = true
 		}
 		if _, ok := pl.lists[name]; ok && bytes.Contains(parts[i], []byte(concurrent)) {

@@ -177,3 +177,67 @@ func dummyValue(s *ast.Schema, t *ast.Type) any {
 	}
 	return fmt.Sprintf("%s:x", strings.ToLower(t.NamedType))
 }
+
+// No price reads an identifier (a Ref or an ID, in an argument or in an input
+// object's field): the server remembers an operation's cost whatever
+// identifiers its variables hold (internal/server/limits.go), so a price that
+// read one would be charged for the first artifact asked about.
+func TestNoPriceReadsAnIdentifier(t *testing.T) {
+	es := graph.NewExecutableSchema(graph.Config{Complexity: resolvers.Complexity()})
+	s := es.Schema()
+	checked := 0
+	for name, def := range s.Types {
+		if def.Kind != ast.Object || strings.HasPrefix(name, "__") {
+			continue
+		}
+		for _, f := range def.Fields {
+			args := dummyArgs(s, f.Arguments)
+			for _, a := range f.Arguments {
+				for _, other := range otherIdentifiers(s, a.Type, args[a.Name]) {
+					changed := map[string]any{}
+					for k, v := range args {
+						changed[k] = v
+					}
+					changed[a.Name] = other
+					before, ok1 := es.Complexity(context.Background(), name, f.Name, 7, args)
+					after, ok2 := es.Complexity(context.Background(), name, f.Name, 7, changed)
+					checked++
+					if before != after || ok1 != ok2 {
+						t.Errorf("%s.%s(%s) costs %d (%v) with %v and %d (%v) with %v: a price reads an identifier", name, f.Name, a.Name, before, ok1, args[a.Name], after, ok2, other)
+					}
+				}
+			}
+		}
+	}
+	if checked < 30 {
+		t.Fatalf("only %d identifier arguments checked", checked)
+	}
+}
+
+// otherIdentifiers are the values v of type t takes with one of its
+// identifiers (itself, or a field of an input object) changed.
+func otherIdentifiers(s *ast.Schema, t *ast.Type, v any) []any {
+	if t.Elem != nil {
+		return nil
+	}
+	if t.NamedType == "Ref" || t.NamedType == "ID" {
+		return []any{"hypothesis:another-one", "paper:x@3"}
+	}
+	def := s.Types[t.NamedType]
+	m, ok := v.(map[string]any)
+	if def == nil || def.Kind != ast.InputObject || !ok {
+		return nil
+	}
+	var out []any
+	for _, f := range def.Fields {
+		if f.Type.Elem == nil && (f.Type.NamedType == "Ref" || f.Type.NamedType == "ID") {
+			changed := map[string]any{}
+			for k, x := range m {
+				changed[k] = x
+			}
+			changed[f.Name] = "paper:another-one"
+			out = append(out, changed)
+		}
+	}
+	return out
+}

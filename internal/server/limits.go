@@ -2,11 +2,13 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/99designs/gqlgen/complexity"
 	"github.com/99designs/gqlgen/graphql"
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
@@ -74,9 +76,38 @@ func selectionDepth(set ast.SelectionSet, frags ast.FragmentDefinitionList, seen
 // model (resolvers/complexity.go), with a message that says how to ask for less.
 // It stands in for gqlgen's FixedComplexityLimit, whose message names neither
 // the flag nor the way out.
+//
+// An operation's cost is remembered: computing it walks every implementor of
+// every interface the operation selects (the Prism page's link targets: 26
+// types), 12 % of the server's CPU on that page. The cost is a function of
+// the operation and of the variables a price may read, which are all of them
+// except identifiers: no price reads a Ref or an ID (TestNoPriceReadsAnIdentifier).
+// Parsed operations are shared through gqlgen's query cache, so one pointer
+// stands for one document's operation; a cached cost keeps its operation alive,
+// so the pointer is not reused while remembered.
 type costLimit struct {
-	max int
-	es  graphql.ExecutableSchema
+	max   int
+	es    graphql.ExecutableSchema
+	costs *lru.Cache[costKey, int]
+}
+
+// costKey is what an operation's cost depends on.
+type costKey struct {
+	op *ast.OperationDefinition
+	// vars are the operation's priced variables (all but identifiers) as JSON.
+	vars string
+}
+
+// costsRemembered is how many operations' costs are kept: as many as the
+// query cache keeps documents.
+const costsRemembered = 1000
+
+func newCostLimit(max int) *costLimit {
+	costs, err := lru.New[costKey, int](costsRemembered)
+	if err != nil {
+		panic(err) // only for a size ≤ 0
+	}
+	return &costLimit{max: max, costs: costs}
 }
 
 var _ interface {
@@ -95,7 +126,7 @@ func (c *costLimit) MutateOperationContext(ctx context.Context, oc *graphql.Oper
 	if oc.Operation == nil {
 		return nil
 	}
-	cost := complexity.Calculate(ctx, c.es, oc.Operation, oc.Variables)
+	cost := c.cost(ctx, oc.Operation, oc.Variables)
 	if cost <= c.max {
 		return nil
 	}
@@ -105,4 +136,41 @@ func (c *costLimit) MutateOperationContext(ctx context.Context, oc *graphql.Oper
 			"ask for smaller pages or fewer fields, or split the query", cost, c.max, store.DefaultPageSize, resolvers.JSONWeight),
 		Extensions: map[string]any{"code": string(problem.ValidationFailed), "reason": "COMPLEXITY_LIMIT_EXCEEDED", "cost": cost, "limit": c.max},
 	}
+}
+
+// cost is what op costs with vars, computed once per operation and priced
+// variables' values.
+func (c *costLimit) cost(ctx context.Context, op *ast.OperationDefinition, vars map[string]any) int {
+	key, ok := costKeyOf(op, vars)
+	if !ok {
+		return complexity.Calculate(ctx, c.es, op, vars)
+	}
+	if cost, ok := c.costs.Get(key); ok {
+		return cost
+	}
+	cost := complexity.Calculate(ctx, c.es, op, vars)
+	c.costs.Add(key, cost)
+	return cost
+}
+
+// costKeyOf is op's cost key with vars, false when the variables cannot be
+// written as JSON (they came from JSON, so never).
+func costKeyOf(op *ast.OperationDefinition, vars map[string]any) (costKey, bool) {
+	priced := map[string]any{}
+	for _, d := range op.VariableDefinitions {
+		if d.Type.Elem == nil && (d.Type.NamedType == "Ref" || d.Type.NamedType == "ID") {
+			continue
+		}
+		if v, ok := vars[d.Variable]; ok {
+			priced[d.Variable] = v
+		}
+	}
+	if len(priced) == 0 {
+		return costKey{op: op}, true
+	}
+	b, err := json.Marshal(priced) // a map's keys in order: one text per value
+	if err != nil {
+		return costKey{}, false
+	}
+	return costKey{op: op, vars: string(b)}, true
 }

@@ -181,3 +181,36 @@ func TestColdSchemaRegistryCompilesOnce(t *testing.T) {
 		}
 	}
 }
+
+// An operation's cost is remembered per operation and priced variables: the
+// same document asked with a small page and then a page that costs too much is
+// refused the second time, whatever was remembered the first; and asked about
+// another artifact it costs the same.
+func TestRememberedCostFollowsThePricedVariables(t *testing.T) {
+	env := apitest.New(t)
+	tok := apitest.Contributor(t, "ada")
+	const q = `query Fan($ref: Ref!, $first: Int, $inner: Int) { artifact(ref: $ref) { links(first: $first) { edges { node {
+	  to { links(first: $inner) { edges { node { to { title content } } } } } } } } } }`
+	for i, c := range []struct {
+		ref          string
+		first, inner int
+		refused      bool
+	}{
+		{"hypothesis:a", 2, 2, false},
+		{"hypothesis:a", 100, 100, true},
+		{"hypothesis:b", 2, 2, false},
+		{"hypothesis:b", 2, 100, false}, // 2 × 100 × (2 + 10): under the limit
+		{"hypothesis:a", 100, 2, false},
+		{"hypothesis:c", 100, 100, true},
+		{"hypothesis:a", 2, 2, false},
+	} {
+		r := env.Post(t, tok, q, map[string]any{"ref": c.ref, "first": c.first, "inner": c.inner})
+		refused := len(r.Errors) == 1 && r.Errors[0].Extensions["reason"] == "COMPLEXITY_LIMIT_EXCEEDED"
+		if refused != c.refused {
+			t.Errorf("%d: %s first %d inner %d: refused %v, want %v: %s", i, c.ref, c.first, c.inner, refused, c.refused, r.Raw)
+		}
+		if !c.refused && len(r.Errors) > 0 && r.Errors[0].Extensions["reason"] != "NOT_FOUND" {
+			t.Errorf("%d: %s", i, r.Raw)
+		}
+	}
+}
