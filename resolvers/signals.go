@@ -2,7 +2,7 @@ package resolvers
 
 import (
 	"context"
-	"sort"
+	"slices"
 	"sync"
 
 	"github.com/scidex/substrate/graph/model"
@@ -21,64 +21,62 @@ func (r *Resolver) artifactSignals(ctx context.Context, b *model.Base, kinds []s
 	if err != nil {
 		return nil, err
 	}
-	byKey := map[[2]string]store.SignalFigures{}
-	for _, f := range figs {
-		byKey[[2]string{f.Kind, f.Dimension}] = f
-	}
-	want := map[string]bool{}
-	for _, k := range kinds {
-		want[k] = true
-	}
-	out := &model.SignalSummary{Kinds: []*model.SignalAggregate{}}
-	names := t.Doc.SignalKinds()
-	sort.Strings(names)
-	for _, kind := range names {
-		if len(want) > 0 && !want[kind] {
+	out := &model.SignalSummary{}
+	slots := t.SignalSlots()
+	aggs := make([]model.SignalAggregate, 0, len(slots)) // one allocation for all
+	for _, slot := range slots {
+		if len(kinds) > 0 && !slices.Contains(kinds, slot.Kind) {
 			continue
 		}
-		rule := t.Doc.Signals[kind]
-		dims := rule.Dimensions
-		if len(dims) == 0 {
-			dims = []string{"default"}
+		f, ok := figuresOf(figs, slot.Kind, slot.Dimension)
+		rule := slot.Rule
+		aggs = append(aggs, model.SignalAggregate{Kind: slot.Kind, Dimension: slot.Dimension, Aggregation: rule.Aggregation, Unit: slot.Unit})
+		agg := &aggs[len(aggs)-1]
+		if ok {
+			switch rule.Aggregation {
+			case "replace":
+				agg.Value, agg.Count = ptr(f.LatestMean), f.Voters
+			case "sum":
+				agg.Value, agg.Count = ptr(f.AllTotal), f.AllCount
+				agg.QuadraticTotal = ptr(f.QuadraticTotal)
+			case "append":
+				agg.Value, agg.Count = ptr(f.LastValue), f.AllCount
+			}
+		} else if rule.Aggregation == "sum" {
+			agg.Value, agg.QuadraticTotal = ptr(0.0), ptr(0.0)
 		}
-		for _, dim := range dims {
-			f, ok := byKey[[2]string{kind, dim}]
-			agg := &model.SignalAggregate{Kind: kind, Dimension: dim, Aggregation: rule.Aggregation}
-			if rule.Unit != "" {
-				u := rule.Unit
-				agg.Unit = &u
+		if slot.Kind == "vote" {
+			if out.Vote == nil {
+				out.Vote = &model.VoteSummary{}
 			}
 			if ok {
-				switch rule.Aggregation {
-				case "replace":
-					agg.Value, agg.Count = ptr(f.LatestMean), f.Voters
-				case "sum":
-					agg.Value, agg.Count = ptr(f.AllTotal), f.AllCount
-					agg.QuadraticTotal = ptr(f.QuadraticTotal)
-				case "append":
-					agg.Value, agg.Count = ptr(f.LastValue), f.AllCount
-				}
-			} else if rule.Aggregation == "sum" {
-				agg.Value, agg.QuadraticTotal = ptr(0.0), ptr(0.0)
-			}
-			out.Kinds = append(out.Kinds, agg)
-			if kind == "vote" {
-				if out.Vote == nil {
-					out.Vote = &model.VoteSummary{}
-				}
-				if ok {
-					out.Vote.Score += int(f.LatestTotal)
-					out.Vote.Up += f.LatestPositive
-					out.Vote.Down += f.LatestNegative
-					out.Vote.Count += f.Voters
-				}
+				out.Vote.Score += int(f.LatestTotal)
+				out.Vote.Up += f.LatestPositive
+				out.Vote.Down += f.LatestNegative
+				out.Vote.Count += f.Voters
 			}
 		}
 	}
-	if rule, ok := t.Doc.Signals[calibrationKind]; ok && (len(want) == 0 || want[calibrationKind]) {
+	out.Kinds = make([]*model.SignalAggregate, len(aggs))
+	for i := range aggs {
+		out.Kinds[i] = &aggs[i]
+	}
+	want := func(kind string) bool { return len(kinds) == 0 || slices.Contains(kinds, kind) }
+	if rule, ok := t.Doc.Signals[calibrationKind]; ok && want(calibrationKind) {
 		out.CalibrationFunc = r.calibration(b, rule)
 	}
 	return out, nil
+}
+
+// figuresOf finds the figures of one kind and dimension among an artifact's
+// (a few per declared kind).
+func figuresOf(figs []store.SignalFigures, kind, dim string) (store.SignalFigures, bool) {
+	for _, f := range figs {
+		if f.Kind == kind && f.Dimension == dim {
+			return f, true
+		}
+	}
+	return store.SignalFigures{}, false
 }
 
 // calibrationKind is the signal kind whose values are forecasts.

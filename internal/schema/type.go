@@ -26,6 +26,9 @@ type Type struct {
 
 	refOnce  sync.Once
 	refPaths [][]string
+
+	slotsOnce sync.Once
+	slots     []SignalSlot
 }
 
 // Compile parses and compiles a schema document.
