@@ -15,8 +15,14 @@ func marshalSliceInOrder(ctx context.Context, length int, _ int64, omitPanicHand
 	marshalElement func(ctx context.Context, i int) graphql.Marshaler,
 ) graphql.Array {
 	ret := make(graphql.Array, length)
+	// Each element's field context and index, the list's in one allocation
+	// each instead of two per element (a field context is ~200 bytes).
+	fcs := make([]graphql.FieldContext, length)
+	index := make([]int, length)
 	for i := range length {
-		childCtx := graphql.WithFieldContext(ctx, &graphql.FieldContext{Index: &i})
+		index[i] = i
+		fcs[i].Index = &index[i]
+		childCtx := graphql.WithFieldContext(ctx, &fcs[i])
 		if omitPanicHandler {
 			ret[i] = marshalElement(childCtx, i)
 			continue

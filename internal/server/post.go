@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -133,25 +134,37 @@ func responseMedia(accept string) string {
 	return mediaGraphQLResponse
 }
 
-// writeResponse writes resp as responseJSON does, with status.
+// writeResponse writes resp as responseJSON does, with status: its pieces one
+// after another, the data as gqlgen wrote it (a page's tens of kilobytes are
+// not copied once more to be framed), with their length.
 func writeResponse(w http.ResponseWriter, status int, resp *graphql.Response) {
-	b := responseJSON(resp)
+	parts := responseParts(resp)
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(n))
 	w.WriteHeader(status)
-	_, _ = w.Write(b)
+	for _, p := range parts {
+		if _, err := w.Write(p); err != nil {
+			return
+		}
+	}
 }
 
 // responseJSON is resp as {"errors": …, "data": …, "extensions": …}, each
 // entry only when present; data is copied as it is.
 func responseJSON(resp *graphql.Response) []byte {
-	var b bytes.Buffer
-	b.Grow(len(resp.Data) + 64)
-	b.WriteByte('{')
+	return bytes.Join(responseParts(resp), nil)
+}
+
+// responseParts is responseJSON in pieces, the data one of them.
+func responseParts(resp *graphql.Response) [][]byte {
+	parts := make([][]byte, 0, 7)
+	sep := []byte(`{"`)
 	entry := func(name string, raw []byte) {
-		if b.Len() > 1 {
-			b.WriteByte(',')
-		}
-		b.WriteString(`"` + name + `":`)
-		b.Write(raw)
+		parts = append(parts, sep, []byte(name+`":`), raw)
+		sep = []byte(`,"`)
 	}
 	if len(resp.Errors) > 0 {
 		raw, err := json.Marshal(resp.Errors)
@@ -168,8 +181,10 @@ func responseJSON(resp *graphql.Response) []byte {
 			entry("extensions", raw)
 		}
 	}
-	b.WriteByte('}')
-	return b.Bytes()
+	if len(parts) == 0 {
+		return [][]byte{[]byte("{}")}
+	}
+	return append(parts, []byte("}"))
 }
 
 // operationContext parses and validates the request's document. A document
