@@ -34,7 +34,13 @@ type Registry struct {
 	// version compile it once: on a cold cache, 390 aliases of `schemas` in one
 	// query compiled every document once per alias (15 s and 3.3 GB).
 	compiling map[string]*compileCall
-	now       func() time.Time
+	// missing are the versions below a type's latest that it never had (the
+	// default types are installed at their current version): a version is
+	// only ever registered above the latest, so these stay missing, and an
+	// artifact stored at an older version is upgraded past them on every read
+	// without asking the database again (it asked three times a Prism page).
+	missing map[string]bool
+	now     func() time.Time
 	// refreshing is set while a background refresh runs (one at a time).
 	refreshing atomic.Bool
 }
@@ -53,7 +59,7 @@ type latestEntry struct {
 
 // NewRegistry returns a registry reading through q.
 func NewRegistry(q *dbsqlc.Queries) *Registry {
-	return &Registry{q: q, latest: map[string]latestEntry{}, versions: map[string]*Type{}, compiling: map[string]*compileCall{}, now: time.Now}
+	return &Registry{q: q, latest: map[string]latestEntry{}, versions: map[string]*Type{}, compiling: map[string]*compileCall{}, missing: map[string]bool{}, now: time.Now}
 }
 
 // Get returns the newest version of a type's schema, for reads. A cached
@@ -120,12 +126,21 @@ func (r *Registry) getVersion(ctx context.Context, q *dbsqlc.Queries, typ string
 	key := fmt.Sprintf("%s@%d", typ, version)
 	r.mu.RLock()
 	t, ok := r.versions[key]
+	missing := r.missing[key]
 	r.mu.RUnlock()
 	if ok {
 		return t, nil
 	}
+	if missing {
+		return nil, fmt.Errorf("%w %q version %d", ErrUnknownType, typ, version)
+	}
 	row, err := q.SchemaGet(ctx, typ, int32(version))
 	if errors.Is(err, pgx.ErrNoRows) {
+		r.mu.Lock()
+		if e, ok := r.latest[typ]; ok && version < e.t.Version {
+			r.missing[key] = true
+		}
+		r.mu.Unlock()
 		return nil, fmt.Errorf("%w %q version %d", ErrUnknownType, typ, version)
 	}
 	if err != nil {

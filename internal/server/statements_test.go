@@ -1,7 +1,9 @@
 package server_test
 
 import (
+	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/scidex/substrate/internal/apitest"
@@ -257,4 +259,50 @@ func TestSubscriptionEventArtifactIsOneStatement(t *testing.T) {
 		}
 	}
 	t.Logf("statements counted after each event: %v", counts)
+}
+
+// An artifact stored at an older schema version than its type's (here
+// version 1 of a type installed at its current version, the versions between
+// never registered) is upgraded on read without asking for those versions
+// again: after the first read, it costs the statements a current one costs.
+// It asked for each missing version on every read (3 more statements a Prism
+// page on bench/prism's dataset).
+func TestOldSchemaVersionReadsCostNoMore(t *testing.T) {
+	env := apitest.New(t, apitest.Opts{Server: func(o *server.Opts) { o.ReportStatements = true }})
+	tok := apitest.Contributor(t, "ada")
+	old := createH(t, env, tok, map[string]any{"title": "stored long ago", "content": map[string]any{}})
+	current := createH(t, env, tok, map[string]any{"title": "stored today", "content": map[string]any{}})
+	typ, id, _ := strings.Cut(unpinned(old.Ref), ":")
+	var latest int
+	if err := env.Pool.QueryRow(context.Background(), `SELECT max(version) FROM schemas WHERE type = $1`, typ).Scan(&latest); err != nil {
+		t.Fatal(err)
+	}
+	var missing int
+	if err := env.Pool.QueryRow(context.Background(), `SELECT count(*) FROM generate_series(2, $2 - 1) v
+	    WHERE NOT EXISTS (SELECT 1 FROM schemas WHERE type = $1 AND version = v)`, typ, latest).Scan(&missing); err != nil {
+		t.Fatal(err)
+	}
+	if missing == 0 {
+		t.Fatalf("%s is at version %d with every version between: the test needs a gap", typ, latest)
+	}
+	if _, err := env.Pool.Exec(context.Background(), `UPDATE artifacts SET schema_version = 1 WHERE type = $1 AND id = $2`, typ, id); err != nil {
+		t.Fatal(err)
+	}
+	statements := func(ref string) float64 {
+		t.Helper()
+		r := env.Post(t, tok, `query($r: Ref!) { artifact(ref: $r) { title content } }`, map[string]any{"r": unpinned(ref)})
+		n, ok := r.Extensions["sqlStatements"].(float64)
+		if len(r.Errors) > 0 || !ok {
+			t.Fatalf("%s", r.Raw)
+		}
+		return n
+	}
+	statements(old.Ref) // the first read learns which versions are missing
+	want := statements(current.Ref)
+	for range 3 {
+		if got := statements(old.Ref); got != want {
+			t.Errorf("reading an artifact stored at version 1 of %s (v%d, %d versions missing between) costs %v statements; a current one %v",
+				typ, latest, missing, got, want)
+		}
+	}
 }
