@@ -21,11 +21,12 @@ func (r *Resolver) artifactSignals(ctx context.Context, b *model.Base, kinds []s
 	if err != nil {
 		return nil, err
 	}
+	want := func(kind string) bool { return len(kinds) == 0 || slices.Contains(kinds, kind) }
 	out := &model.SignalSummary{}
 	slots := t.SignalSlots()
 	aggs := make([]model.SignalAggregate, 0, len(slots)) // one allocation for all
 	for _, slot := range slots {
-		if len(kinds) > 0 && !slices.Contains(kinds, slot.Kind) {
+		if !want(slot.Kind) {
 			continue
 		}
 		f, ok := figuresOf(figs, slot.Kind, slot.Dimension)
@@ -61,7 +62,6 @@ func (r *Resolver) artifactSignals(ctx context.Context, b *model.Base, kinds []s
 	for i := range aggs {
 		out.Kinds[i] = &aggs[i]
 	}
-	want := func(kind string) bool { return len(kinds) == 0 || slices.Contains(kinds, kind) }
 	if rule, ok := t.Doc.Signals[calibrationKind]; ok && want(calibrationKind) {
 		out.CalibrationFunc = r.calibration(b, rule)
 	}
