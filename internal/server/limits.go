@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"weak"
 
 	"github.com/99designs/gqlgen/complexity"
 	"github.com/99designs/gqlgen/graphql"
@@ -82,9 +83,11 @@ func selectionDepth(set ast.SelectionSet, frags ast.FragmentDefinitionList, seen
 // types), 12 % of the server's CPU on that page. The cost is a function of
 // the operation and of the variables a price may read, which are all of them
 // except identifiers: no price reads a Ref or an ID (TestNoPriceReadsAnIdentifier).
-// Parsed operations are shared through gqlgen's query cache, so one pointer
-// stands for one document's operation; a cached cost keeps its operation alive,
-// so the pointer is not reused while remembered.
+// Parsed operations are shared through gqlgen's query cache, so one operation
+// object stands for one document's; the cost is keyed by a weak pointer to it,
+// which never equals one to another operation (even one allocated where a
+// collected one was) and keeps no document alive past gqlgen's cache: 1,000
+// remembered costs do not hold 1,000 more documents of up to 2 MiB.
 type costLimit struct {
 	max   int
 	es    graphql.ExecutableSchema
@@ -93,7 +96,7 @@ type costLimit struct {
 
 // costKey is what an operation's cost depends on.
 type costKey struct {
-	op *ast.OperationDefinition
+	op weak.Pointer[ast.OperationDefinition]
 	// vars are the operation's priced variables (all but identifiers) as JSON.
 	vars string
 }
@@ -156,21 +159,24 @@ func (c *costLimit) cost(ctx context.Context, op *ast.OperationDefinition, vars 
 // costKeyOf is op's cost key with vars, false when the variables cannot be
 // written as JSON (they came from JSON, so never).
 func costKeyOf(op *ast.OperationDefinition, vars map[string]any) (costKey, bool) {
-	priced := map[string]any{}
+	var priced map[string]any // most operations price none of their variables
 	for _, d := range op.VariableDefinitions {
 		if d.Type.Elem == nil && (d.Type.NamedType == "Ref" || d.Type.NamedType == "ID") {
 			continue
 		}
 		if v, ok := vars[d.Variable]; ok {
+			if priced == nil {
+				priced = map[string]any{}
+			}
 			priced[d.Variable] = v
 		}
 	}
 	if len(priced) == 0 {
-		return costKey{op: op}, true
+		return costKey{op: weak.Make(op)}, true
 	}
 	b, err := json.Marshal(priced) // a map's keys in order: one text per value
 	if err != nil {
 		return costKey{}, false
 	}
-	return costKey{op: op, vars: string(b)}, true
+	return costKey{op: weak.Make(op), vars: string(b)}, true
 }
