@@ -72,7 +72,7 @@ WITH k AS (
         @now::timestamptz, @now::timestamptz, @actor_id::text, @actor_id::text, @provenance::jsonb, @visibility::text, @participants::text[]
     FROM go
     ON CONFLICT ON CONSTRAINT artifacts_type_id_key DO NOTHING
-    RETURNING pk
+    RETURNING pk, xmin::text AS xmin
 ), j AS (
     INSERT INTO write_journal (
         occurred_at, request_id, operation, ref, actor_id, actor_kind, permissions,
@@ -102,15 +102,19 @@ WITH k AS (
 SELECT
     EXISTS (SELECT 1 FROM go) AS claimed,
     coalesce((SELECT pk FROM a), 0)::bigint AS pk,
+    coalesce((SELECT xmin FROM a), '')::text AS xmin,
     coalesce((SELECT id FROM n), 0)::bigint AS event_id,
     scidex_assert(NOT EXISTS (SELECT 1 FROM k) OR EXISTS (SELECT 1 FROM a), 'scidex: id taken') AS consistent;
 
 -- name: ArtifactUpdateWrite :one
 -- Everything an update writes, in one statement, if the artifact is still at the
--- base the writer read and still latest: the idempotency claim (with a key), the
--- new current row, its journal row, the version, the event and the NOTIFY. One
--- row always comes back: claimed is false when another request holds the key,
--- version is 0 when the base is no longer current (nothing was written). A
+-- base the writer read, still latest, and its envelope still as the writer
+-- checked it (version, stored schema version, visibility, participants, and
+-- for a row remembered from a write, the tuple that write made: xmin; see
+-- internal/store/current.go): the idempotency claim (with a key), the new
+-- current row, its journal row, the version, the event and the NOTIFY. One row
+-- always comes back: claimed is false when another request holds the key,
+-- version is 0 when the row is no longer as read (nothing was written). A
 -- claimed key whose update could not happen aborts the statement.
 WITH k AS (
     INSERT INTO idempotency_keys (actor_id, key, operation, request_hash, result, created_at, expires_at)
@@ -130,7 +134,10 @@ WITH k AS (
         updated_at = @now::timestamptz, updated_by = @actor_id::text
     FROM go
     WHERE artifacts.pk = @pk::bigint AND artifacts.content_hash = @base_content_hash::text AND artifacts.is_latest
-    RETURNING artifacts.pk, artifacts.version
+      AND artifacts.version = @base_version::integer AND artifacts.schema_version = @base_schema_version::integer
+      AND artifacts.visibility = @base_visibility::text AND artifacts.participants = @base_participants::text[]
+      AND (@base_xmin::text = '' OR artifacts.xmin::text = @base_xmin::text)
+    RETURNING artifacts.pk, artifacts.version, artifacts.xmin::text AS xmin
 ), j AS (
     INSERT INTO write_journal (
         occurred_at, request_id, operation, ref, actor_id, actor_kind, permissions,
@@ -161,6 +168,7 @@ WITH k AS (
 SELECT
     EXISTS (SELECT 1 FROM go) AS claimed,
     coalesce((SELECT version FROM u), 0)::integer AS version,
+    coalesce((SELECT xmin FROM u), '')::text AS xmin,
     coalesce((SELECT id FROM n), 0)::bigint AS event_id,
     scidex_assert(NOT EXISTS (SELECT 1 FROM k) OR EXISTS (SELECT 1 FROM u), 'scidex: base changed') AS consistent;
 

@@ -103,12 +103,12 @@ func floor(conn, script string, clients int, warmup, duration time.Duration) fig
 		run(warmup, "")
 	}
 	prefix := filepath.Join(tempDir, fmt.Sprintf("pgbench-%d", time.Now().UnixNano()))
-	before := takeSnap(0)
+	before := benchkit.TakeCPU(0, pgData())
 	tps := run(duration, prefix)
 	time.Sleep(300 * time.Millisecond) // the postmaster reaps pgbench's backends
-	after := takeSnap(0)
+	after := benchkit.TakeCPU(0, pgData())
 	lat := pgbenchLatencies(prefix)
-	f := figures{RPS: tps, N: len(lat), CPU: before.use(after, len(lat))}
+	f := figures{RPS: tps, N: len(lat), CPU: before.Use(after, len(lat))}
 	if len(lat) > 0 {
 		f.P50, f.P99 = benchkit.Percentile(lat, 50), benchkit.Percentile(lat, 99)
 	}

@@ -20,7 +20,7 @@ type figures struct {
 	RPS      float64
 	P50, P99 time.Duration
 	N        int
-	CPU      cpuUse
+	CPU      benchkit.CPUUse
 }
 
 var client = &http.Client{Transport: &http.Transport{
@@ -76,13 +76,13 @@ func measure(name, url, tok string, bodies [][]byte, clients, pgid int, warmup, 
 		}(w)
 	}
 	time.Sleep(warmup)
-	before := takeSnap(pgid)
+	before := benchkit.TakeCPU(pgid, pgData())
 	counting.Store(true)
 	start := time.Now()
 	time.Sleep(duration)
 	counting.Store(false)
 	elapsed := time.Since(start)
-	after := takeSnap(pgid)
+	after := benchkit.TakeCPU(pgid, pgData())
 	stopping.Store(true)
 	wg.Wait()
 	if f := failed.Load(); f > 0 {
@@ -95,7 +95,7 @@ func measure(name, url, tok string, bodies [][]byte, clients, pgid int, warmup, 
 	return figures{
 		RPS: float64(len(all)) / elapsed.Seconds(),
 		P50: benchkit.Percentile(all, 50), P99: benchkit.Percentile(all, 99), N: len(all),
-		CPU: before.use(after, len(all)),
+		CPU: before.Use(after, len(all)),
 	}
 }
 

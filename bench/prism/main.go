@@ -113,7 +113,7 @@ func main() {
 		}
 		fmt.Printf("  round %d:\n    ours         %s\n    PostGraphile %s\n    floor        %s\n    ours/PostGraphile %.2f×, ours/floor %.0f%%, p99 ours/PostGraphile %.2f\n",
 			r+1, o, p, f, o.RPS/p.RPS, 100*o.RPS/f.RPS, float64(o.P99)/float64(p.P99))
-		if o.CPU.noisy() || p.CPU.noisy() || f.CPU.noisy() {
+		if o.CPU.Noisy() || p.CPU.Noisy() || f.CPU.Noisy() {
 			fmt.Println("    NOTE: other processes took more than 10% of the CPU in this round: its figures are noisy")
 		}
 	}

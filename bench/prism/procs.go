@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"os/exec"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -12,6 +13,9 @@ import (
 
 // tempDir is the run's scratch directory (benchkit.Stack.Dir).
 var tempDir string
+
+// pgData is the run's cluster data directory, for the CPU accounting.
+func pgData() string { return filepath.Join(tempDir, "pg", "data") }
 
 // startGroup starts cmd (PostGraphile's node) in its own process group and
 // registers its stopping: SIGTERM to the group (node's cluster workers

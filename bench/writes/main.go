@@ -31,6 +31,7 @@ var (
 	warmup    = flag.Duration("warmup", 2*time.Second, "warm-up before each measurement")
 	rounds    = flag.Int("rounds", 3, "alternating server/floor rounds; the median ratio is reported")
 	pprofAddr = flag.String("pprof", "", "have the server serve pprof here (e.g. 127.0.0.1:6060)")
+	bin       = flag.String("bin", "", "the scidex binary to measure (default: build this checkout's)")
 )
 
 func main() {
@@ -41,8 +42,9 @@ func main() {
 		flags = append(flags, "--pprof-addr", *pprofAddr)
 	}
 	st := benchkit.Start(benchkit.StackOpts{Prefix: "scidex-bench-writes-", Settings: map[string]string{"max_connections": "100"},
-		Pool: 32, Flags: flags})
+		Pool: 32, Flags: flags, Group: true, Bin: *bin})
 	url, dir := st.GraphQL(), st.Dir
+	pgid, pgData = st.Server.Cmd.Process.Pid, st.PGData()
 	tok := benchkit.Token("bench", auth.PermContributor)
 
 	fmt.Printf("P3 write throughput, %d concurrent writers, %s per measurement, %d rounds (%s)\n", *writers, *duration, *rounds, time.Now().UTC().Format(time.RFC3339))
@@ -55,9 +57,21 @@ func main() {
 		update := measure("server updateArtifact", func(w, i int) error { return updateOne(url, tok, bases, w, i) })
 		floorUpdate := pgbench(st.Cluster.ConnString(), dir, updateSQL)
 		fmt.Printf("  round %d: create server %.0f/s floor %.0f/s (%.0f%%); update server %.0f/s floor %.0f/s (%.0f%%)\n",
-			r+1, create, floorCreate, 100*create/floorCreate, update, floorUpdate, 100*update/floorUpdate)
-		cr = append(cr, create/floorCreate)
-		ur = append(ur, update/floorUpdate)
+			r+1, create.rate, floorCreate.rate, 100*create.rate/floorCreate.rate, update.rate, floorUpdate.rate, 100*update.rate/floorUpdate.rate)
+		for _, m := range []struct {
+			name string
+			r    result
+		}{{"create server", create}, {"create floor ", floorCreate}, {"update server", update}, {"update floor ", floorUpdate}} {
+			u := m.r.cpu
+			note := ""
+			if u.Noisy() {
+				note = " (noisy: other processes took more than 10%)"
+			}
+			fmt.Printf("    %s CPU per write: server %s, postgres %s, client %s, other %s; machine %.0f%% busy%s\n",
+				m.name, ms(u.Server), ms(u.DB), ms(u.Client), ms(u.Other), 100*u.Busy, note)
+		}
+		cr = append(cr, create.rate/floorCreate.rate)
+		ur = append(ur, update.rate/floorUpdate.rate)
 	}
 	fmt.Printf("  createArtifact: median %.0f%% of the raw-SQL floor (range %.0f-%.0f%%), target >= 85%%: %s\n", 100*benchkit.Median(cr), 100*slices.Min(cr), 100*slices.Max(cr), benchkit.Verdict(benchkit.Median(cr) >= 0.85))
 	fmt.Printf("  updateArtifact: median %.0f%% of the raw-SQL floor (range %.0f-%.0f%%), target >= 85%%: %s\n", 100*benchkit.Median(ur), 100*slices.Min(ur), 100*slices.Max(ur), benchkit.Verdict(benchkit.Median(ur) >= 0.85))
@@ -65,12 +79,28 @@ func main() {
 
 var client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 
-// measure runs fn from every writer for the duration after a warm-up and returns
-// successful operations per second.
-func measure(name string, fn func(writer, i int) error) float64 {
+// pgid and pgData say whose CPU the measurements account (benchkit.TakeCPU).
+var (
+	pgid   int
+	pgData string
+)
+
+// result is a measurement: successful writes per second, and the CPU each
+// write cost the server, PostgreSQL and the client.
+type result struct {
+	rate float64
+	cpu  benchkit.CPUUse
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/1e6) }
+
+// measure runs fn from every writer for the duration after a warm-up.
+func measure(name string, fn func(writer, i int) error) result {
 	var done, failed atomic.Int64
 	var firstErr atomic.Value
-	l := &benchkit.Load{Workers: *writers, Warmup: *warmup, Measure: *duration}
+	var before, after benchkit.CPUSnap
+	l := &benchkit.Load{Workers: *writers, Warmup: *warmup, Measure: *duration,
+		OnStart: func() { before = benchkit.TakeCPU(pgid, pgData) }, OnStop: func() { after = benchkit.TakeCPU(pgid, pgData) }}
 	elapsed := l.Run(func(w, i int) {
 		if err := fn(w, i); err != nil {
 			failed.Add(1)
@@ -84,7 +114,7 @@ func measure(name string, fn func(writer, i int) error) float64 {
 	if f := failed.Load(); f > 0 {
 		benchkit.Fail(fmt.Errorf("%s: %d failures, first: %v", name, f, firstErr.Load()))
 	}
-	return float64(done.Load()) / elapsed.Seconds()
+	return result{rate: float64(done.Load()) / elapsed.Seconds(), cpu: before.Use(after, int(done.Load()))}
 }
 
 var createBody = `{"query":"mutation($in: CreateArtifactInput!) { createArtifact(input: $in) { __typename ... on WriteSuccess { contentHash } ... on Problem { message } } }",` +
@@ -170,7 +200,7 @@ COMMIT;
 `
 
 // pgbench runs a script with the same concurrency against the same database.
-func pgbench(conn, dir, script string) float64 {
+func pgbench(conn, dir, script string) result {
 	path := filepath.Join(dir, "script.sql")
 	benchkit.Check(os.WriteFile(path, []byte(script), 0o644))
 	_ = os.Chmod(path, 0o644)
@@ -178,5 +208,10 @@ func pgbench(conn, dir, script string) float64 {
 	seed := `INSERT INTO artifacts (type, id, version, title, content, content_hash, lifecycle_state, schema_version, created_at, updated_at, created_by, updated_by)
 	  SELECT 'hypothesis', 'floor-' || g, 1, 'floor', '{}', 'sha256:0', 'proposed', 1, now(), now(), 'bench', 'bench' FROM generate_series(0, 63) g ON CONFLICT DO NOTHING`
 	benchkit.ExecSQL(context.Background(), conn, seed)
-	return benchkit.Pgbench(benchkit.PgbenchOpts{Conn: conn, Script: path, Clients: *writers, Seconds: int(duration.Seconds())})
+	before := benchkit.TakeCPU(pgid, pgData)
+	tps := benchkit.Pgbench(benchkit.PgbenchOpts{Conn: conn, Script: path, Clients: *writers, Seconds: int(duration.Seconds())})
+	after := benchkit.TakeCPU(pgid, pgData)
+	// pgbench's own start and connections fall inside these snapshots: the
+	// floor's per-write CPU is a little high, never low.
+	return result{rate: tps, cpu: before.Use(after, int(tps*duration.Seconds()))}
 }

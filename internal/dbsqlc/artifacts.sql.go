@@ -33,7 +33,7 @@ WITH k AS (
         $6::timestamptz, $6::timestamptz, $1::text, $1::text, $15::jsonb, $16::text, $17::text[]
     FROM go
     ON CONFLICT ON CONSTRAINT artifacts_type_id_key DO NOTHING
-    RETURNING pk
+    RETURNING pk, xmin::text AS xmin
 ), j AS (
     INSERT INTO write_journal (
         occurred_at, request_id, operation, ref, actor_id, actor_kind, permissions,
@@ -63,6 +63,7 @@ WITH k AS (
 SELECT
     EXISTS (SELECT 1 FROM go) AS claimed,
     coalesce((SELECT pk FROM a), 0)::bigint AS pk,
+    coalesce((SELECT xmin FROM a), '')::text AS xmin,
     coalesce((SELECT id FROM n), 0)::bigint AS event_id,
     scidex_assert(NOT EXISTS (SELECT 1 FROM k) OR EXISTS (SELECT 1 FROM a), 'scidex: id taken') AS consistent
 `
@@ -104,6 +105,7 @@ type ArtifactCreateWriteParams struct {
 type ArtifactCreateWriteRow struct {
 	Claimed    bool
 	Pk         int64
+	Xmin       string
 	EventID    int64
 	Consistent bool
 }
@@ -153,6 +155,7 @@ func (q *Queries) ArtifactCreateWrite(ctx context.Context, arg ArtifactCreateWri
 	err := row.Scan(
 		&i.Claimed,
 		&i.Pk,
+		&i.Xmin,
 		&i.EventID,
 		&i.Consistent,
 	)
@@ -500,15 +503,18 @@ WITH k AS (
         updated_at = $6::timestamptz, updated_by = $1::text
     FROM go
     WHERE artifacts.pk = $13::bigint AND artifacts.content_hash = $14::text AND artifacts.is_latest
-    RETURNING artifacts.pk, artifacts.version
+      AND artifacts.version = $15::integer AND artifacts.schema_version = $16::integer
+      AND artifacts.visibility = $17::text AND artifacts.participants = $18::text[]
+      AND ($19::text = '' OR artifacts.xmin::text = $19::text)
+    RETURNING artifacts.pk, artifacts.version, artifacts.xmin::text AS xmin
 ), j AS (
     INSERT INTO write_journal (
         occurred_at, request_id, operation, ref, actor_id, actor_kind, permissions,
         session_id, parent_session_id, delegation_chain, idempotency_key, task_id, delegation
     )
-    SELECT $6::timestamptz, $15::text, $3::text, $16::text, $1::text, $17::text, $18::text[],
-        $19::text, $20::text, $21::text[], nullif($2::text, ''),
-        $22::text, $23::jsonb
+    SELECT $6::timestamptz, $20::text, $3::text, $21::text, $1::text, $22::text, $23::text[],
+        $24::text, $25::text, $26::text[], nullif($2::text, ''),
+        $27::text, $28::jsonb
     FROM u
     RETURNING id
 ), v AS (
@@ -521,63 +527,73 @@ WITH k AS (
     FROM u, j
 ), e AS (
     INSERT INTO events (event_type, occurred_at, source, actor_id, actor_kind, ref, payload, schema_version, audience)
-    SELECT $24::text, $6::timestamptz, $25::text, $1::text, $17::text, $16::text,
-        $26::jsonb || jsonb_build_object('version', u.version), 1, $27::text[]
+    SELECT $29::text, $6::timestamptz, $30::text, $1::text, $22::text, $21::text,
+        $31::jsonb || jsonb_build_object('version', u.version), 1, $32::text[]
     FROM u
     RETURNING id
 ), n AS (
-    SELECT e.id FROM e CROSS JOIN LATERAL (SELECT pg_notify($28::text, e.id::text)) AS notify
+    SELECT e.id FROM e CROSS JOIN LATERAL (SELECT pg_notify($33::text, e.id::text)) AS notify
 )
 SELECT
     EXISTS (SELECT 1 FROM go) AS claimed,
     coalesce((SELECT version FROM u), 0)::integer AS version,
+    coalesce((SELECT xmin FROM u), '')::text AS xmin,
     coalesce((SELECT id FROM n), 0)::bigint AS event_id,
     scidex_assert(NOT EXISTS (SELECT 1 FROM k) OR EXISTS (SELECT 1 FROM u), 'scidex: base changed') AS consistent
 `
 
 type ArtifactUpdateWriteParams struct {
-	ActorID         string
-	IdemKey         string
-	Operation       string
-	RequestHash     string
-	Result          pgjson.JSON
-	Now             time.Time
-	ExpiresAt       time.Time
-	Title           string
-	Content         pgjson.JSON
-	ContentHash     string
-	LifecycleState  *string
-	SchemaVersion   int32
-	Pk              int64
-	BaseContentHash string
-	RequestID       string
-	Ref             string
-	ActorKind       string
-	Permissions     []string
-	SessionID       *string
-	ParentSessionID *string
-	DelegationChain []string
-	TaskID          *string
-	Delegation      pgjson.JSON
-	EventType       string
-	Source          string
-	Payload         pgjson.JSON
-	Audience        []string
-	Channel         string
+	ActorID           string
+	IdemKey           string
+	Operation         string
+	RequestHash       string
+	Result            pgjson.JSON
+	Now               time.Time
+	ExpiresAt         time.Time
+	Title             string
+	Content           pgjson.JSON
+	ContentHash       string
+	LifecycleState    *string
+	SchemaVersion     int32
+	Pk                int64
+	BaseContentHash   string
+	BaseVersion       int32
+	BaseSchemaVersion int32
+	BaseVisibility    string
+	BaseParticipants  []string
+	BaseXmin          string
+	RequestID         string
+	Ref               string
+	ActorKind         string
+	Permissions       []string
+	SessionID         *string
+	ParentSessionID   *string
+	DelegationChain   []string
+	TaskID            *string
+	Delegation        pgjson.JSON
+	EventType         string
+	Source            string
+	Payload           pgjson.JSON
+	Audience          []string
+	Channel           string
 }
 
 type ArtifactUpdateWriteRow struct {
 	Claimed    bool
 	Version    int32
+	Xmin       string
 	EventID    int64
 	Consistent bool
 }
 
 // Everything an update writes, in one statement, if the artifact is still at the
-// base the writer read and still latest: the idempotency claim (with a key), the
-// new current row, its journal row, the version, the event and the NOTIFY. One
-// row always comes back: claimed is false when another request holds the key,
-// version is 0 when the base is no longer current (nothing was written). A
+// base the writer read, still latest, and its envelope still as the writer
+// checked it (version, stored schema version, visibility, participants, and
+// for a row remembered from a write, the tuple that write made: xmin; see
+// internal/store/current.go): the idempotency claim (with a key), the new
+// current row, its journal row, the version, the event and the NOTIFY. One row
+// always comes back: claimed is false when another request holds the key,
+// version is 0 when the row is no longer as read (nothing was written). A
 // claimed key whose update could not happen aborts the statement.
 func (q *Queries) ArtifactUpdateWrite(ctx context.Context, arg ArtifactUpdateWriteParams) (ArtifactUpdateWriteRow, error) {
 	row := q.db.QueryRow(ctx, artifactUpdateWrite,
@@ -595,6 +611,11 @@ func (q *Queries) ArtifactUpdateWrite(ctx context.Context, arg ArtifactUpdateWri
 		arg.SchemaVersion,
 		arg.Pk,
 		arg.BaseContentHash,
+		arg.BaseVersion,
+		arg.BaseSchemaVersion,
+		arg.BaseVisibility,
+		arg.BaseParticipants,
+		arg.BaseXmin,
 		arg.RequestID,
 		arg.Ref,
 		arg.ActorKind,
@@ -614,6 +635,7 @@ func (q *Queries) ArtifactUpdateWrite(ctx context.Context, arg ArtifactUpdateWri
 	err := row.Scan(
 		&i.Claimed,
 		&i.Version,
+		&i.Xmin,
 		&i.EventID,
 		&i.Consistent,
 	)

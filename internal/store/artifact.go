@@ -40,6 +40,10 @@ type Artifact struct {
 	// Current is true when this is the artifact's newest version (even if the
 	// artifact itself has been superseded).
 	Current bool
+
+	// xmin is the row's tuple as the write that returned it made it (its
+	// transaction id), on rows a write returned; "" on rows read (current.go).
+	xmin string
 }
 
 // Ref returns the pinned reference of this version.

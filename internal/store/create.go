@@ -200,7 +200,9 @@ func (s *Store) create(ctx context.Context, w *writer, p CreateParams, operation
 	pinned := ref.Ref{Type: t.Name(), ID: id, Hash: hash}.String()
 	a := &Artifact{PK: row.Pk, Type: t.Name(), ID: id, Version: 1, Title: p.Title, Content: content, ContentHash: hash,
 		LifecycleState: state, SchemaVersion: t.Version, CreatedAt: rc.Now, UpdatedAt: rc.Now, CreatedBy: rc.Actor.ID,
-		UpdatedBy: rc.Actor.ID, IsLatest: true, Provenance: prov, Visibility: visibility, Participants: participants, Current: true}
+		UpdatedBy: rc.Actor.ID, IsLatest: true, Provenance: prov, Visibility: visibility, Participants: participants, Current: true,
+		xmin: row.Xmin}
+	w.rememberRow(a)
 	s.stampAfterCommit(ctx, w, a, schema.ProducedByOf(content))
 	return &WriteResult{Ref: pinned, ContentHash: hash, RequestID: rc.RequestID, Warnings: warnings, Artifact: a}, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/scidex/substrate/internal/auth"
 	"github.com/scidex/substrate/internal/dbtest"
 	"github.com/scidex/substrate/internal/problem"
+	"github.com/scidex/substrate/internal/ref"
 	"github.com/scidex/substrate/internal/request"
 	"github.com/scidex/substrate/internal/store"
 )
@@ -135,5 +136,47 @@ func TestWritesFitInTheirOwnConnection(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Fatal(err)
+	}
+}
+
+// A first request with a key costs no statement more than one without; a
+// replay is still answered from the key's record whatever the request would
+// meet now (an update's base is no longer current), and a reuse of the key is
+// refused as one even when the other request would not pass its checks.
+func TestKeysCostNothingUntilReplayed(t *testing.T) {
+	s := store.New(store.Opts{Pool: dbtest.Pool(t)})
+	if _, err := s.CreateArtifact(as("ada"), store.CreateParams{Type: "hypothesis", Title: "warm-up", Content: json.RawMessage(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, n := counted(as("ada"))
+	c, err := s.CreateArtifact(ctx, store.CreateParams{Type: "hypothesis", Title: "keyed", Content: json.RawMessage(`{"n":0}`), IdempotencyKey: "create-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.Count() != 1 {
+		t.Errorf("a create with a key ran %d statements, want 1", n.Count())
+	}
+	r := c.Artifact.Unpinned().String()
+	update := store.UpdateParams{Ref: r, BaseContentHash: c.ContentHash, Patch: replacePatch("/n", 1), IdempotencyKey: "update-1"}
+	u, err := s.UpdateArtifact(as("ada"), update)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.UpdateArtifact(as("ada"), store.UpdateParams{Ref: r, BaseContentHash: u.ContentHash, Patch: replacePatch("/n", 2)}); err != nil {
+		t.Fatal(err)
+	}
+	again, err := s.UpdateArtifact(as("ada"), update)
+	if err != nil || !again.Replay || again.ContentHash != u.ContentHash || again.RequestID != u.RequestID {
+		t.Fatalf("replay of an update whose base has moved on: %+v %v, want the stored result", again, err)
+	}
+	bad := store.CreateParams{Type: "hypothesis", Title: "", Content: json.RawMessage(`[1]`), IdempotencyKey: "create-1"}
+	if _, err := s.CreateArtifact(as("ada"), bad); err == nil {
+		t.Fatal("an invalid request reusing a key was accepted")
+	} else if p, _ := problem.As(err); p == nil || p.Code != problem.IdempotencyKeyReuse {
+		t.Fatalf("an invalid request reusing a key: %v, want IDEMPOTENCY_KEY_REUSE", err)
+	}
+	a, err := s.Get(as("ada"), ref.MustParse(r))
+	if err != nil || a.Version != 3 {
+		t.Fatalf("after two updates and a replay: version %d (%v), want 3", a.Version, err)
 	}
 }

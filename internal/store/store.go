@@ -65,6 +65,8 @@ type Store struct {
 	// actors remembers actor rows this process wrote (see actorKnown); shared by
 	// every transaction's view.
 	actors *sync.Map
+	// current remembers rows this process wrote (current.go); shared likewise.
+	current *currentRows
 }
 
 // New returns a Store over opts.Pool.
@@ -86,7 +88,8 @@ func New(opts Opts) *Store {
 		retention = DefaultMessageRetention
 	}
 	return &Store{retention: retention, pool: opts.Pool, q: dbsqlc.New(opts.Pool), db: opts.Pool, registry: reg, log: log, limiter: opts.Limiter,
-		shadow: shadow, toolCheck: opts.ToolCheck, noStamps: opts.NoProvenanceStamps, actors: &sync.Map{}}
+		shadow: shadow, toolCheck: opts.ToolCheck, noStamps: opts.NoProvenanceStamps, actors: &sync.Map{},
+		current: newCurrentRows()}
 }
 
 // Registry is the schema registry the store validates against.

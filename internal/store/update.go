@@ -61,16 +61,61 @@ func (s *Store) update(ctx context.Context, w *writer, p UpdateParams) (*WriteRe
 	if p.BaseContentHash == "" && r.IsPinned() {
 		p.BaseContentHash = r.Hash
 	}
-	// Read without a lock: the write below only happens if the artifact is still
-	// at this version, so no lock is held across the validation in between.
-	row, err := w.q.ArtifactGetByTypeID(ctx, r.Type, r.ID)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, problem.NotFoundRef(r.Unpinned().String())
+	// The row this process last wrote, when the update is based on it and is
+	// one statement (nothing it does commits unless all of it does); else a
+	// read without a lock. Either way the write only happens if the row is
+	// still as it was taken, so no lock is held across the validation between.
+	var cur *Artifact
+	if w.tx == nil {
+		cur = s.current.get(r.Type, r.ID, p.BaseContentHash)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", r.Unpinned(), err)
+	remembered := cur != nil
+	for attempt := 1; ; attempt++ {
+		if cur == nil {
+			row, err := w.q.ArtifactGetByTypeID(ctx, r.Type, r.ID)
+			if errors.Is(err, pgx.ErrNoRows) {
+				s.current.forget(r.Type, r.ID)
+				return nil, problem.NotFoundRef(r.Unpinned().String())
+			}
+			if err != nil {
+				return nil, fmt.Errorf("read %s: %w", r.Unpinned(), err)
+			}
+			cur = fromRow(row)
+		}
+		res, err := s.updateFrom(ctx, w, p, cur, remembered, attempt < maxUpdateAttempts)
+		var moved *rowMoved
+		switch {
+		case errors.As(err, &moved):
+			cur = moved.fresh
+		case err != nil && remembered:
+			// A refusal is an answer about the current row (it may have been
+			// made public since): ask the database, not the cache. Nothing was
+			// written: the write is one statement, and it did not succeed.
+			cur = nil
+		default:
+			return res, err
+		}
+		s.current.forget(r.Type, r.ID)
+		remembered = false
 	}
-	cur := fromRow(row)
+}
+
+// maxUpdateAttempts bounds how often an update starts again on a row that
+// moved under it without its content changing (see rowMoved).
+const maxUpdateAttempts = 3
+
+// rowMoved is what an attempt at an update returns when the row it checked is
+// not the row its write found, and the update should start again from fresh
+// (nil: read it): the row was remembered (current.go) and is not current, or
+// its envelope changed (visibility, participants, schema version) while its
+// content stayed. A change of content is a VersionConflict instead.
+type rowMoved struct{ fresh *Artifact }
+
+func (*rowMoved) Error() string { return "the artifact's row moved during the update" }
+
+// updateFrom is one attempt at an update from cur, the row as remembered
+// (remembered) or as read; retry allows it to return rowMoved.
+func (s *Store) updateFrom(ctx context.Context, w *writer, p UpdateParams, cur *Artifact, remembered, retry bool) (*WriteResult, error) {
 	operation := p.operation
 	if operation == "" {
 		operation = "updateArtifact"
@@ -140,6 +185,11 @@ func (s *Store) update(ctx context.Context, w *writer, p UpdateParams) (*WriteRe
 		return nil, fmt.Errorf("content hash: %w", err)
 	}
 	if hash == cur.ContentHash {
+		if remembered && retry {
+			// "No change" is an answer about the current version: ask the
+			// database, not the cache, what that is.
+			return nil, &rowMoved{}
+		}
 		return &WriteResult{Ref: cur.Ref().String(), ContentHash: hash, RequestID: w.rc.RequestID,
 			Warnings: []string{"no change: the new content is identical to the current version"}}, nil
 	}
@@ -175,6 +225,8 @@ func (s *Store) update(ctx context.Context, w *writer, p UpdateParams) (*WriteRe
 	written, err := w.q.ArtifactUpdateWrite(ctx, dbsqlc.ArtifactUpdateWriteParams{
 		Title: next.Title, Content: pgjson.JSON(content), ContentHash: hash, LifecycleState: next.LifecycleState, SchemaVersion: int32(t.Version),
 		Now: rc.Now, ActorID: rc.Actor.ID, Pk: cur.PK, BaseContentHash: cur.ContentHash,
+		BaseVersion: int32(cur.Version), BaseSchemaVersion: int32(cur.StoredSchemaVersion),
+		BaseVisibility: cur.Visibility, BaseParticipants: nonNil(cur.Participants), BaseXmin: cur.xmin,
 		RequestID: rc.RequestID, Operation: operation, Ref: pinned, ActorKind: rc.Actor.Kind, Permissions: m.permissions,
 		SessionID: m.session, ParentSessionID: m.parentSession, DelegationChain: m.chain, TaskID: m.task, Delegation: m.delegation,
 		IdemKey: key, RequestHash: reqHash, Result: stored, ExpiresAt: expires,
@@ -195,6 +247,9 @@ func (s *Store) update(ctx context.Context, w *writer, p UpdateParams) (*WriteRe
 			return nil, fmt.Errorf("reload %s: %w", cur.Unpinned(), ferr)
 		}
 		now := fromRow(fresh)
+		if retry && (remembered || now.ContentHash == cur.ContentHash) {
+			return nil, &rowMoved{fresh: now}
+		}
 		if err := checkMutable(t, now, stateOnly); err != nil {
 			return nil, err
 		}
@@ -208,6 +263,8 @@ func (s *Store) update(ctx context.Context, w *writer, p UpdateParams) (*WriteRe
 	a := *cur
 	a.Version, a.Title, a.Content, a.ContentHash, a.LifecycleState = int(written.Version), next.Title, content, hash, next.LifecycleState
 	a.SchemaVersion, a.UpdatedAt, a.UpdatedBy = t.Version, rc.Now, rc.Actor.ID
+	a.xmin = written.Xmin
+	w.rememberRow(&a)
 	// A new version stamps its produced_by when it changed: the same one
 	// again would stamp nothing new.
 	if pb := schema.ProducedByOf(content); !sameProducedBy(pb, schema.ProducedByOf(cur.Content)) {

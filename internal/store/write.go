@@ -217,16 +217,16 @@ type keyClaim struct {
 // writeStatement runs a write that is one SQL statement (a create or an update)
 // without an explicit transaction: the statement claims the idempotency key,
 // storing the result it is about to make true, and writes everything else; it
-// is atomic on its own. A replay is answered before anything runs.
+// is atomic on its own. A first request with a key costs no statement more
+// than one without: a replay, or a reuse of the key, is told by the claim
+// failing (or by the request no longer passing its checks: a replayed update's
+// base is no longer current), and answered from the key's record then.
 func writeStatement[R any](ctx context.Context, s *Store, op writeOp, rc *request.Context, reqHash string,
 	fn func(ctx context.Context, w *writer) (R, error)) (R, bool, error) {
 	var zero R
 	w := &writer{q: s.q, rc: rc, op: op, actorRecorded: new(bool), store: s}
 	if op.IdempotencyKey != "" {
 		w.claim = &keyClaim{key: op.IdempotencyKey, requestHash: reqHash, expiresAt: rc.Now.Add(IdempotencyTTL)}
-		if r, found, err := storedResult[R](ctx, w, reqHash); found || err != nil {
-			return r, found, err
-		}
 	}
 	r, err := fn(ctx, w)
 	if *w.actorRecorded {
@@ -237,13 +237,15 @@ func writeStatement[R any](ctx context.Context, s *Store, op writeOp, rc *reques
 			h()
 		}
 	}
-	if errors.Is(err, errKeyHeld) {
-		r, found, err := storedResult[R](ctx, w, reqHash)
-		if err == nil && !found {
-			// The holder's claim expired between our statement and this read.
-			err = fmt.Errorf("%s: idempotency key %q changed hands; retry", op.Operation, op.IdempotencyKey)
+	if err != nil && w.claim != nil {
+		stored, found, serr := storedResult[R](ctx, w, reqHash)
+		if found || serr != nil {
+			return stored, found, serr
 		}
-		return r, found, err
+		if errors.Is(err, errKeyHeld) {
+			// The holder's claim expired between our statement and this read.
+			return zero, false, fmt.Errorf("%s: idempotency key %q changed hands; retry", op.Operation, op.IdempotencyKey)
+		}
 	}
 	if err != nil {
 		if _, ok := problem.As(err); ok {

@@ -17,6 +17,9 @@ type Load struct {
 	Warmup time.Duration
 	// Measure is how long the window stays open.
 	Measure time.Duration
+	// OnStart and OnStop, if set, run as the window opens and as it closes
+	// (to take CPU snapshots around it).
+	OnStart, OnStop func()
 
 	counting atomic.Bool
 }
@@ -45,11 +48,17 @@ func (l *Load) Run(fn func(w, i int)) time.Duration {
 		}(w)
 	}
 	time.Sleep(l.Warmup)
+	if l.OnStart != nil {
+		l.OnStart()
+	}
 	l.counting.Store(true)
 	start := time.Now()
 	time.Sleep(l.Measure)
 	l.counting.Store(false)
 	elapsed := time.Since(start)
+	if l.OnStop != nil {
+		l.OnStop()
+	}
 	close(stop)
 	wg.Wait()
 	return elapsed

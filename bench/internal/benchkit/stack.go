@@ -87,5 +87,8 @@ func Start(o StackOpts) *Stack {
 	return st
 }
 
+// PGData is the cluster's data directory (for TakeCPU).
+func (st *Stack) PGData() string { return filepath.Join(st.Dir, "pg", "data") }
+
 // GraphQL is the server's GraphQL endpoint.
 func (st *Stack) GraphQL() string { return st.Server.URL() + "/graphql" }

@@ -1,4 +1,4 @@
-package main
+package benchkit
 
 import (
 	"os"
@@ -8,26 +8,28 @@ import (
 	"time"
 )
 
-// cpuUse is where the machine's CPU went during a measurement, per request:
+// CPUUse is where the machine's CPU went during a measurement, per request:
 // the server under test (its process group: node's cluster workers too), the
 // PostgreSQL cluster (postmaster and its children), the client (this process
 // and the pgbench it ran), everything else on the machine (other tenants of a
 // shared machine: noise), and how busy the whole machine was.
-type cpuUse struct {
+type CPUUse struct {
 	Server, DB, Client, Other time.Duration // CPU time per request
 	Busy                      float64       // fraction of all cores busy
 }
 
-type cpuSnap struct {
+// CPUSnap is the CPU time used so far by each part of a measurement.
+type CPUSnap struct {
 	server, db, client, busy, total float64 // clock ticks
 }
 
 const ticksPerSecond = 100 // USER_HZ on Linux
 
-// takeSnap reads /proc for the process group serverPgid (0: none).
-func takeSnap(serverPgid int) cpuSnap {
-	var s cpuSnap
-	pm := postmasterPID()
+// TakeCPU reads /proc for the process group serverPgid (0: none) and the
+// cluster whose data directory is pgData ("": none).
+func TakeCPU(serverPgid int, pgData string) CPUSnap {
+	var s CPUSnap
+	pm := postmasterPID(pgData)
 	self := os.Getpid()
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	for _, d := range dirs {
@@ -62,12 +64,12 @@ func takeSnap(serverPgid int) cpuSnap {
 	return s
 }
 
-// use turns two snapshots around n requests into per-request figures.
-func (a cpuSnap) use(b cpuSnap, n int) cpuUse {
+// Use turns two snapshots around n requests into per-request figures.
+func (a CPUSnap) Use(b CPUSnap, n int) CPUUse {
 	per := func(t float64) time.Duration {
 		return time.Duration(t / ticksPerSecond / float64(max(n, 1)) * float64(time.Second))
 	}
-	u := cpuUse{Server: per(b.server - a.server), DB: per(b.db - a.db), Client: per(b.client - a.client)}
+	u := CPUUse{Server: per(b.server - a.server), DB: per(b.db - a.db), Client: per(b.client - a.client)}
 	u.Other = per((b.busy - a.busy) - (b.server - a.server) - (b.db - a.db) - (b.client - a.client))
 	if b.total > a.total {
 		u.Busy = (b.busy - a.busy) / (b.total - a.total)
@@ -75,9 +77,9 @@ func (a cpuSnap) use(b cpuSnap, n int) cpuUse {
 	return u
 }
 
-// noisy reports whether processes outside the measurement took more than 10%
+// Noisy reports whether processes outside the measurement took more than 10%
 // of the CPU it used.
-func (u cpuUse) noisy() bool {
+func (u CPUUse) Noisy() bool {
 	return u.Other > (u.Server+u.DB+u.Client+u.Other)/10
 }
 
@@ -95,8 +97,11 @@ func procStat(pid int) []string {
 	return strings.Fields(string(b[i+1:]))
 }
 
-func postmasterPID() int {
-	b, err := os.ReadFile(filepath.Join(tempDir, "pg", "data", "postmaster.pid"))
+func postmasterPID(pgData string) int {
+	if pgData == "" {
+		return 0
+	}
+	b, err := os.ReadFile(filepath.Join(pgData, "postmaster.pid"))
 	if err != nil {
 		return 0
 	}
