@@ -1477,7 +1477,7 @@ var artifactEdgeImplementors = []string{"ArtifactEdge"}
 func (ec *executionContext) _ArtifactEdge(ctx context.Context, sel ast.SelectionSet, obj *model.ArtifactEdge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, artifactEdgeImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -1497,7 +1497,6 @@ func (ec *executionContext) _ArtifactEdge(ctx context.Context, sel ast.Selection
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -1507,7 +1506,7 @@ func (ec *executionContext) _ArtifactEdge(ctx context.Context, sel ast.Selection
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 var calibrationPointImplementors = []string{"CalibrationPoint"}
@@ -1674,7 +1673,7 @@ var linkConnectionImplementors = []string{"LinkConnection"}
 func (ec *executionContext) _LinkConnection(ctx context.Context, sel ast.SelectionSet, obj *model.LinkConnection) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, linkConnectionImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -1694,7 +1693,6 @@ func (ec *executionContext) _LinkConnection(ctx context.Context, sel ast.Selecti
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -1704,7 +1702,7 @@ func (ec *executionContext) _LinkConnection(ctx context.Context, sel ast.Selecti
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 var linkEdgeImplementors = []string{"LinkEdge"}
@@ -1712,7 +1710,7 @@ var linkEdgeImplementors = []string{"LinkEdge"}
 func (ec *executionContext) _LinkEdge(ctx context.Context, sel ast.SelectionSet, obj *model.LinkEdge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, linkEdgeImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -1732,7 +1730,6 @@ func (ec *executionContext) _LinkEdge(ctx context.Context, sel ast.SelectionSet,
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -1742,7 +1739,7 @@ func (ec *executionContext) _LinkEdge(ctx context.Context, sel ast.SelectionSet,
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 var pageInfoImplementors = []string{"PageInfo"}
@@ -1750,7 +1747,7 @@ var pageInfoImplementors = []string{"PageInfo"}
 func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet, obj *model.PageInfo) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, pageInfoImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -1780,7 +1777,6 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -1790,7 +1786,7 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 var provenanceStepImplementors = []string{"ProvenanceStep"}
@@ -1882,7 +1878,7 @@ var signalAggregateImplementors = []string{"SignalAggregate"}
 func (ec *executionContext) _SignalAggregate(ctx context.Context, sel ast.SelectionSet, obj *model.SignalAggregate) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, signalAggregateImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -1927,7 +1923,6 @@ func (ec *executionContext) _SignalAggregate(ctx context.Context, sel ast.Select
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -1937,7 +1932,7 @@ func (ec *executionContext) _SignalAggregate(ctx context.Context, sel ast.Select
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 var signalSummaryImplementors = []string{"SignalSummary"}
@@ -1995,7 +1990,7 @@ var voteSummaryImplementors = []string{"VoteSummary"}
 func (ec *executionContext) _VoteSummary(ctx context.Context, sel ast.SelectionSet, obj *model.VoteSummary) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, voteSummaryImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -2025,7 +2020,6 @@ func (ec *executionContext) _VoteSummary(ctx context.Context, sel ast.SelectionS
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -2035,7 +2029,7 @@ func (ec *executionContext) _VoteSummary(ctx context.Context, sel ast.SelectionS
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 // endregion **************************** object.gotpl ****************************

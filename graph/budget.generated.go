@@ -289,7 +289,7 @@ var budgetImplementors = []string{"Budget", "SetBudgetResult"}
 func (ec *executionContext) _Budget(ctx context.Context, sel ast.SelectionSet, obj *model.Budget) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, budgetImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -354,7 +354,6 @@ func (ec *executionContext) _Budget(ctx context.Context, sel ast.SelectionSet, o
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -364,7 +363,7 @@ func (ec *executionContext) _Budget(ctx context.Context, sel ast.SelectionSet, o
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 var budgetExceededImplementors = []string{"BudgetExceeded", "Problem", "RunSkillResult", "InvokeToolResult"}
@@ -372,7 +371,7 @@ var budgetExceededImplementors = []string{"BudgetExceeded", "Problem", "RunSkill
 func (ec *executionContext) _BudgetExceeded(ctx context.Context, sel ast.SelectionSet, obj *model.BudgetExceeded) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, budgetExceededImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -417,7 +416,6 @@ func (ec *executionContext) _BudgetExceeded(ctx context.Context, sel ast.Selecti
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -427,7 +425,7 @@ func (ec *executionContext) _BudgetExceeded(ctx context.Context, sel ast.Selecti
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 // endregion **************************** object.gotpl ****************************

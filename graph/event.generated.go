@@ -385,7 +385,7 @@ var consumerImplementors = []string{"Consumer"}
 func (ec *executionContext) _Consumer(ctx context.Context, sel ast.SelectionSet, obj *model.Consumer) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, consumerImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -455,7 +455,6 @@ func (ec *executionContext) _Consumer(ctx context.Context, sel ast.SelectionSet,
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -465,7 +464,7 @@ func (ec *executionContext) _Consumer(ctx context.Context, sel ast.SelectionSet,
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 var deadLetterImplementors = []string{"DeadLetter"}
@@ -607,7 +606,7 @@ var pollResultImplementors = []string{"PollResult"}
 func (ec *executionContext) _PollResult(ctx context.Context, sel ast.SelectionSet, obj *model.PollResult) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, pollResultImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -632,7 +631,6 @@ func (ec *executionContext) _PollResult(ctx context.Context, sel ast.SelectionSe
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -642,7 +640,7 @@ func (ec *executionContext) _PollResult(ctx context.Context, sel ast.SelectionSe
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 // endregion **************************** object.gotpl ****************************

@@ -129,3 +129,35 @@ func written(before []graphql.CollectedField, alias string) bool {
 	}
 	return false
 }
+
+// syncObject stands in for gqlgen's field set in the marshaller of an object
+// whose fields all resolve on the calling goroutine (cmd/gqlgen puts it there:
+// gqlgen's Object.IsConcurrent is false). Such a marshaller only stores the
+// values and counts the invalid ones, and every value is there when it
+// returns; the syncObject holds them, written in order as object writes them,
+// in one allocation for up to syncFields fields, where gqlgen's field set and
+// its values take two and the object written from them a third.
+type syncObject struct {
+	fields   []graphql.CollectedField
+	Values   []graphql.Marshaler
+	Invalids uint32
+	buf      [syncFields]graphql.Marshaler
+}
+
+// syncFields is how many values a syncObject holds in itself (a vote
+// summary has 4 fields, a signal aggregate 8).
+const syncFields = 8
+
+func newSyncObject(fields []graphql.CollectedField) *syncObject {
+	o := &syncObject{fields: fields}
+	if len(fields) <= len(o.buf) {
+		o.Values = o.buf[:len(fields)]
+	} else {
+		o.Values = make([]graphql.Marshaler, len(fields))
+	}
+	return o
+}
+
+func (o *syncObject) MarshalGQL(w io.Writer) {
+	object{fields: o.fields, values: o.Values}.MarshalGQL(w)
+}

@@ -2593,7 +2593,7 @@ var batchResultImplementors = []string{"BatchResult"}
 func (ec *executionContext) _BatchResult(ctx context.Context, sel ast.SelectionSet, obj *model.BatchResult) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, batchResultImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -2623,7 +2623,6 @@ func (ec *executionContext) _BatchResult(ctx context.Context, sel ast.SelectionS
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -2633,7 +2632,7 @@ func (ec *executionContext) _BatchResult(ctx context.Context, sel ast.SelectionS
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 var mutationImplementors = []string{"Mutation"}
@@ -2817,7 +2816,7 @@ var notCommittedImplementors = []string{"NotCommitted", "WriteResult"}
 func (ec *executionContext) _NotCommitted(ctx context.Context, sel ast.SelectionSet, obj *model.NotCommitted) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, notCommittedImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -2832,7 +2831,6 @@ func (ec *executionContext) _NotCommitted(ctx context.Context, sel ast.Selection
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -2842,7 +2840,7 @@ func (ec *executionContext) _NotCommitted(ctx context.Context, sel ast.Selection
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 var writeSuccessImplementors = []string{"WriteSuccess", "ClaimHandleResult", "RenameHandleResult", "SendMessageResult", "AckMessageResult", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "RegisterToolResult"}
@@ -2850,7 +2848,7 @@ var writeSuccessImplementors = []string{"WriteSuccess", "ClaimHandleResult", "Re
 func (ec *executionContext) _WriteSuccess(ctx context.Context, sel ast.SelectionSet, obj *model.WriteSuccess) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, writeSuccessImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -2895,7 +2893,6 @@ func (ec *executionContext) _WriteSuccess(ctx context.Context, sel ast.Selection
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -2905,7 +2902,7 @@ func (ec *executionContext) _WriteSuccess(ctx context.Context, sel ast.Selection
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 // endregion **************************** object.gotpl ****************************

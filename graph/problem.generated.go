@@ -722,7 +722,7 @@ var idempotencyKeyReuseImplementors = []string{"IdempotencyKeyReuse", "ClaimHand
 func (ec *executionContext) _IdempotencyKeyReuse(ctx context.Context, sel ast.SelectionSet, obj *model.IdempotencyKeyReuse) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, idempotencyKeyReuseImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -762,7 +762,6 @@ func (ec *executionContext) _IdempotencyKeyReuse(ctx context.Context, sel ast.Se
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -772,7 +771,7 @@ func (ec *executionContext) _IdempotencyKeyReuse(ctx context.Context, sel ast.Se
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 var lifecycleViolationImplementors = []string{"LifecycleViolation", "AckMessageResult", "UpdateArtifactResult", "WriteResult", "Problem", "CancelToolCallResult", "ClaimWorkPacketResult", "ReportWorkPacketProgressResult", "CompleteWorkPacketResult"}
@@ -780,7 +779,7 @@ var lifecycleViolationImplementors = []string{"LifecycleViolation", "AckMessageR
 func (ec *executionContext) _LifecycleViolation(ctx context.Context, sel ast.SelectionSet, obj *model.LifecycleViolation) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, lifecycleViolationImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -835,7 +834,6 @@ func (ec *executionContext) _LifecycleViolation(ctx context.Context, sel ast.Sel
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -845,7 +843,7 @@ func (ec *executionContext) _LifecycleViolation(ctx context.Context, sel ast.Sel
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 var linkTargetMissingImplementors = []string{"LinkTargetMissing", "AddLinkResult", "CiteResult", "WriteResult", "Problem"}
@@ -853,7 +851,7 @@ var linkTargetMissingImplementors = []string{"LinkTargetMissing", "AddLinkResult
 func (ec *executionContext) _LinkTargetMissing(ctx context.Context, sel ast.SelectionSet, obj *model.LinkTargetMissing) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, linkTargetMissingImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -893,7 +891,6 @@ func (ec *executionContext) _LinkTargetMissing(ctx context.Context, sel ast.Sele
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -903,7 +900,7 @@ func (ec *executionContext) _LinkTargetMissing(ctx context.Context, sel ast.Sele
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 var mergeHintImplementors = []string{"MergeHint"}
@@ -911,7 +908,7 @@ var mergeHintImplementors = []string{"MergeHint"}
 func (ec *executionContext) _MergeHint(ctx context.Context, sel ast.SelectionSet, obj *model.MergeHint) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, mergeHintImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -946,7 +943,6 @@ func (ec *executionContext) _MergeHint(ctx context.Context, sel ast.SelectionSet
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -956,7 +952,7 @@ func (ec *executionContext) _MergeHint(ctx context.Context, sel ast.SelectionSet
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 var mutabilityViolationImplementors = []string{"MutabilityViolation", "UpdateArtifactResult", "WriteResult", "Problem"}
@@ -964,7 +960,7 @@ var mutabilityViolationImplementors = []string{"MutabilityViolation", "UpdateArt
 func (ec *executionContext) _MutabilityViolation(ctx context.Context, sel ast.SelectionSet, obj *model.MutabilityViolation) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, mutabilityViolationImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -1009,7 +1005,6 @@ func (ec *executionContext) _MutabilityViolation(ctx context.Context, sel ast.Se
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -1019,7 +1014,7 @@ func (ec *executionContext) _MutabilityViolation(ctx context.Context, sel ast.Se
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 var notFoundImplementors = []string{"NotFound", "RenameHandleResult", "SendMessageResult", "AckMessageResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem", "RunSkillResult", "InvokeToolResult", "CancelToolCallResult", "ClaimWorkPacketResult", "ReportWorkPacketProgressResult", "CompleteWorkPacketResult"}
@@ -1027,7 +1022,7 @@ var notFoundImplementors = []string{"NotFound", "RenameHandleResult", "SendMessa
 func (ec *executionContext) _NotFound(ctx context.Context, sel ast.SelectionSet, obj *model.NotFound) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, notFoundImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -1067,7 +1062,6 @@ func (ec *executionContext) _NotFound(ctx context.Context, sel ast.SelectionSet,
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -1077,7 +1071,7 @@ func (ec *executionContext) _NotFound(ctx context.Context, sel ast.SelectionSet,
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 var permissionDeniedImplementors = []string{"PermissionDenied", "ClaimHandleResult", "RenameHandleResult", "SetBudgetResult", "SendMessageResult", "AckMessageResult", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem", "RunSkillResult", "InvokeToolResult", "RegisterToolResult", "CancelToolCallResult", "ClaimWorkPacketResult", "ReportWorkPacketProgressResult", "CompleteWorkPacketResult"}
@@ -1085,7 +1079,7 @@ var permissionDeniedImplementors = []string{"PermissionDenied", "ClaimHandleResu
 func (ec *executionContext) _PermissionDenied(ctx context.Context, sel ast.SelectionSet, obj *model.PermissionDenied) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, permissionDeniedImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -1120,7 +1114,6 @@ func (ec *executionContext) _PermissionDenied(ctx context.Context, sel ast.Selec
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -1130,7 +1123,7 @@ func (ec *executionContext) _PermissionDenied(ctx context.Context, sel ast.Selec
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 var rateLimitedImplementors = []string{"RateLimited", "ClaimHandleResult", "RenameHandleResult", "SendMessageResult", "AckMessageResult", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem", "RunSkillResult", "InvokeToolResult", "RegisterToolResult"}
@@ -1138,7 +1131,7 @@ var rateLimitedImplementors = []string{"RateLimited", "ClaimHandleResult", "Rena
 func (ec *executionContext) _RateLimited(ctx context.Context, sel ast.SelectionSet, obj *model.RateLimited) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, rateLimitedImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -1173,7 +1166,6 @@ func (ec *executionContext) _RateLimited(ctx context.Context, sel ast.SelectionS
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -1183,7 +1175,7 @@ func (ec *executionContext) _RateLimited(ctx context.Context, sel ast.SelectionS
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 var validationFailedImplementors = []string{"ValidationFailed", "ClaimHandleResult", "RenameHandleResult", "SetBudgetResult", "SendMessageResult", "AckMessageResult", "CreateArtifactResult", "UpdateArtifactResult", "SupersedeArtifactResult", "AddCommentResult", "AddLinkResult", "AddSignalResult", "CiteResult", "WriteResult", "Problem", "RunSkillResult", "InvokeToolResult", "RegisterToolResult", "ClaimWorkPacketResult", "ReportWorkPacketProgressResult", "CompleteWorkPacketResult"}
@@ -1191,7 +1183,7 @@ var validationFailedImplementors = []string{"ValidationFailed", "ClaimHandleResu
 func (ec *executionContext) _ValidationFailed(ctx context.Context, sel ast.SelectionSet, obj *model.ValidationFailed) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, validationFailedImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -1231,7 +1223,6 @@ func (ec *executionContext) _ValidationFailed(ctx context.Context, sel ast.Selec
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -1241,7 +1232,7 @@ func (ec *executionContext) _ValidationFailed(ctx context.Context, sel ast.Selec
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 var validationProblemImplementors = []string{"ValidationProblem"}
@@ -1249,7 +1240,7 @@ var validationProblemImplementors = []string{"ValidationProblem"}
 func (ec *executionContext) _ValidationProblem(ctx context.Context, sel ast.SelectionSet, obj *model.ValidationProblem) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, validationProblemImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -1284,7 +1275,6 @@ func (ec *executionContext) _ValidationProblem(ctx context.Context, sel ast.Sele
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -1294,7 +1284,7 @@ func (ec *executionContext) _ValidationProblem(ctx context.Context, sel ast.Sele
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 var versionConflictImplementors = []string{"VersionConflict", "UpdateArtifactResult", "WriteResult", "Problem", "ClaimWorkPacketResult", "ReportWorkPacketProgressResult", "CompleteWorkPacketResult"}
@@ -1302,7 +1292,7 @@ var versionConflictImplementors = []string{"VersionConflict", "UpdateArtifactRes
 func (ec *executionContext) _VersionConflict(ctx context.Context, sel ast.SelectionSet, obj *model.VersionConflict) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, versionConflictImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -1367,7 +1357,6 @@ func (ec *executionContext) _VersionConflict(ctx context.Context, sel ast.Select
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -1377,7 +1366,7 @@ func (ec *executionContext) _VersionConflict(ctx context.Context, sel ast.Select
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 // endregion **************************** object.gotpl ****************************

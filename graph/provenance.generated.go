@@ -193,7 +193,7 @@ var producedConnectionImplementors = []string{"ProducedConnection"}
 func (ec *executionContext) _ProducedConnection(ctx context.Context, sel ast.SelectionSet, obj *model.ProducedConnection) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, producedConnectionImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -213,7 +213,6 @@ func (ec *executionContext) _ProducedConnection(ctx context.Context, sel ast.Sel
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -223,7 +222,7 @@ func (ec *executionContext) _ProducedConnection(ctx context.Context, sel ast.Sel
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 var producedEdgeImplementors = []string{"ProducedEdge"}
@@ -231,7 +230,7 @@ var producedEdgeImplementors = []string{"ProducedEdge"}
 func (ec *executionContext) _ProducedEdge(ctx context.Context, sel ast.SelectionSet, obj *model.ProducedEdge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, producedEdgeImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -266,7 +265,6 @@ func (ec *executionContext) _ProducedEdge(ctx context.Context, sel ast.Selection
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -276,7 +274,7 @@ func (ec *executionContext) _ProducedEdge(ctx context.Context, sel ast.Selection
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 var provenanceStampImplementors = []string{"ProvenanceStamp"}
@@ -284,7 +282,7 @@ var provenanceStampImplementors = []string{"ProvenanceStamp"}
 func (ec *executionContext) _ProvenanceStamp(ctx context.Context, sel ast.SelectionSet, obj *model.ProvenanceStamp) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, provenanceStampImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -314,7 +312,6 @@ func (ec *executionContext) _ProvenanceStamp(ctx context.Context, sel ast.Select
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -324,7 +321,7 @@ func (ec *executionContext) _ProvenanceStamp(ctx context.Context, sel ast.Select
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 // endregion **************************** object.gotpl ****************************

@@ -2135,7 +2135,7 @@ var artifactDiffImplementors = []string{"ArtifactDiff"}
 func (ec *executionContext) _ArtifactDiff(ctx context.Context, sel ast.SelectionSet, obj *model.ArtifactDiff) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, artifactDiffImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -2165,7 +2165,6 @@ func (ec *executionContext) _ArtifactDiff(ctx context.Context, sel ast.Selection
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -2175,7 +2174,7 @@ func (ec *executionContext) _ArtifactDiff(ctx context.Context, sel ast.Selection
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 var diffOpImplementors = []string{"DiffOp"}
@@ -2183,7 +2182,7 @@ var diffOpImplementors = []string{"DiffOp"}
 func (ec *executionContext) _DiffOp(ctx context.Context, sel ast.SelectionSet, obj *model.DiffOp) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, diffOpImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -2203,7 +2202,6 @@ func (ec *executionContext) _DiffOp(ctx context.Context, sel ast.SelectionSet, o
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -2213,7 +2211,7 @@ func (ec *executionContext) _DiffOp(ctx context.Context, sel ast.SelectionSet, o
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 var queryImplementors = []string{"Query"}
@@ -2403,7 +2401,7 @@ var schemaDocImplementors = []string{"SchemaDoc"}
 func (ec *executionContext) _SchemaDoc(ctx context.Context, sel ast.SelectionSet, obj *model.SchemaDoc) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, schemaDocImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -2463,7 +2461,6 @@ func (ec *executionContext) _SchemaDoc(ctx context.Context, sel ast.SelectionSet
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -2473,7 +2470,7 @@ func (ec *executionContext) _SchemaDoc(ctx context.Context, sel ast.SelectionSet
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 var searchConnectionImplementors = []string{"SearchConnection"}
@@ -2481,7 +2478,7 @@ var searchConnectionImplementors = []string{"SearchConnection"}
 func (ec *executionContext) _SearchConnection(ctx context.Context, sel ast.SelectionSet, obj *model.SearchConnection) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, searchConnectionImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -2521,7 +2518,6 @@ func (ec *executionContext) _SearchConnection(ctx context.Context, sel ast.Selec
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -2531,7 +2527,7 @@ func (ec *executionContext) _SearchConnection(ctx context.Context, sel ast.Selec
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 var searchEdgeImplementors = []string{"SearchEdge"}
@@ -2539,7 +2535,7 @@ var searchEdgeImplementors = []string{"SearchEdge"}
 func (ec *executionContext) _SearchEdge(ctx context.Context, sel ast.SelectionSet, obj *model.SearchEdge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, searchEdgeImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -2559,7 +2555,6 @@ func (ec *executionContext) _SearchEdge(ctx context.Context, sel ast.SelectionSe
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -2569,7 +2564,7 @@ func (ec *executionContext) _SearchEdge(ctx context.Context, sel ast.SelectionSe
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 var searchHitImplementors = []string{"SearchHit"}
@@ -2577,7 +2572,7 @@ var searchHitImplementors = []string{"SearchHit"}
 func (ec *executionContext) _SearchHit(ctx context.Context, sel ast.SelectionSet, obj *model.SearchHit) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, searchHitImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -2607,7 +2602,6 @@ func (ec *executionContext) _SearchHit(ctx context.Context, sel ast.SelectionSet
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -2617,7 +2611,7 @@ func (ec *executionContext) _SearchHit(ctx context.Context, sel ast.SelectionSet
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 var textFieldDiffImplementors = []string{"TextFieldDiff"}
@@ -2625,7 +2619,7 @@ var textFieldDiffImplementors = []string{"TextFieldDiff"}
 func (ec *executionContext) _TextFieldDiff(ctx context.Context, sel ast.SelectionSet, obj *model.TextFieldDiff) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, textFieldDiffImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -2650,7 +2644,6 @@ func (ec *executionContext) _TextFieldDiff(ctx context.Context, sel ast.Selectio
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -2660,7 +2653,7 @@ func (ec *executionContext) _TextFieldDiff(ctx context.Context, sel ast.Selectio
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 // endregion **************************** object.gotpl ****************************

@@ -230,7 +230,7 @@ var skillRunImplementors = []string{"SkillRun", "RunSkillResult"}
 func (ec *executionContext) _SkillRun(ctx context.Context, sel ast.SelectionSet, obj *model.SkillRun) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, skillRunImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -250,7 +250,6 @@ func (ec *executionContext) _SkillRun(ctx context.Context, sel ast.SelectionSet,
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -260,7 +259,7 @@ func (ec *executionContext) _SkillRun(ctx context.Context, sel ast.SelectionSet,
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 // endregion **************************** object.gotpl ****************************

@@ -465,7 +465,7 @@ var toolUsageImplementors = []string{"ToolUsage"}
 func (ec *executionContext) _ToolUsage(ctx context.Context, sel ast.SelectionSet, obj *model.ToolUsage) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, toolUsageImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -505,7 +505,6 @@ func (ec *executionContext) _ToolUsage(ctx context.Context, sel ast.SelectionSet
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -515,7 +514,7 @@ func (ec *executionContext) _ToolUsage(ctx context.Context, sel ast.SelectionSet
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 // endregion **************************** object.gotpl ****************************

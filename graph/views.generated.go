@@ -544,7 +544,7 @@ var brierTraceImplementors = []string{"BrierTrace"}
 func (ec *executionContext) _BrierTrace(ctx context.Context, sel ast.SelectionSet, obj *model.BrierTrace) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, brierTraceImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -584,7 +584,6 @@ func (ec *executionContext) _BrierTrace(ctx context.Context, sel ast.SelectionSe
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -594,7 +593,7 @@ func (ec *executionContext) _BrierTrace(ctx context.Context, sel ast.SelectionSe
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 var eloRatingImplementors = []string{"EloRating"}
@@ -602,7 +601,7 @@ var eloRatingImplementors = []string{"EloRating"}
 func (ec *executionContext) _EloRating(ctx context.Context, sel ast.SelectionSet, obj *model.EloRating) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, eloRatingImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -657,7 +656,6 @@ func (ec *executionContext) _EloRating(ctx context.Context, sel ast.SelectionSet
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -667,7 +665,7 @@ func (ec *executionContext) _EloRating(ctx context.Context, sel ast.SelectionSet
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 var leaderboardImplementors = []string{"Leaderboard"}
@@ -675,7 +673,7 @@ var leaderboardImplementors = []string{"Leaderboard"}
 func (ec *executionContext) _Leaderboard(ctx context.Context, sel ast.SelectionSet, obj *model.Leaderboard) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, leaderboardImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -725,7 +723,6 @@ func (ec *executionContext) _Leaderboard(ctx context.Context, sel ast.SelectionS
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -735,7 +732,7 @@ func (ec *executionContext) _Leaderboard(ctx context.Context, sel ast.SelectionS
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 var leaderboardEdgeImplementors = []string{"LeaderboardEdge"}
@@ -743,7 +740,7 @@ var leaderboardEdgeImplementors = []string{"LeaderboardEdge"}
 func (ec *executionContext) _LeaderboardEdge(ctx context.Context, sel ast.SelectionSet, obj *model.LeaderboardEdge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, leaderboardEdgeImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newSyncObject(fields)
 	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
@@ -763,7 +760,6 @@ func (ec *executionContext) _LeaderboardEdge(ctx context.Context, sel ast.Select
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
 	}
-	out.Dispatch(ctx)
 	if out.Invalids > 0 {
 		return graphql.Null
 	}
@@ -773,7 +769,7 @@ func (ec *executionContext) _LeaderboardEdge(ctx context.Context, sel ast.Select
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return objectValue(fields, out)
+	return out
 }
 
 var leaderboardEntryImplementors = []string{"LeaderboardEntry"}

@@ -57,6 +57,27 @@ const (
 	deferred := graphql.NewDeferredGroup(ctx)
 	return out
 }`
+	// An object all of whose fields resolve in line, as gqlgen writes it.
+	syncObj = `_VoteSummary(ctx context.Context, sel ast.SelectionSet, obj *model.VoteSummary) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, voteSummaryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "score":
+			out.Values[i] = ec._VoteSummary_score(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+	return out
+}`
 	list = `marshalNSignalAggregate2ᚕᚖmodelᚐSignalAggregateᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.SignalAggregate) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		return ec.marshalNSignalAggregate2ᚖmodelᚐSignalAggregate(ctx, sel, v[i])
@@ -111,6 +132,27 @@ func TestRewriteFollowsThePlan(t *testing.T) {
 	}
 }
 
+// An object whose fields all resolve in line keeps its values in a
+// syncObject, returned as it is: no field set, nothing to dispatch.
+func TestSyncObjectsTakeNoFieldSet(t *testing.T) {
+	pl := snippetPlan()
+	pl.groups["_VoteSummary"] = "VoteSummary"
+	pl.sync = map[string]bool{"_VoteSummary": true}
+	h := newHits()
+	out := string(rewriteFile(snippets(plainRef, list, object, syncObj), pl, h))
+	if err := check(pl, h); err != nil {
+		t.Fatal(err)
+	}
+	_, vote, _ := strings.Cut(out, "_VoteSummary(")
+	if !strings.Contains(vote, "out := newSyncObject(fields)") || strings.Contains(vote, "NewFieldSet") || strings.Contains(vote, "Dispatch") ||
+		!strings.Contains(vote, "deferredGroup(ctx, fields)") || !strings.HasSuffix(strings.TrimSpace(vote), "return out\n}") {
+		t.Errorf("the in-line object was not given a syncObject:\n%s", vote)
+	}
+	if _, agg, _ := strings.Cut(out, "_SignalAggregate("); !strings.Contains(agg, "return objectValue(fields, out)") {
+		t.Errorf("an object the plan does not call in-line lost its field set:\n%s", agg)
+	}
+}
+
 // When gqlgen's text and its data disagree, generation fails and names every
 // function that did not match, instead of rewriting fewer of them.
 func TestMismatchFailsGeneration(t *testing.T) {
@@ -159,6 +201,16 @@ func TestMismatchFailsGeneration(t *testing.T) {
 			name: "an @defer group the plan does not know",
 			src:  snippets(plainRef, list, object, strings.Replace(object, "_SignalAggregate(", "_Unplanned(", 1)),
 			want: []string{"function _Unplanned makes an @defer group but is not the marshaller of an object the plan knows"},
+		},
+		{
+			name: "an in-line object resolving a field concurrently",
+			src: snippets(plainRef, list, object, strings.Replace(syncObj, "out.Values[i] = ec._VoteSummary_score(ctx, field, obj)",
+				"out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return ec._VoteSummary_score(ctx, field, obj) })", 1)),
+			plan: func(pl *plan) {
+				pl.groups["_VoteSummary"] = "VoteSummary"
+				pl.sync = map[string]bool{"_VoteSummary": true}
+			},
+			want: []string{"object VoteSummary (_VoteSummary) resolves every field in line, but uses its field set's Concurrently"},
 		},
 		{
 			name: "the data adds a field the text rewrite does not reach",

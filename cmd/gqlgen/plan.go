@@ -26,6 +26,10 @@ type plan struct {
 	// groups are the object marshallers whose @defer group is made lazily,
 	// by object type.
 	groups map[string]string
+	// sync are those of groups whose fields all resolve on the calling
+	// goroutine (gqlgen's Object.IsConcurrent is false): their values go in a
+	// syncObject instead of gqlgen's field set.
+	sync map[string]bool
 }
 
 // directField is one field marshalled straight from its object: what gqlgen's
@@ -68,7 +72,7 @@ func (p *planner) GenerateCode(data *codegen.Data) error {
 
 // derive computes the plan from gqlgen's data.
 func derive(data *codegen.Data) *plan {
-	pl := &plan{direct: map[string]directField{}, lists: map[string]string{}, groups: map[string]string{}}
+	pl := &plan{direct: map[string]directField{}, lists: map[string]string{}, groups: map[string]string{}, sync: map[string]bool{}}
 	// A directive on the FIELD location makes gqlgen wrap every field in its
 	// field middleware, even fields without a directive of their own.
 	fieldDirectives := len(data.AllDirectives.LocationDirectives(string(ast.LocationField))) > 0
@@ -77,6 +81,9 @@ func derive(data *codegen.Data) *plan {
 			continue // the subscription root streams; it has no field set
 		}
 		pl.groups["_"+obj.Name] = obj.Name
+		if !obj.Root && !obj.IsConcurrent() {
+			pl.sync["_"+obj.Name] = true
+		}
 		for _, f := range obj.Fields {
 			if !fieldDirectives && isDirect(obj, f) {
 				value := f.GoReceiverName + "." + f.GoFieldName

@@ -21,7 +21,13 @@ const (
 	collect    = "fields := graphql.CollectFields("
 	fieldSet   = "\n\treturn out\n}"
 	objectOut  = "\n\treturn objectValue(fields, out)\n}" // graph/inorder.go
+	newSet     = "out := graphql.NewFieldSet(fields)"
+	newSync    = "out := newSyncObject(fields)" // graph/inorder.go
+	dispatch   = "\n\tout.Dispatch(ctx)\n"
 )
+
+// outUse matches each use of a marshaller's field set.
+var outUse = regexp.MustCompile(`\bout\.([A-Za-z]+)`)
 
 // plainField matches gqlgen's function for a field that reads a struct field
 // or calls a method of the object without arguments, directives or error;
@@ -50,12 +56,12 @@ var plainField = regexp.MustCompile(`^(_[A-Za-z0-9_]+\(ctx context\.Context, fie
 // hits records what the rewrite changed, by function name, and what it found
 // in a shape the plan did not foresee.
 type hits struct {
-	direct, lists, groups map[string]bool
-	problems              []string
+	direct, lists, groups, sync map[string]bool
+	problems                    []string
 }
 
 func newHits() *hits {
-	return &hits{direct: map[string]bool{}, lists: map[string]bool{}, groups: map[string]bool{}}
+	return &hits{direct: map[string]bool{}, lists: map[string]bool{}, groups: map[string]bool{}, sync: map[string]bool{}}
 }
 
 // rewriteDir makes the planned changes in the generated files in dir and
@@ -94,6 +100,7 @@ func rewriteDir(dir string, pl *plan) error {
 	log.Printf("lists marshalled in order: %d (%s)", len(pl.lists), strings.Join(sortedKeys(elems), ", "))
 	log.Printf("fields marshalled straight from the object: %d", len(pl.direct))
 	log.Printf("objects making their @defer group only when needed, and written without gqlgen's field set: %d", len(pl.groups))
+	log.Printf("objects whose fields all resolve in line, their values in one syncObject: %d", len(pl.sync))
 	return nil
 }
 
@@ -129,7 +136,19 @@ func rewriteFile(src []byte, pl *plan, h *hits) []byte {
 				continue
 			}
 			parts[i] = bytes.ReplaceAll(parts[i], []byte(newGroup), []byte(lazyGroup))
-			parts[i] = bytes.Replace(parts[i], []byte(fieldSet), []byte(objectOut), 1)
+			if pl.sync[name] {
+				if p := syncShape(parts[i]); p != "" {
+					h.problems = append(h.problems, fmt.Sprintf("object %s (%s) resolves every field in line, but %s", pl.groups[name], name, p))
+					continue
+				}
+				// Its fields resolved when the loop ends: nothing to dispatch,
+				// and the values written in order by the syncObject itself.
+				parts[i] = bytes.Replace(parts[i], []byte(newSet), []byte(newSync), 1)
+				parts[i] = bytes.Replace(parts[i], []byte(dispatch), []byte("\n"), 1)
+				h.sync[name] = true
+			} else {
+				parts[i] = bytes.Replace(parts[i], []byte(fieldSet), []byte(objectOut), 1)
+			}
 			h.groups[name] = true
 		}
 		if _, ok := pl.lists[name]; ok && bytes.Contains(parts[i], []byte(concurrent)) {
@@ -138,6 +157,26 @@ func rewriteFile(src []byte, pl *plan, h *hits) []byte {
 		}
 	}
 	return bytes.Join(parts, []byte(funcHead))
+}
+
+// syncShape says what keeps an object marshaller from taking a syncObject:
+// anything but one field set, made once and dispatched once, of which only
+// Values and Invalids are used; "" when nothing does.
+func syncShape(fn []byte) string {
+	if n := bytes.Count(fn, []byte(newSet)); n != 1 {
+		return fmt.Sprintf("makes %d field sets", n)
+	}
+	if n := bytes.Count(fn, []byte(dispatch)); n != 1 {
+		return fmt.Sprintf("dispatches %d times", n)
+	}
+	for _, m := range outUse.FindAllSubmatch(fn, -1) {
+		switch string(m[1]) {
+		case "Values", "Invalids", "Dispatch":
+		default:
+			return "uses its field set's " + string(m[1])
+		}
+	}
+	return ""
 }
 
 // check fails unless the rewrite hit every function of the plan, naming each
@@ -153,6 +192,11 @@ func check(pl *plan, h *hits) error {
 	for _, name := range sortedKeys(pl.lists) {
 		if !h.lists[name] {
 			problems = append(problems, fmt.Sprintf("list %s of %s: no %s to run in order", name, pl.lists[name], strings.TrimSuffix(concurrent, "(")))
+		}
+	}
+	for _, name := range sortedKeys(pl.sync) {
+		if !h.sync[name] && h.groups[name] {
+			problems = append(problems, fmt.Sprintf("object %s (%s): resolves every field in line but was not given a syncObject", pl.groups[name], name))
 		}
 	}
 	for _, name := range sortedKeys(pl.groups) {
