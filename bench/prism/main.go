@@ -159,7 +159,7 @@ func setup(ctx context.Context) *bench {
 	// for the CPU accounting.
 	st := benchkit.Start(benchkit.StackOpts{Prefix: "scidex-bench-prism-", Bin: *serverBin, Pool: *pool, Flags: flags, Group: true,
 		Settings: map[string]string{"max_connections": "200", "shared_buffers": "512MB", "shared_preload_libraries": "pg_stat_statements"}})
-	tempDir, b.conn = st.Dir, st.Cluster.ConnString()
+	tempDir, pgDataDir, b.conn = st.Dir, st.PGData(), st.Cluster.ConnString()
 	b.ourURL, b.ourPgid = st.GraphQL(), st.Server.Cmd.Process.Pid
 	if *metricsOn {
 		b.metricsURL, b.metricsPgid = startWithMetrics(st)

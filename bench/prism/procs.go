@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net"
 	"os/exec"
-	"path/filepath"
 	"syscall"
 	"time"
 
@@ -14,8 +13,11 @@ import (
 // tempDir is the run's scratch directory (benchkit.Stack.Dir).
 var tempDir string
 
-// pgData is the run's cluster data directory, for the CPU accounting.
-func pgData() string { return filepath.Join(tempDir, "pg", "data") }
+// pgDataDir is the run's cluster data directory (benchkit.Stack.PGData), for
+// the CPU accounting.
+var pgDataDir string
+
+func pgData() string { return pgDataDir }
 
 // startGroup starts cmd (PostGraphile's node) in its own process group and
 // registers its stopping: SIGTERM to the group (node's cluster workers

@@ -56,12 +56,12 @@ var plainField = regexp.MustCompile(`^(_[A-Za-z0-9_]+\(ctx context\.Context, fie
 // hits records what the rewrite changed, by function name, and what it found
 // in a shape the plan did not foresee.
 type hits struct {
-	direct, lists, groups, sync map[string]bool
-	problems                    []string
+	direct, lists, groups map[string]bool
+	problems              []string
 }
 
 func newHits() *hits {
-	return &hits{direct: map[string]bool{}, lists: map[string]bool{}, groups: map[string]bool{}, sync: map[string]bool{}}
+	return &hits{direct: map[string]bool{}, lists: map[string]bool{}, groups: map[string]bool{}}
 }
 
 // rewriteDir makes the planned changes in the generated files in dir and
@@ -136,18 +136,15 @@ func rewriteFile(src []byte, pl *plan, h *hits) []byte {
 				continue
 			}
 			parts[i] = bytes.ReplaceAll(parts[i], []byte(newGroup), []byte(lazyGroup))
-			if pl.sync[name] {
-				if p := syncShape(parts[i]); p != "" {
-					h.problems = append(h.problems, fmt.Sprintf("object %s (%s) resolves every field in line, but %s", pl.groups[name], name, p))
-					continue
-				}
+			if !pl.sync[name] {
+				parts[i] = bytes.Replace(parts[i], []byte(fieldSet), []byte(objectOut), 1)
+			} else if p := syncShape(parts[i]); p != "" {
+				h.problems = append(h.problems, fmt.Sprintf("object %s (%s) resolves every field in line, but %s", pl.groups[name], name, p))
+			} else {
 				// Its fields resolved when the loop ends: nothing to dispatch,
 				// and the values written in order by the syncObject itself.
 				parts[i] = bytes.Replace(parts[i], []byte(newSet), []byte(newSync), 1)
 				parts[i] = bytes.Replace(parts[i], []byte(dispatch), []byte("\n"), 1)
-				h.sync[name] = true
-			} else {
-				parts[i] = bytes.Replace(parts[i], []byte(fieldSet), []byte(objectOut), 1)
 			}
 			h.groups[name] = true
 		}
@@ -192,11 +189,6 @@ func check(pl *plan, h *hits) error {
 	for _, name := range sortedKeys(pl.lists) {
 		if !h.lists[name] {
 			problems = append(problems, fmt.Sprintf("list %s of %s: no %s to run in order", name, pl.lists[name], strings.TrimSuffix(concurrent, "(")))
-		}
-	}
-	for _, name := range sortedKeys(pl.sync) {
-		if !h.sync[name] && h.groups[name] {
-			problems = append(problems, fmt.Sprintf("object %s (%s): resolves every field in line but was not given a syncObject", pl.groups[name], name))
 		}
 	}
 	for _, name := range sortedKeys(pl.groups) {

@@ -16,7 +16,8 @@ import (
 // its base is the remembered content hash, and its statement writes only if
 // the row is still exactly as remembered in every field the update's checks
 // read (content hash, version, latest, stored schema version, visibility,
-// participants: ArtifactUpdateWrite's WHERE). A row another process, another
+// participants) and still the tuple the remembering write made (xmin):
+// ArtifactUpdateWrite's WHERE. A row another process, another
 // transaction or an envelope change moved makes the statement write nothing;
 // the update forgets the row, reads it and starts again; and a refusal made
 // on a remembered row (not found, not allowed, a conflict) is only given once
@@ -48,7 +49,7 @@ func newCurrentRows() *currentRows {
 // get returns a copy of the remembered current row of typ:id if its content
 // hash is base; nil otherwise.
 func (c *currentRows) get(typ, id, base string) *Artifact {
-	if c == nil || base == "" {
+	if base == "" {
 		return nil
 	}
 	a, ok := c.lru.Get(typeID{typ, id})
@@ -64,9 +65,6 @@ func (c *currentRows) get(typ, id, base string) *Artifact {
 // without the tuple the write made, are not remembered (and forget what was).
 func (w *writer) rememberRow(a *Artifact) {
 	c := w.store.current
-	if c == nil {
-		return
-	}
 	k := typeID{a.Type, a.ID}
 	if !a.IsLatest || a.xmin == "" || len(a.Content) > currentRowMaxContent {
 		w.afterCommit(func() { c.lru.Remove(k) })
@@ -79,11 +77,7 @@ func (w *writer) rememberRow(a *Artifact) {
 }
 
 // forget drops what is remembered of typ:id.
-func (c *currentRows) forget(typ, id string) {
-	if c != nil {
-		c.lru.Remove(typeID{typ, id})
-	}
-}
+func (c *currentRows) forget(typ, id string) { c.lru.Remove(typeID{typ, id}) }
 
 // cloneRow copies a with its own content and participants, so neither the
 // cache nor its reader sees the other's changes.
