@@ -266,7 +266,7 @@ func (s *Server) graphQL() *handler.Server {
 	}
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
 	srv.Use(depthLimit{max: s.opts.MaxDepth})
-	srv.Use(newCostLimit(s.opts.MaxComplexity))
+	srv.Use(newCostLimit(s.opts.MaxComplexity, cfg.Complexity))
 	srv.AroundResponses(s.capResponses)
 	srv.AroundRootFields(capRootField)
 	for _, ext := range s.opts.Extensions {
