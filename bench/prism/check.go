@@ -181,6 +181,7 @@ func statementsPerPage(ctx context.Context, conn, name, url, tok string, body fu
 		benchkit.Check(err)
 	}
 	exec(`ALTER SYSTEM SET pg_stat_statements.track = 'top'`)
+	exec(`ALTER SYSTEM SET pg_stat_statements.track_planning = on`)
 	exec(`SELECT pg_reload_conf()`)
 	time.Sleep(300 * time.Millisecond)
 	// Every pooled connection reads the new setting before its next statement.
@@ -190,20 +191,26 @@ func statementsPerPage(ctx context.Context, conn, name, url, tok string, body fu
 		_, err := benchkit.Post(client, url, tok, body(1+i*hubs/k))
 		benchkit.Check(err)
 	}
-	rows, err := db.Query(ctx, `SELECT calls, regexp_replace(left(query, 70), '\s+', ' ', 'g') FROM prism.pg_stat_statements
+	rows, err := db.Query(ctx, `SELECT calls, plans, total_plan_time, total_exec_time, regexp_replace(left(query, 70), '\s+', ' ', 'g') FROM prism.pg_stat_statements
 	    WHERE query NOT LIKE '%pg_stat_statements%' AND query NOT LIKE '%pg_reload_conf%' AND calls >= $1 ORDER BY calls DESC`, k/2)
 	benchkit.Check(err)
 	total := 0
+	var planMS, execMS float64
 	var lines []string
 	for rows.Next() {
-		var calls int
+		var calls, plans int
+		var plan, exec float64
 		var q string
-		benchkit.Check(rows.Scan(&calls, &q))
+		benchkit.Check(rows.Scan(&calls, &plans, &plan, &exec, &q))
 		total += calls
-		lines = append(lines, fmt.Sprintf("      %4.1f× %s", float64(calls)/k, q))
+		planMS += plan
+		execMS += exec
+		lines = append(lines, fmt.Sprintf("      %4.1f× %s (planned %d of %d times, %.3f ms; executed %.3f ms)", float64(calls)/k, q, plans, calls, plan/float64(max(plans, 1)), exec/float64(calls)))
 	}
 	benchkit.Check(rows.Err())
 	exec(`ALTER SYSTEM SET pg_stat_statements.track = 'none'`)
+	exec(`ALTER SYSTEM SET pg_stat_statements.track_planning = off`)
 	exec(`SELECT pg_reload_conf()`)
-	fmt.Printf("  %s: %.1f SQL statements per Prism page (pg_stat_statements over %d requests)\n%s\n", name, float64(total)/k, k, strings.Join(lines, "\n"))
+	fmt.Printf("  %s: %.1f SQL statements per Prism page, %.2f ms planning them and %.2f ms executing them (pg_stat_statements over %d requests)\n%s\n",
+		name, float64(total)/k, planMS/k, execMS/k, k, strings.Join(lines, "\n"))
 }
