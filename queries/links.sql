@@ -21,6 +21,23 @@ JOIN links ON links.pk = page.pk
 JOIN artifacts ON artifacts.pk = links.to_pk
 ORDER BY src.pk, links.pk;
 
+-- name: LinkListOutBrief :many
+-- LinkListOut with each target's envelope only (artifact_briefs: no content),
+-- for a selection of the targets that reads no content.
+SELECT src.pk::bigint AS source_pk, sqlc.embed(links), sqlc.embed(artifact_briefs)
+FROM unnest(@pks::bigint[]) AS src (pk)
+CROSS JOIN LATERAL (
+    SELECT x.pk FROM links AS x
+    WHERE x.from_pk = src.pk
+      AND (cardinality(@predicates::text[]) = 0 OR x.predicate = ANY (@predicates::text[]))
+      AND x.pk > @after_pk::bigint
+    ORDER BY x.pk
+    LIMIT @lim::integer
+) AS page
+JOIN links ON links.pk = page.pk
+JOIN artifact_briefs ON artifact_briefs.pk = links.to_pk
+ORDER BY src.pk, links.pk;
+
 -- name: LinkListIn :many
 -- The first links into each of many artifacts, each with its source.
 SELECT src.pk::bigint AS source_pk, sqlc.embed(links), sqlc.embed(artifacts)

@@ -34,7 +34,8 @@ func (r *Resolver) artifactLinks(ctx context.Context, b *model.Base, direction *
 	if direction != nil {
 		dir = string(*direction)
 	}
-	links, err := r.loaders(ctx).Links(ctx, b.A.PK, store.LinkQuery{Direction: dir, Predicates: predicates, Limit: n + 1, AfterPK: afterPK})
+	q := briefLinks(ctx, store.LinkQuery{Direction: dir, Predicates: predicates, Limit: n + 1, AfterPK: afterPK}, selection(ctx))
+	links, err := r.loaders(ctx).Links(ctx, b.A.PK, q)
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +47,7 @@ func (r *Resolver) artifactLinks(ctx context.Context, b *model.Base, direction *
 	// Whatever the query asks below these links, for all of them at once (a no-op
 	// when a lookahead from further up already did it).
 	if b.A.Current {
-		r.loaders(ctx).artifacts.Prime(b.A.PK, b.A) // the near end of every link
+		r.loaders(ctx).primeArtifact(b.A) // the near end of every link (a brief one among the briefs)
 	}
 	if err := r.prefetchLinks(ctx, links, selection(ctx)); err != nil {
 		return nil, err

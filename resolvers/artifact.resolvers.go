@@ -31,7 +31,7 @@ func (r *delegationStepResolver) Actor(ctx context.Context, obj *model.Delegatio
 
 // From is the resolver for the from field.
 func (r *linkResolver) From(ctx context.Context, obj *model.Link) (model.Artifact, error) {
-	a, err := r.loaders(ctx).Artifact(ctx, obj.FromPK)
+	a, err := r.loaders(ctx).ArtifactFor(ctx, obj.FromPK, briefSelection(ctx, selection(ctx)))
 	if err != nil {
 		return nil, err
 	}
@@ -40,7 +40,7 @@ func (r *linkResolver) From(ctx context.Context, obj *model.Link) (model.Artifac
 
 // To is the resolver for the to field.
 func (r *linkResolver) To(ctx context.Context, obj *model.Link) (model.Artifact, error) {
-	a, err := r.loaders(ctx).Artifact(ctx, obj.ToPK)
+	a, err := r.loaders(ctx).ArtifactFor(ctx, obj.ToPK, briefSelection(ctx, selection(ctx)))
 	if err != nil {
 		return nil, err
 	}

@@ -48,6 +48,10 @@ type Loaders struct {
 	// primed records what a lookahead has loaded, so nothing is loaded twice
 	// in a request.
 	primed map[primeKey]bool
+	// briefs are link targets read without their content (store.LinkQuery's
+	// Brief), by pk: kept apart from artifacts, so that one never answers a
+	// selection that reads content.
+	briefs map[int64]*store.Artifact
 }
 
 // primeKey names one loaded thing: of kind "signals", "calibration" or
@@ -64,7 +68,7 @@ type loadersKey struct{}
 // NewLoaders returns fresh loaders for one request.
 func NewLoaders(s *store.Store) *Loaders {
 	l := &Loaders{s: s, links: map[string]*dataloadgen.Loader[int64, []store.Link]{}, byRef: map[string]*store.Artifact{},
-		primed: map[primeKey]bool{}}
+		primed: map[primeKey]bool{}, briefs: map[int64]*store.Artifact{}}
 	l.actors = dataloadgen.NewMappedLoader(l.fetchActors, dataloadgen.WithWait(loaderWait))
 	l.artifacts = dataloadgen.NewMappedLoader(l.fetchArtifacts, dataloadgen.WithWait(loaderWait))
 	l.signals = dataloadgen.NewMappedLoader(s.SignalsFor, dataloadgen.WithWait(loaderWait))
@@ -176,7 +180,34 @@ func (l *Loaders) linkLoader(q store.LinkQuery) *dataloadgen.Loader[int64, []sto
 
 // linkKey names a LinkQuery: requests asking the same question share a loader.
 func linkKey(q store.LinkQuery) string {
-	return fmt.Sprintf("%s|%s|%d|%d", q.Direction, strings.Join(q.Predicates, ","), q.Limit, q.AfterPK)
+	return fmt.Sprintf("%s|%s|%d|%d|%t", q.Direction, strings.Join(q.Predicates, ","), q.Limit, q.AfterPK, q.Brief)
+}
+
+// primeArtifact records a current artifact a lookahead read: a brief one
+// among the briefs, any other for the artifact loader.
+func (l *Loaders) primeArtifact(a *store.Artifact) {
+	if !a.Brief {
+		l.artifacts.Prime(a.PK, a)
+		return
+	}
+	l.mu.Lock()
+	l.briefs[a.PK] = a
+	l.mu.Unlock()
+}
+
+// ArtifactFor returns the current version of an artifact by pk for a
+// selection: a brief one read ahead when the selection reads no content
+// (briefSelection), else the whole artifact.
+func (l *Loaders) ArtifactFor(ctx context.Context, pk int64, brief bool) (*store.Artifact, error) {
+	if brief {
+		l.mu.Lock()
+		a := l.briefs[pk]
+		l.mu.Unlock()
+		if a != nil {
+			return a, nil
+		}
+	}
+	return l.Artifact(ctx, pk)
 }
 
 // Artifact returns the current version of an artifact by pk.

@@ -53,6 +53,59 @@ func fieldsNamed(ctx context.Context, set ast.SelectionSet, name string) []*ast.
 	return out
 }
 
+// envelopeFields are the fields of an artifact that read no content: its
+// columns besides content, and what is loaded by its pk (links, signals…).
+var envelopeFields = map[string]bool{
+	"__typename": true, "id": true, "ref": true, "type": true, "artifactId": true, "title": true,
+	"contentHash": true, "storedSchemaVersion": true, "revision": true, "createdAt": true, "updatedAt": true,
+	"createdBy": true, "updatedBy": true, "isLatest": true, "supersededBy": true, "lifecycleState": true,
+	"qualityScore": true, "provenance": true, "links": true, "signals": true, "history": true, "comments": true,
+}
+
+// briefSelection reports whether set, a selection of artifacts, reads
+// nothing of their content: every field it selects, through fragments of any
+// type, is an envelope field.
+func briefSelection(ctx context.Context, set ast.SelectionSet) bool {
+	var frags ast.FragmentDefinitionList
+	if oc := graphql.GetOperationContext(ctx); oc != nil && oc.Doc != nil {
+		frags = oc.Doc.Fragments
+	}
+	var brief func(ast.SelectionSet, int) bool
+	brief = func(s ast.SelectionSet, depth int) bool {
+		if depth > 8 {
+			return false
+		}
+		for _, sel := range s {
+			switch x := sel.(type) {
+			case *ast.Field:
+				if !envelopeFields[x.Name] {
+					return false
+				}
+			case *ast.InlineFragment:
+				if !brief(x.SelectionSet, depth+1) {
+					return false
+				}
+			case *ast.FragmentSpread:
+				f := frags.ForName(x.Name)
+				if f == nil || !brief(f.SelectionSet, depth+1) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return brief(set, 0)
+}
+
+// briefLinks is q for a links field whose selection is sel: brief when the
+// targets' selection reads no content (out links only; the store ignores
+// Brief for the others). The lookahead and the field's resolver both ask it,
+// so they agree on the loader.
+func briefLinks(ctx context.Context, q store.LinkQuery, sel ast.SelectionSet) store.LinkQuery {
+	q.Brief = q.Direction == store.DirOut && briefSelection(ctx, path(ctx, sel, "edges", "node", "to"))
+	return q
+}
+
 // childSelections returns the selections under every field called name in set.
 func childSelections(ctx context.Context, set ast.SelectionSet, name string) ast.SelectionSet {
 	var out ast.SelectionSet
@@ -127,7 +180,7 @@ func (r *Resolver) walk(ctx context.Context, w *wanted, arts []*store.Artifact, 
 	pks := make([]int64, 0, len(arts))
 	for _, a := range arts {
 		if a.Current {
-			ld.artifacts.Prime(a.PK, a)
+			ld.primeArtifact(a)
 		}
 		pks = append(pks, a.PK)
 	}
@@ -198,7 +251,7 @@ func (r *Resolver) walk(ctx context.Context, w *wanted, arts []*store.Artifact, 
 		if err != nil {
 			continue // the resolver reports bad arguments itself
 		}
-		if err := r.walkLinks(ctx, w, pks, q, f.SelectionSet, depth, false); err != nil {
+		if err := r.walkLinks(ctx, w, pks, briefLinks(ctx, q, f.SelectionSet), f.SelectionSet, depth, false); err != nil {
 			return err
 		}
 	}

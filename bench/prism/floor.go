@@ -18,8 +18,9 @@ import (
 // compiles into the server) so that they cannot drift from it:
 //
 //  1. ArtifactGetByTypeID: the hub, by (type, id) — its pk is kept (\gset);
-//  2. LinkListOut: its first 21 links out (a page of 20 plus one, to learn
-//     whether there is a next page), each with its target;
+//  2. LinkListOutBrief: its first 21 links out (a page of 20 plus one, to
+//     learn whether there is a next page), each with its target's envelope
+//     (the page reads no target content);
 //  3. SignalAggregates: the signal figures of the targets. The server passes
 //     the target pks it read in statement 2; pgbench cannot carry an array from
 //     one statement to the next, so the same pks are computed in the statement
@@ -27,7 +28,7 @@ import (
 //     which the floor does on top of the server's work.
 var floorParams = map[string]map[string]string{
 	"ArtifactGetByTypeID": {"type": "'hypothesis'", "id": "'hub-' || (:h)::text"},
-	"LinkListOut":         {"pks": "ARRAY[(:a_pk)::bigint]", "predicates": "'{}'", "after_pk": "0", "lim": "21"},
+	"LinkListOutBrief":    {"pks": "ARRAY[(:a_pk)::bigint]", "predicates": "'{}'", "after_pk": "0", "lim": "21"},
 	"SignalAggregates": {"pks": "(SELECT array_agg(to_pk) FROM (SELECT to_pk FROM links WHERE from_pk = (:a_pk)::bigint " +
 		"ORDER BY pk LIMIT 21) s)"},
 }
@@ -38,7 +39,7 @@ func floorScript(root string) string {
 	fmt.Fprintf(&b, "\\set h random(1, %d)\n", hubs)
 	for _, q := range []struct{ file, name, end string }{
 		{"artifacts.sql", "ArtifactGetByTypeID", "\\gset a_\n"},
-		{"links.sql", "LinkListOut", ";\n"},
+		{"links.sql", "LinkListOutBrief", ";\n"},
 		{"signals.sql", "SignalAggregates", ";\n"},
 	} {
 		b.WriteString(bind(namedQuery(filepath.Join(root, "queries", q.file), q.name), floorParams[q.name]))

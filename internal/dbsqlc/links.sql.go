@@ -343,3 +343,89 @@ func (q *Queries) LinkListOut(ctx context.Context, arg LinkListOutParams) ([]Lin
 	}
 	return items, nil
 }
+
+const linkListOutBrief = `-- name: LinkListOutBrief :many
+SELECT src.pk::bigint AS source_pk, links.pk, links.from_pk, links.predicate, links.to_pk, links.to_hash, links.evidence, links.created_by, links.created_at, links.metadata, artifact_briefs.pk, artifact_briefs.type, artifact_briefs.id, artifact_briefs.version, artifact_briefs.title, artifact_briefs.content, artifact_briefs.content_hash, artifact_briefs.lifecycle_state, artifact_briefs.schema_version, artifact_briefs.created_at, artifact_briefs.updated_at, artifact_briefs.created_by, artifact_briefs.updated_by, artifact_briefs.is_latest, artifact_briefs.superseded_by, artifact_briefs.quality_score, artifact_briefs.provenance, artifact_briefs.visibility, artifact_briefs.participants
+FROM unnest($1::bigint[]) AS src (pk)
+CROSS JOIN LATERAL (
+    SELECT x.pk FROM links AS x
+    WHERE x.from_pk = src.pk
+      AND (cardinality($2::text[]) = 0 OR x.predicate = ANY ($2::text[]))
+      AND x.pk > $3::bigint
+    ORDER BY x.pk
+    LIMIT $4::integer
+) AS page
+JOIN links ON links.pk = page.pk
+JOIN artifact_briefs ON artifact_briefs.pk = links.to_pk
+ORDER BY src.pk, links.pk
+`
+
+type LinkListOutBriefParams struct {
+	Pks        []int64
+	Predicates []string
+	AfterPk    int64
+	Lim        int32
+}
+
+type LinkListOutBriefRow struct {
+	SourcePk      int64
+	Link          Link
+	ArtifactBrief ArtifactBrief
+}
+
+// LinkListOut with each target's envelope only (artifact_briefs: no content),
+// for a selection of the targets that reads no content.
+func (q *Queries) LinkListOutBrief(ctx context.Context, arg LinkListOutBriefParams) ([]LinkListOutBriefRow, error) {
+	rows, err := q.db.Query(ctx, linkListOutBrief,
+		arg.Pks,
+		arg.Predicates,
+		arg.AfterPk,
+		arg.Lim,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []LinkListOutBriefRow{}
+	for rows.Next() {
+		var i LinkListOutBriefRow
+		if err := rows.Scan(
+			&i.SourcePk,
+			&i.Link.Pk,
+			&i.Link.FromPk,
+			&i.Link.Predicate,
+			&i.Link.ToPk,
+			&i.Link.ToHash,
+			&i.Link.Evidence,
+			&i.Link.CreatedBy,
+			&i.Link.CreatedAt,
+			&i.Link.Metadata,
+			&i.ArtifactBrief.Pk,
+			&i.ArtifactBrief.Type,
+			&i.ArtifactBrief.ID,
+			&i.ArtifactBrief.Version,
+			&i.ArtifactBrief.Title,
+			&i.ArtifactBrief.Content,
+			&i.ArtifactBrief.ContentHash,
+			&i.ArtifactBrief.LifecycleState,
+			&i.ArtifactBrief.SchemaVersion,
+			&i.ArtifactBrief.CreatedAt,
+			&i.ArtifactBrief.UpdatedAt,
+			&i.ArtifactBrief.CreatedBy,
+			&i.ArtifactBrief.UpdatedBy,
+			&i.ArtifactBrief.IsLatest,
+			&i.ArtifactBrief.SupersededBy,
+			&i.ArtifactBrief.QualityScore,
+			&i.ArtifactBrief.Provenance,
+			&i.ArtifactBrief.Visibility,
+			&i.ArtifactBrief.Participants,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}

@@ -53,6 +53,28 @@ type Artifact struct {
 	Participants   []string
 }
 
+type ArtifactBrief struct {
+	Pk             int64
+	Type           string
+	ID             string
+	Version        int32
+	Title          string
+	Content        pgjson.JSON
+	ContentHash    string
+	LifecycleState *string
+	SchemaVersion  int32
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+	CreatedBy      string
+	UpdatedBy      string
+	IsLatest       bool
+	SupersededBy   *string
+	QualityScore   *float64
+	Provenance     pgjson.JSON
+	Visibility     string
+	Participants   []string
+}
+
 type ArtifactVersion struct {
 	ArtifactPk     int64
 	Version        int32

@@ -40,6 +40,9 @@ type Artifact struct {
 	// Current is true when this is the artifact's newest version (even if the
 	// artifact itself has been superseded).
 	Current bool
+	// Brief is true when the content was not read (LinkQuery.Brief): Content
+	// is nil, and the artifact answers only selections that read no content.
+	Brief bool
 
 	// xmin is the row's tuple as the write that returned it made it (its
 	// transaction id), on rows a write returned; "" on rows read (current.go).

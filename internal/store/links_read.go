@@ -36,6 +36,9 @@ type LinkQuery struct {
 	// whether there is a next page).
 	Limit   int
 	AfterPK int64
+	// Brief reads the other ends without their content (Artifact.Brief), for
+	// a selection of them that reads none; out links only, the others ignore it.
+	Brief bool
 }
 
 // CountLinks counts the links of one artifact in a direction with predicates.
